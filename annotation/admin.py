@@ -1,0 +1,76 @@
+from django import forms
+from django.contrib import admin, messages
+from django.shortcuts import redirect, render
+from django.urls import path
+from django.utils.html import format_html
+
+from .models import Box, Concept, Description, Image
+from .services.images import ImportFailed, import_uploads
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def clean(self, data, initial=None):
+        if isinstance(data, (list, tuple)):
+            return [super(MultipleFileField, self).clean(item, initial) for item in data]
+        return [super().clean(data, initial)]
+
+
+class ImageUploadForm(forms.Form):
+    files = MultipleFileField(
+        widget=MultipleFileInput(), help_text="Image files (JPEG, PNG, WebP) or zip archives of them."
+    )
+
+
+@admin.register(Image)
+class ImageAdmin(admin.ModelAdmin):
+    list_display = ["id", "preview", "original_name", "format", "width", "height", "created_at"]
+    search_fields = ["original_name", "sha256"]
+    readonly_fields = ["sha256", "format", "width", "height", "file_size", "thumb_small", "thumb_large"]
+    change_list_template = "admin/annotation/image/change_list.html"
+
+    @admin.display(description="Image")
+    def preview(self, obj: Image) -> str:
+        return format_html('<img src="{}" width="80" alt="">', obj.small_url)
+
+    def get_urls(self):
+        return [path("upload/", self.admin_site.admin_view(self.upload_view), name="annotation_image_upload")] + super().get_urls()
+
+    def upload_view(self, request):
+        form = ImageUploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            report = None
+            try:
+                report = import_uploads(request.FILES.getlist("files"))
+            except ImportFailed as exc:
+                messages.error(request, str(exc))
+            if report is not None:
+                messages.success(request, f"{len(report.imported)} imported, {len(report.duplicates)} already known.")
+                for problem in report.problems:
+                    messages.error(request, f"{problem.name}: {problem.reason}")
+            return redirect("admin:annotation_image_changelist")
+        context = {**self.admin_site.each_context(request), "form": form, "title": "Upload images"}
+        return render(request, "admin/annotation/image/upload.html", context)
+
+
+@admin.register(Concept)
+class ConceptAdmin(admin.ModelAdmin):
+    list_display = ["name", "synset", "parent"]
+    search_fields = ["name", "synset"]
+
+
+@admin.register(Box)
+class BoxAdmin(admin.ModelAdmin):
+    list_display = ["id", "image", "concept", "x", "y", "width", "height", "source"]
+    list_select_related = ["image", "concept"]
+    raw_id_fields = ["image"]
+
+
+@admin.register(Description)
+class DescriptionAdmin(admin.ModelAdmin):
+    list_display = ["id", "image", "text", "source", "created_at"]
+    list_select_related = ["image"]
+    raw_id_fields = ["image", "assignment"]

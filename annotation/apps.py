@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class AnnotationConfig(AppConfig):
+    name = "annotation"
+    verbose_name = "Images and grounded descriptions"
+
+    def ready(self) -> None:
+        from . import task_kinds  # noqa: F401  (registers describe_image)

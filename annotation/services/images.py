@@ -1,0 +1,186 @@
+"""Importing images: one file, a folder, a zip, or uploads. Bad files are reported, good ones kept."""
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import UploadedFile
+from django.db import IntegrityError, transaction
+
+from ..models import Image
+from .image_files import ImageRejected, inspect_image, render_thumbnails
+
+
+@dataclass(frozen=True)
+class ImportProblem:
+    name: str
+    reason: str
+
+
+@dataclass
+class ImportReport:
+    imported: list[Image] = field(default_factory=list)
+    duplicates: list[Image] = field(default_factory=list)
+    problems: list[ImportProblem] = field(default_factory=list)
+
+    @property
+    def images(self) -> list[Image]:
+        """Every good image of the batch, new or already known, in batch order."""
+        return self.imported + self.duplicates
+
+    def merge(self, other: ImportReport) -> None:
+        self.imported += other.imported
+        self.duplicates += other.duplicates
+        self.problems += other.problems
+
+    def as_dict(self) -> dict:
+        return {
+            "imported": [{"id": i.pk, "name": i.original_name} for i in self.imported],
+            "duplicates": [{"id": i.pk, "name": i.original_name} for i in self.duplicates],
+            "problems": [{"name": p.name, "reason": p.reason} for p in self.problems],
+        }
+
+
+class ImportFailed(ValueError):
+    """The batch as a whole cannot be read (missing path, not a zip...)."""
+
+
+def import_image_bytes(name: str, data: bytes) -> tuple[Image, bool]:
+    """Store one image (deduplicated by content hash). Returns (image, created).
+
+    Raises ImageRejected with the reason when the bytes are not an acceptable image."""
+    digest = hashlib.sha256(data).hexdigest()
+    existing = Image.objects.filter(sha256=digest).first()
+    if existing is not None:
+        return existing, False
+    info = inspect_image(data)
+    image = Image(
+        sha256=digest, original_name=name[:255], format=info.format,
+        width=info.width, height=info.height, file_size=len(data),
+    )
+    image.original.save(f"{digest[:2]}/{digest}.{info.extension}", ContentFile(data), save=False)
+    try:
+        with transaction.atomic():
+            image.save()
+    except IntegrityError:  # the same content imported concurrently
+        image.original.delete(save=False)
+        return Image.objects.get(sha256=digest), False
+    from ..tasks import make_thumbnails
+
+    transaction.on_commit(lambda: make_thumbnails.delay(image.pk))
+    return image, True
+
+
+def import_named_files(files: Iterable[tuple[str, bytes]]) -> ImportReport:
+    report = ImportReport()
+    for name, data in files:
+        try:
+            image, created = import_image_bytes(name, data)
+        except ImageRejected as exc:
+            report.problems.append(ImportProblem(name, str(exc)))
+            continue
+        (report.imported if created else report.duplicates).append(image)
+    return report
+
+
+def _hidden(parts: Iterable[str]) -> bool:
+    return any(part.startswith(".") or part == "__MACOSX" for part in parts)
+
+
+def import_folder(path: Path) -> ImportReport:
+    if not path.is_dir():
+        raise ImportFailed(f"{path} is not a folder")
+    report = ImportReport()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        name = str(file.relative_to(path))
+        if _hidden(file.relative_to(path).parts):
+            continue
+        if file.stat().st_size > settings.IMAGE_MAX_BYTES:
+            report.problems.append(ImportProblem(name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"))
+            continue
+        report.merge(import_named_files([(name, file.read_bytes())]))
+    return report
+
+
+def unsafe_member_reason(member_name: str) -> str | None:
+    """Why a zip entry name is refused, or None when it stays inside the target folder."""
+    if "\\" in member_name or member_name.startswith("/") or (len(member_name) > 1 and member_name[1] == ":"):
+        return "entry has an absolute or Windows path; it would escape the target folder"
+    if ".." in PurePosixPath(member_name).parts:
+        return "entry escapes the target folder ('..' in its path); refused"
+    return None
+
+
+def import_zip(source: Path | BinaryIO, label: str = "upload.zip") -> ImportReport:
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ImportFailed(f"{label} is not a readable zip file ({exc})") from None
+    report = ImportReport()
+    total = 0
+    with archive:
+        for info in sorted(archive.infolist(), key=lambda i: i.filename):
+            name = info.filename
+            if info.is_dir() or _hidden(PurePosixPath(name).parts):
+                continue
+            reason = unsafe_member_reason(name)
+            if reason is None and info.file_size > settings.IMAGE_MAX_BYTES:
+                reason = f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"
+            total += info.file_size
+            if reason is None and total > settings.IMPORT_MAX_TOTAL_BYTES:
+                reason = f"archive expands past the limit of {settings.IMPORT_MAX_TOTAL_BYTES} bytes"
+            if reason is not None:
+                report.problems.append(ImportProblem(name, reason))
+                continue
+            try:
+                with archive.open(info) as member:
+                    data = member.read(settings.IMAGE_MAX_BYTES + 1)
+            except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+                report.problems.append(ImportProblem(name, f"entry cannot be read ({exc})"))
+                continue
+            report.merge(import_named_files([(name, data)]))
+    return report
+
+
+def import_path(path: Path) -> ImportReport:
+    """A folder, a zip file, or a single image file."""
+    if path.is_dir():
+        return import_folder(path)
+    if not path.exists():
+        raise ImportFailed(f"{path} does not exist")
+    if zipfile.is_zipfile(path):
+        return import_zip(path, label=path.name)
+    return import_named_files([(path.name, path.read_bytes())])
+
+
+def import_uploads(files: Iterable[UploadedFile]) -> ImportReport:
+    """Uploaded image files and zip archives (API and admin)."""
+    report = ImportReport()
+    for upload in files:
+        if upload.name.lower().endswith(".zip"):
+            report.merge(import_zip(upload.file, label=upload.name))
+        elif upload.size is not None and upload.size > settings.IMAGE_MAX_BYTES:
+            report.problems.append(
+                ImportProblem(upload.name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes")
+            )
+        else:
+            report.merge(import_named_files([(upload.name, upload.read())]))
+    return report
+
+
+def ensure_thumbnails(image: Image) -> Image:
+    """Make the 320 and 1024 px renditions if they are missing (idempotent)."""
+    if image.thumb_small and image.thumb_large:
+        return image
+    with image.original.open("rb") as handle:
+        renditions = render_thumbnails(handle.read())
+    for field_name, data in renditions.items():
+        getattr(image, field_name).save(f"{image.sha256[:2]}/{image.sha256}.jpg", ContentFile(data), save=False)
+    Image.objects.filter(pk=image.pk).update(thumb_small=image.thumb_small.name, thumb_large=image.thumb_large.name)
+    return image

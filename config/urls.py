@@ -1,0 +1,31 @@
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path, re_path
+from django.views.static import serve
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from annotation.api import ImageViewSet
+from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
+
+router = DefaultRouter()
+router.register("images", ImageViewSet, basename="image")
+router.register("campaigns", CampaignViewSet, basename="campaign")
+router.register("hits", HITViewSet, basename="hit")
+router.register("assignments", AssignmentViewSet, basename="assignment")
+router.register("workers", WorkerViewSet, basename="worker")
+
+urlpatterns = [
+    path("", include("mturk.urls")),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/", include(router.urls)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
+if settings.SERVE_MEDIA:
+    prefix = settings.MEDIA_URL.lstrip("/")
+    urlpatterns += [re_path(rf"^{prefix}(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})]

@@ -1,0 +1,48 @@
+"""The generic export every task kind has: one JSON line per answered assignment."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .exports import ExportFormat, register_format
+from .models import Assignment, Campaign
+from .states import ANSWERED
+
+
+def write_assignments_jsonl(path: Path, campaigns: list[Campaign]) -> int:
+    rows = (
+        Assignment.objects.filter(status__in=ANSWERED)
+        .select_related("hit__campaign", "worker")
+        .order_by("hit__campaign_id", "hit__position", "submitted_at", "pk")
+    )
+    if campaigns:
+        rows = rows.filter(hit__campaign__in=campaigns)
+    count = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for a in rows.iterator(chunk_size=2000):
+            record = {
+                "campaign": a.hit.campaign.name,
+                "task_kind": a.hit.campaign.task_kind,
+                "hit_id": a.hit_id,
+                "items": a.hit.items,
+                "assignment_id": a.pk,
+                "worker": f"{a.worker.provider}:{a.worker.external_id}",
+                "status": a.status,
+                "answer": a.answer,
+                "check_flags": a.check_flags,
+                "submitted_at": a.submitted_at.isoformat() if a.submitted_at else None,
+                "time_on_task_seconds": a.time_on_task.total_seconds() if a.time_on_task else None,
+                "simulated": a.is_simulated,
+            }
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+register_format(
+    ExportFormat(
+        name="assignments-jsonl",
+        description="Every answered assignment, one JSON object per line (any task kind).",
+        write=write_assignments_jsonl,
+    )
+)

@@ -1,0 +1,142 @@
+"""Crowd core in MTurk's vocabulary: campaign (HIT type), HIT, worker, assignment, bonus."""
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+from .states import (
+    ASSIGNMENT_MACHINE,
+    CAMPAIGN_MACHINE,
+    HIT_MACHINE,
+    AssignmentStatus,
+    CampaignStatus,
+    HITStatus,
+)
+
+
+class Campaign(models.Model):
+    """A HIT type: one task kind with its reward, assignments per HIT, limits and instructions."""
+
+    name = models.CharField(max_length=200, unique=True)
+    task_kind = models.CharField(max_length=50)
+    provider = models.CharField(max_length=20, default="local")
+    title = models.CharField(max_length=128, blank=True)
+    description = models.TextField(max_length=2000, blank=True)
+    instructions = models.TextField(blank=True)
+    reward = models.DecimalField(max_digits=8, decimal_places=2, validators=[MinValueValidator(Decimal("0"))])
+    assignments_per_hit = models.PositiveSmallIntegerField(default=1, validators=[MinValueValidator(1)])
+    time_limit_seconds = models.PositiveIntegerField(default=30 * 60, validators=[MinValueValidator(30)])
+    max_assignments_per_worker = models.PositiveIntegerField(null=True, blank=True)
+    budget_cap = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    options = models.JSONField(default=dict, blank=True, help_text="Task-kind options, e.g. min_words.")
+    status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
+    is_simulated = models.BooleanField(default=False, help_text="Results were generated, not collected.")
+    external_id = models.CharField(max_length=100, blank=True, help_text="Provider's HIT type / study id.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def transition(self, target: str) -> None:
+        CAMPAIGN_MACHINE.check(self.status, target)
+        self.status = target
+
+
+class HIT(models.Model):
+    """One unit of work: which item(s) a task page shows, done by up to max_assignments workers."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
+    position = models.PositiveIntegerField(default=0)
+    items = models.JSONField(help_text="What the page shows, e.g. {\"image\": 12}.")
+    max_assignments = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
+    status = models.CharField(max_length=10, choices=HITStatus.choices, default=HITStatus.DRAFT)
+    external_id = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign_id", "position", "id"]
+        verbose_name = "HIT"
+        indexes = [models.Index(fields=["campaign", "status", "position"])]
+
+    def __str__(self) -> str:
+        return f"HIT {self.pk} of {self.campaign_id}"
+
+    def transition(self, target: str) -> None:
+        HIT_MACHINE.check(self.status, target)
+        self.status = target
+
+
+class Worker(models.Model):
+    provider = models.CharField(max_length=20)
+    external_id = models.CharField(max_length=100)
+    blocked = models.BooleanField(default=False)
+    block_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "external_id"], name="worker_unique_per_provider")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.external_id}"
+
+
+class Assignment(models.Model):
+    """A worker's go at a HIT. One per (HIT, worker): a worker never does the same HIT twice."""
+
+    hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
+    status = models.CharField(max_length=10, choices=AssignmentStatus.choices, default=AssignmentStatus.ACCEPTED)
+    external_id = models.CharField(max_length=100, blank=True, help_text="Provider's assignment id.")
+    answer = models.JSONField(null=True, blank=True)
+    check_flags = models.JSONField(default=list, blank=True, help_text="Automatic quality-check flags.")
+    feedback = models.TextField(blank=True)
+    accepted_at = models.DateTimeField(default=timezone.now)
+    deadline = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    time_on_task = models.DurationField(null=True, blank=True)
+    is_simulated = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-submitted_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "worker"], name="assignment_one_per_worker_and_hit"),
+        ]
+        indexes = [models.Index(fields=["status", "deadline"])]
+
+    def __str__(self) -> str:
+        return f"Assignment {self.pk} ({self.status})"
+
+    def transition(self, target: str) -> None:
+        ASSIGNMENT_MACHINE.check(self.status, target)
+        self.status = target
+
+    @staticmethod
+    def deadline_for(campaign: Campaign, start: timezone.datetime | None = None) -> timezone.datetime:
+        return (start or timezone.now()) + timedelta(seconds=campaign.time_limit_seconds)
+
+
+class Bonus(models.Model):
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
+    amount = models.DecimalField(max_digits=8, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))])
+    reason = models.TextField()
+    unique_token = models.CharField(max_length=64, unique=True)
+    paid = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "bonuses"

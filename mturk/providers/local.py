@@ -1,0 +1,48 @@
+"""The local crowd: self-hosted campaign links; no marketplace, no fees.
+
+Every state change is made by the services in our database, so the local provider's operations
+have nothing to hand off."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.urls import reverse
+
+from ..tokens import campaign_token
+from .base import CrowdProvider, PublishOutcome
+
+if TYPE_CHECKING:
+    from ..models import HIT, Assignment, Bonus, Campaign, Worker
+
+
+class LocalProvider(CrowdProvider):
+    name = "local"
+
+    def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
+        return PublishOutcome(published=len(hits), worker_link=self.worker_link(campaign))
+
+    def sync(self, campaign: Campaign) -> int:
+        return 0  # answers arrive directly through our submission endpoint
+
+    def approve(self, assignment: Assignment, feedback: str) -> None:
+        pass
+
+    def reject(self, assignment: Assignment, feedback: str) -> None:
+        pass
+
+    def bonus(self, bonus: Bonus) -> None:
+        pass
+
+    def block(self, worker: Worker, reason: str) -> None:
+        pass
+
+    def unblock(self, worker: Worker, reason: str) -> None:
+        pass
+
+    def expire(self, hit: HIT) -> None:
+        pass
+
+    def worker_link(self, campaign: Campaign) -> str:
+        path = reverse("campaign-entry", kwargs={"token": campaign_token(campaign.pk)})
+        return f"{settings.PUBLIC_BASE_URL}{path}"

@@ -1,0 +1,91 @@
+"""Reads for the dashboard, the API and the CLI. Each list is built in a constant number of queries."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Count, DecimalField, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+
+from .models import HIT, Assignment, Bonus, Campaign
+from .providers.base import money
+from .providers.registry import get_provider
+from .states import ANSWERED, AssignmentStatus
+
+
+def _count(queryset: QuerySet, group: str) -> Coalesce:
+    sub = queryset.order_by().values(group).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(sub, output_field=IntegerField()), Value(0))
+
+
+def campaigns_with_progress() -> QuerySet[Campaign]:
+    """Campaigns annotated with HIT and assignment counts and bonus totals, in one query."""
+    of_campaign = Assignment.objects.filter(hit__campaign=OuterRef("pk"))
+    required = (
+        HIT.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign")
+        .annotate(n=Sum("max_assignments")).values("n")
+    )
+    bonuses = (
+        Bonus.objects.filter(assignment__hit__campaign=OuterRef("pk")).order_by()
+        .values("assignment__hit__campaign").annotate(s=Sum("amount")).values("s")
+    )
+    return Campaign.objects.annotate(
+        hit_count=_count(HIT.objects.filter(campaign=OuterRef("pk")), "campaign"),
+        required=Coalesce(Subquery(required, output_field=IntegerField()), Value(0)),
+        answered=_count(of_campaign.filter(status__in=ANSWERED), "hit__campaign"),
+        pending_review=_count(of_campaign.filter(status=AssignmentStatus.SUBMITTED), "hit__campaign"),
+        approved=_count(of_campaign.filter(status=AssignmentStatus.APPROVED), "hit__campaign"),
+        rejected=_count(of_campaign.filter(status=AssignmentStatus.REJECTED), "hit__campaign"),
+        in_progress=_count(of_campaign.filter(status=AssignmentStatus.ACCEPTED), "hit__campaign"),
+        bonus_total=Coalesce(
+            Subquery(bonuses, output_field=DecimalField(max_digits=10, decimal_places=2)),
+            Value(Decimal("0")), output_field=DecimalField(max_digits=10, decimal_places=2),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class CampaignProgress:
+    """Progress and cost of an annotated campaign (see campaigns_with_progress)."""
+
+    required: int
+    answered: int
+    pending_review: int
+    approved: int
+    rejected: int
+    in_progress: int
+    cost_so_far: Decimal
+    max_cost: Decimal
+
+    @property
+    def percent(self) -> int:
+        return 0 if not self.required else min(100, round(100 * self.answered / self.required))
+
+
+def progress_of(campaign: Campaign) -> CampaignProgress:
+    provider = get_provider(campaign.provider)
+    per_assignment = campaign.reward + money(provider.fee(campaign.reward, campaign.assignments_per_hit))
+    payable = campaign.answered - campaign.rejected  # submitted work is owed unless rejected
+    bonus_total = Decimal(campaign.bonus_total)
+    bonus_fees = money(provider.fee(bonus_total)) if bonus_total else Decimal("0")
+    return CampaignProgress(
+        required=campaign.required,
+        answered=campaign.answered,
+        pending_review=campaign.pending_review,
+        approved=campaign.approved,
+        rejected=campaign.rejected,
+        in_progress=campaign.in_progress,
+        cost_so_far=money(per_assignment * payable + bonus_total + bonus_fees),
+        max_cost=money(per_assignment * campaign.required),
+    )
+
+
+def campaign_assignments(campaign: Campaign, status: str | None = None) -> QuerySet[Assignment]:
+    queryset = Assignment.objects.filter(hit__campaign=campaign).select_related("worker", "hit")
+    if status:
+        queryset = queryset.filter(status=status)
+    return queryset.order_by("-submitted_at", "-id")
+
+
+def assignment_for_page(assignment_id: int) -> Assignment | None:
+    return Assignment.objects.select_related("hit__campaign", "worker").filter(pk=assignment_id).first()

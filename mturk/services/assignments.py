@@ -1,0 +1,156 @@
+"""Writes on the worker side: give a worker their next HIT, store a submitted answer."""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+from rest_framework import serializers
+
+from ..models import HIT, Assignment, Campaign, Worker
+from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
+from ..task_kinds import get_task_kind
+
+
+class NoTaskAvailable(Exception):
+    """No HIT can be given to this worker; the message says why, for the worker."""
+
+
+@dataclass
+class SubmissionError(Exception):
+    status_code: int
+    message: str
+    errors: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class SubmissionResult:
+    assignment: Assignment
+    created: bool
+
+
+def new_local_worker() -> Worker:
+    """A pseudonymous worker for the local crowd."""
+    return Worker.objects.create(provider="local", external_id="L" + secrets.token_hex(8).upper())
+
+
+def get_or_create_worker(provider: str, external_id: str) -> Worker:
+    worker, _ = Worker.objects.get_or_create(provider=provider, external_id=external_id)
+    return worker
+
+
+def expire_stale_assignments(campaign: Campaign | None = None) -> int:
+    """Accepted assignments past their deadline give their slot back (accepted -> expired)."""
+    stale = Assignment.objects.filter(status=AssignmentStatus.ACCEPTED, deadline__lt=timezone.now())
+    if campaign is not None:
+        stale = stale.filter(hit__campaign=campaign)
+    return stale.update(status=AssignmentStatus.EXPIRED)
+
+
+def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
+    """The worker's open assignment in this campaign, or a new one on the next eligible HIT.
+
+    Eligible: HIT published, not already done by this worker, not full; worker not blocked and
+    under the campaign's per-worker limit. HITs with the fewest taken slots come first."""
+    if campaign.status != CampaignStatus.ACTIVE:
+        raise NoTaskAvailable("This campaign is not accepting work at the moment.")
+    if worker.blocked:
+        raise NoTaskAvailable("You are not eligible for tasks in this campaign.")
+    expire_stale_assignments(campaign)
+    mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker)
+    open_one = mine.filter(status=AssignmentStatus.ACCEPTED).select_related("hit").first()
+    if open_one is not None:
+        return open_one
+    limit = campaign.max_assignments_per_worker
+    if limit is not None and mine.filter(status__in=SLOT_HOLDING).count() >= limit:
+        raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
+    candidates = (
+        HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED)
+        .exclude(assignments__worker=worker)
+        .annotate(taken=Count("assignments", filter=Q(assignments__status__in=SLOT_HOLDING)))
+        .filter(taken__lt=F("max_assignments"))
+        .order_by("taken", "position", "id")
+        .values_list("pk", flat=True)[:20]
+    )
+    for hit_id in candidates:
+        assignment = _take_slot(hit_id, campaign, worker)
+        if assignment is not None:
+            return assignment
+    raise NoTaskAvailable("There is no task left for you in this campaign. Thank you for your work!")
+
+
+def _take_slot(hit_id: int, campaign: Campaign, worker: Worker) -> Assignment | None:
+    """Create the assignment if the HIT (locked) still has a free slot."""
+    try:
+        with transaction.atomic():
+            hit = HIT.objects.select_for_update().get(pk=hit_id)
+            taken = hit.assignments.filter(status__in=SLOT_HOLDING).count()
+            if hit.status != HITStatus.PUBLISHED or taken >= hit.max_assignments:
+                return None
+            return Assignment.objects.create(
+                hit=hit, worker=worker, deadline=Assignment.deadline_for(campaign)
+            )
+    except IntegrityError:  # the same worker raced for this HIT in another request
+        return Assignment.objects.filter(hit_id=hit_id, worker=worker).first()
+
+
+def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -> SubmissionResult:
+    """Validate and store a worker's answer exactly once.
+
+    A double click, a retry or concurrent requests for the same assignment store one answer:
+    the assignment row is locked and a second submission finds it already answered."""
+    assignment = (
+        Assignment.objects.select_related("hit__campaign", "worker").filter(pk=assignment_id).first()
+    )
+    if assignment is None:
+        raise SubmissionError(404, "This assignment does not exist.")
+    if assignment.worker.external_id != worker_external_id:
+        raise SubmissionError(403, "This assignment belongs to another worker.")
+    if assignment.status in ANSWERED:
+        return SubmissionResult(assignment, created=False)
+    hit = assignment.hit
+    campaign = hit.campaign
+    kind = get_task_kind(campaign.task_kind)
+    payload = kind.build_payloads(campaign, [hit])[hit.pk]
+    try:
+        cleaned = kind.validate(campaign, payload, answer)
+    except serializers.ValidationError as exc:
+        raise SubmissionError(400, "The answer is not valid.", _as_dict(exc.detail)) from None
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status in ANSWERED:
+            return SubmissionResult(locked, created=False)
+        if locked.status != AssignmentStatus.ACCEPTED:
+            raise SubmissionError(
+                409, f"This task was {locked.get_status_display().lower()} and can no longer be submitted."
+            )
+        now = timezone.now()
+        locked.answer = cleaned
+        locked.transition(AssignmentStatus.SUBMITTED)
+        locked.submitted_at = now
+        locked.time_on_task = now - locked.accepted_at
+        locked.check_flags = kind.checks(campaign, cleaned)
+        locked.save(update_fields=["answer", "status", "submitted_at", "time_on_task", "check_flags"])
+    locked.hit = hit
+    locked.worker = assignment.worker
+    return SubmissionResult(locked, created=True)
+
+
+def _as_dict(detail: Any) -> dict[str, Any]:
+    if isinstance(detail, dict):
+        return {key: _as_list(value) for key, value in detail.items()}
+    return {"answer": _as_list(detail)}
+
+
+def _as_list(value: Any) -> Any:
+    if isinstance(value, list):
+        return [str(v) if not isinstance(v, (dict, list)) else v for v in value]
+    if isinstance(value, dict):
+        return _as_dict(value)
+    return [str(value)]

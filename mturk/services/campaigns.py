@@ -1,0 +1,184 @@
+"""Writes on campaigns and HITs: create, add HITs, publish within the budget cap, pause, close."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from ..models import HIT, Campaign
+from ..providers.base import money
+from ..providers.registry import get_provider
+from ..states import HIT_MACHINE, CampaignStatus, HITStatus
+from ..task_kinds import get_task_kind
+
+
+class CampaignError(ValueError):
+    """Bad campaign input or a refused campaign operation; the message is shown to the user."""
+
+
+def create_campaign(
+    *,
+    name: str,
+    task_kind: str,
+    provider: str = "local",
+    reward: Decimal | None = None,
+    assignments_per_hit: int | None = None,
+    time_limit_seconds: int | None = None,
+    instructions: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    budget_cap: Decimal | None = None,
+    max_assignments_per_worker: int | None = None,
+    options: dict[str, Any] | None = None,
+    is_simulated: bool = False,
+    created_by: Any = None,
+    items: Iterable[dict[str, Any]] | None = None,
+) -> Campaign:
+    """Create a draft campaign (with one HIT per item); unset values take the task kind's defaults."""
+    kind = get_task_kind(task_kind)
+    get_provider(provider)
+    defaults = kind.defaults
+    unknown = set(options or {}) - set(defaults.options)
+    if unknown:
+        raise CampaignError(f"unknown option(s) for {task_kind}: {', '.join(sorted(unknown))}")
+    if Campaign.objects.filter(name=name).exists():
+        raise CampaignError(f"a campaign named '{name}' already exists")
+    campaign = Campaign(
+        name=name,
+        task_kind=task_kind,
+        provider=provider,
+        reward=defaults.reward if reward is None else Decimal(reward),
+        assignments_per_hit=assignments_per_hit or defaults.assignments_per_hit,
+        time_limit_seconds=time_limit_seconds or defaults.time_limit_seconds,
+        instructions=defaults.instructions if instructions is None else instructions,
+        title=title or defaults.title,
+        description=defaults.description if description is None else description,
+        budget_cap=budget_cap,
+        max_assignments_per_worker=max_assignments_per_worker,
+        options={**defaults.options, **(options or {})},
+        is_simulated=is_simulated,
+        created_by=created_by,
+    )
+    try:
+        campaign.full_clean()
+    except Exception as exc:  # ValidationError -> one readable message
+        raise CampaignError(_flatten(exc)) from None
+    with transaction.atomic():
+        campaign.save()
+        if items:
+            add_hits(campaign, items)
+    return campaign
+
+
+def _flatten(exc: Exception) -> str:
+    messages = getattr(exc, "message_dict", None)
+    if messages:
+        return "; ".join(f"{field}: {' '.join(errors)}" for field, errors in messages.items())
+    return str(exc)
+
+
+def _item_key(items: dict[str, Any]) -> str:
+    return json.dumps(items, sort_keys=True)
+
+
+@transaction.atomic
+def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]]) -> list[HIT]:
+    """Add one HIT per item (skipping items the campaign already has). Returns the new HITs."""
+    items = list(items)
+    try:
+        get_task_kind(campaign.task_kind).validate_items(items)
+    except ValueError as exc:
+        raise CampaignError(str(exc)) from None
+    existing = {_item_key(i) for i in campaign.hits.values_list("items", flat=True)}
+    start = (campaign.hits.aggregate(m=Max("position"))["m"] or 0) + 1
+    new: list[HIT] = []
+    for item in items:
+        key = _item_key(item)
+        if key in existing:
+            continue
+        existing.add(key)
+        new.append(
+            HIT(campaign=campaign, items=item, max_assignments=campaign.assignments_per_hit, position=start + len(new))
+        )
+    return HIT.objects.bulk_create(new, batch_size=1000)
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    assignments: int
+    rewards: Decimal
+    fees: Decimal
+
+    @property
+    def total(self) -> Decimal:
+        return self.rewards + self.fees
+
+
+def estimate_cost(campaign: Campaign, assignments: int) -> CostEstimate:
+    provider = get_provider(campaign.provider)
+    fee = money(provider.fee(campaign.reward, campaign.assignments_per_hit))
+    return CostEstimate(assignments, money(campaign.reward * assignments), money(fee * assignments))
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    published: int
+    left_in_draft: int
+    cost: CostEstimate
+    worker_link: str | None
+    stopped_by_budget: bool
+
+
+def publish_campaign(campaign: Campaign, provider_name: str | None = None) -> PublishResult:
+    """Publish the campaign's draft HITs, stopping before the budget cap would be crossed."""
+    provider = get_provider(provider_name or campaign.provider)
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if campaign.status == CampaignStatus.CLOSED:
+            raise CampaignError(f"campaign '{campaign.name}' is closed")
+        if campaign.provider != provider.name:
+            if campaign.status != CampaignStatus.DRAFT:
+                raise CampaignError(
+                    f"campaign '{campaign.name}' is already published on '{campaign.provider}'"
+                )
+            campaign.provider = provider.name
+        drafts = list(campaign.hits.filter(status=HITStatus.DRAFT).order_by("position", "id"))
+        committed = campaign.hits.exclude(status=HITStatus.DRAFT).aggregate(n=Sum("max_assignments"))["n"] or 0
+        per_assignment = campaign.reward + money(provider.fee(campaign.reward, campaign.assignments_per_hit))
+        to_publish: list[HIT] = []
+        spent = per_assignment * committed
+        for hit in drafts:
+            cost = per_assignment * hit.max_assignments
+            if campaign.budget_cap is not None and spent + cost > campaign.budget_cap:
+                break
+            HIT_MACHINE.check(hit.status, HITStatus.PUBLISHED)
+            to_publish.append(hit)
+            spent += cost
+        now = timezone.now()
+        HIT.objects.filter(pk__in=[h.pk for h in to_publish]).update(status=HITStatus.PUBLISHED, published_at=now)
+        if campaign.status in (CampaignStatus.DRAFT, CampaignStatus.PAUSED):
+            campaign.transition(CampaignStatus.ACTIVE)
+            campaign.published_at = campaign.published_at or now
+        campaign.save()
+    outcome = provider.publish(campaign, to_publish)
+    return PublishResult(
+        published=outcome.published,
+        left_in_draft=len(drafts) - len(to_publish),
+        cost=estimate_cost(campaign, sum(h.max_assignments for h in to_publish)),
+        worker_link=outcome.worker_link,
+        stopped_by_budget=len(to_publish) < len(drafts),
+    )
+
+
+def set_campaign_status(campaign: Campaign, target: str) -> Campaign:
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        campaign.transition(target)
+        campaign.save(update_fields=["status"])
+    return campaign

@@ -1,0 +1,92 @@
+"""Explicit state machines for HIT and assignment status. An invalid transition raises."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import models
+
+
+class InvalidTransition(Exception):
+    """Raised when an object is asked to move to a status its current status cannot reach."""
+
+
+@dataclass(frozen=True)
+class StateMachine:
+    name: str
+    transitions: dict[str, frozenset[str]]
+
+    def targets(self, current: str) -> frozenset[str]:
+        return self.transitions.get(current, frozenset())
+
+    def can(self, current: str, target: str) -> bool:
+        return target in self.targets(current)
+
+    def check(self, current: str, target: str) -> None:
+        if not self.can(current, target):
+            allowed = ", ".join(sorted(self.targets(current))) or "none (final status)"
+            raise InvalidTransition(
+                f"{self.name} cannot go from '{current}' to '{target}' (allowed from '{current}': {allowed})"
+            )
+
+
+class HITStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    PUBLISHED = "published", "Published"
+    EXPIRED = "expired", "Expired"
+    DISPOSED = "disposed", "Disposed"
+
+
+class AssignmentStatus(models.TextChoices):
+    ACCEPTED = "accepted", "Accepted"
+    SUBMITTED = "submitted", "Submitted"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    RETURNED = "returned", "Returned"
+    EXPIRED = "expired", "Expired"
+
+
+class CampaignStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    ACTIVE = "active", "Active"
+    PAUSED = "paused", "Paused"
+    CLOSED = "closed", "Closed"
+
+
+H, A, C = HITStatus, AssignmentStatus, CampaignStatus
+
+HIT_MACHINE = StateMachine(
+    "HIT",
+    {
+        H.DRAFT: frozenset({H.PUBLISHED, H.DISPOSED}),
+        H.PUBLISHED: frozenset({H.EXPIRED, H.DISPOSED}),
+        H.EXPIRED: frozenset({H.PUBLISHED, H.DISPOSED}),  # extending an expired HIT republishes it
+        H.DISPOSED: frozenset(),
+    },
+)
+
+ASSIGNMENT_MACHINE = StateMachine(
+    "Assignment",
+    {
+        A.ACCEPTED: frozenset({A.SUBMITTED, A.RETURNED, A.EXPIRED}),
+        A.SUBMITTED: frozenset({A.APPROVED, A.REJECTED}),
+        A.REJECTED: frozenset({A.APPROVED}),  # a researcher may override a rejection
+        A.APPROVED: frozenset(),
+        A.RETURNED: frozenset(),
+        A.EXPIRED: frozenset(),
+    },
+)
+
+CAMPAIGN_MACHINE = StateMachine(
+    "Campaign",
+    {
+        C.DRAFT: frozenset({C.ACTIVE, C.CLOSED}),
+        C.ACTIVE: frozenset({C.PAUSED, C.CLOSED}),
+        C.PAUSED: frozenset({C.ACTIVE, C.CLOSED}),
+        C.CLOSED: frozenset(),
+    },
+)
+
+# Assignments that hold one of a HIT's slots (returned and expired ones free their slot).
+SLOT_HOLDING = (A.ACCEPTED, A.SUBMITTED, A.APPROVED, A.REJECTED)
+# Assignments whose answer has been received.
+ANSWERED = (A.SUBMITTED, A.APPROVED, A.REJECTED)

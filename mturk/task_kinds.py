@@ -1,0 +1,103 @@
+"""Registry of task kinds: the one place a new kind of crowd task plugs in.
+
+A task kind declares its page template, the payload the page needs (built for many HITs at once,
+with a constant number of queries), its result validation (a DRF serializer), its automatic
+quality checks, its defaults, and how an approved result becomes a dataset record.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rest_framework import serializers
+
+if TYPE_CHECKING:
+    from .models import HIT, Assignment, Campaign
+
+
+class StrictSerializer(serializers.Serializer):
+    """A serializer that refuses fields it does not declare."""
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(self.initial_data) - set(self.fields) if isinstance(self.initial_data, dict) else set()
+        if unknown:
+            raise serializers.ValidationError({name: "Unknown field." for name in sorted(unknown)})
+        return attrs
+
+
+@dataclass(frozen=True)
+class TaskDefaults:
+    reward: Decimal
+    assignments_per_hit: int
+    time_limit_seconds: int
+    title: str
+    description: str
+    instructions: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class TaskKind(ABC):
+    name: ClassVar[str]
+    label: ClassVar[str]
+    template: ClassVar[str]
+    result_serializer: ClassVar[type[serializers.Serializer]]
+    defaults: ClassVar[TaskDefaults]
+
+    def options(self, campaign: Campaign) -> dict[str, Any]:
+        return {**self.defaults.options, **(campaign.options or {})}
+
+    def validate_items(self, items: list[dict[str, Any]]) -> None:
+        """Check HIT items before they are stored; raise ValueError naming the bad item."""
+
+    @abstractmethod
+    def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
+        """Payload per HIT id for the task page, in a constant number of queries."""
+
+    def validate(self, campaign: Campaign, payload: dict[str, Any], answer: Any) -> dict[str, Any]:
+        """Validate a worker's answer; raise serializers.ValidationError with a message per field."""
+        if not isinstance(answer, dict):
+            raise serializers.ValidationError({"answer": "Expected a JSON object."})
+        serializer = self.result_serializer(
+            data=answer, context={"options": self.options(campaign), "payload": payload}
+        )
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+    def checks(self, campaign: Campaign, answer: dict[str, Any]) -> list[str]:
+        """Automatic quality checks run on a stored answer: a list of flags (empty = passes)."""
+        return []
+
+    def summary(self, answer: dict[str, Any] | None) -> str:
+        """Short text of an answer for review lists."""
+        return "" if answer is None else str(answer)
+
+    def on_approved(self, assignment: Assignment) -> None:
+        """Turn an approved result into dataset records (idempotent)."""
+
+
+_REGISTRY: dict[str, TaskKind] = {}
+
+
+class UnknownTaskKind(LookupError):
+    pass
+
+
+def register(kind_class: type[TaskKind]) -> type[TaskKind]:
+    if kind_class.name in _REGISTRY:
+        raise ValueError(f"task kind '{kind_class.name}' is registered twice")
+    _REGISTRY[kind_class.name] = kind_class()
+    return kind_class
+
+
+def get_task_kind(name: str) -> TaskKind:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise UnknownTaskKind(f"unknown task kind '{name}' (known: {known})") from None
+
+
+def task_kind_names() -> list[str]:
+    return sorted(_REGISTRY)

@@ -1,0 +1,68 @@
+"""Signed tokens that carry worker identity in links and pages (no cookies needed)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core import signing
+
+
+class TokenError(Exception):
+    """A token that is forged, malformed or expired. The message is safe to show."""
+
+
+@dataclass(frozen=True)
+class AssignmentClaim:
+    assignment_id: int
+    worker_external_id: str
+
+
+def _dump(data: dict, salt: str) -> str:
+    return signing.dumps(data, salt=salt, compress=True)
+
+
+def _load(token: str, salt: str, max_age: int | None) -> dict:
+    if not token:
+        raise TokenError("The link is missing its token.")
+    try:
+        return signing.loads(token, salt=salt, max_age=max_age)
+    except signing.SignatureExpired:
+        raise TokenError("This link has expired. Please start again from the campaign link.") from None
+    except signing.BadSignature:
+        raise TokenError("This link is not valid (its signature does not match).") from None
+
+
+def campaign_token(campaign_id: int) -> str:
+    return _dump({"c": campaign_id}, "campaign")
+
+
+def read_campaign_token(token: str) -> int:
+    return int(_load(token, "campaign", None)["c"])
+
+
+def worker_token(campaign_id: int, worker_external_id: str) -> str:
+    return _dump({"c": campaign_id, "w": worker_external_id}, "worker")
+
+
+def read_worker_token(token: str, campaign_id: int) -> str:
+    data = _load(token, "worker", settings.WORKER_TOKEN_MAX_AGE)
+    if data.get("c") != campaign_id:
+        raise TokenError("This worker link belongs to another campaign.")
+    return str(data["w"])
+
+
+def assignment_token(assignment_id: int, worker_external_id: str) -> str:
+    return _dump({"a": assignment_id, "w": worker_external_id}, "assignment")
+
+
+def read_assignment_token(token: str) -> AssignmentClaim:
+    data = _load(token, "assignment", settings.WORKER_TOKEN_MAX_AGE)
+    return AssignmentClaim(int(data["a"]), str(data["w"]))
+
+
+def preview_token(hit_id: int) -> str:
+    return _dump({"h": hit_id}, "preview")
+
+
+def read_preview_token(token: str) -> int:
+    return int(_load(token, "preview", None)["h"])

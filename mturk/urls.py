@@ -1,0 +1,15 @@
+from django.urls import path
+
+from .views import researcher, worker
+
+urlpatterns = [
+    path("", researcher.dashboard, name="dashboard"),
+    path("campaigns/<int:pk>/", researcher.campaign_detail, name="campaign-detail"),
+    path("campaigns/<int:pk>/publish/", researcher.publish, name="campaign-publish"),
+    path("campaigns/<int:pk>/approve-all/", researcher.approve_all, name="campaign-approve-all"),
+    path("campaigns/<int:pk>/assignments/<int:assignment_pk>/review/", researcher.review_assignment,
+         name="assignment-review"),
+    path("w/<str:token>/", worker.campaign_entry, name="campaign-entry"),
+    path("task/", worker.task_page, name="task-page"),
+    path("task/submit/", worker.submit, name="task-submit"),
+]

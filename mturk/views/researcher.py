@@ -1,0 +1,110 @@
+"""Researcher pages: dashboard, campaign page, review and publish actions (thin: services do the work)."""
+from __future__ import annotations
+
+from functools import wraps
+from typing import Any, Callable
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, user_passes_test
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from ..models import Assignment, Campaign
+from ..providers.registry import get_provider
+from ..selectors import campaign_assignments, campaigns_with_progress, progress_of
+from ..services.campaigns import CampaignError, publish_campaign
+from ..services.review import ReviewError, approve_assignment, approve_submitted, reject_assignment
+from ..states import AssignmentStatus, InvalidTransition
+from ..task_kinds import get_task_kind
+
+ASSIGNMENTS_PER_PAGE = 50
+
+
+def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @wraps(view)
+    @login_required
+    @user_passes_test(lambda user: user.is_staff)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@require_GET
+@researcher_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    campaigns = list(campaigns_with_progress())
+    rows = [(campaign, progress_of(campaign)) for campaign in campaigns]
+    return render(request, "mturk/dashboard.html", {"rows": rows})
+
+
+@require_GET
+@researcher_required
+def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_with_progress(), pk=pk)
+    kind = get_task_kind(campaign.task_kind)
+    status = request.GET.get("status") or None
+    page = Paginator(campaign_assignments(campaign, status), ASSIGNMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    assignments = list(page.object_list)
+    payloads = kind.build_payloads(campaign, list({a.hit_id: a.hit for a in assignments}.values()))
+    rows = [(a, kind.summary(a.answer), payloads.get(a.hit_id, {})) for a in assignments]
+    context = {
+        "campaign": campaign,
+        "progress": progress_of(campaign),
+        "kind": kind,
+        "page": page,
+        "rows": rows,
+        "status_filter": status,
+        "statuses": AssignmentStatus.choices,
+        "worker_link": get_provider(campaign.provider).worker_link(campaign),
+    }
+    return render(request, "mturk/campaign_detail.html", context)
+
+
+@require_POST
+@researcher_required
+def review_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    assignment = get_object_or_404(Assignment, pk=assignment_pk, hit__campaign_id=pk)
+    action = request.POST.get("action")
+    feedback = request.POST.get("feedback", "")
+    try:
+        if action == "approve":
+            approve_assignment(assignment, feedback.strip())
+            messages.success(request, f"Assignment {assignment.pk} approved.")
+        elif action == "reject":
+            reject_assignment(assignment, feedback)
+            messages.success(request, f"Assignment {assignment.pk} rejected.")
+        else:
+            messages.error(request, "Unknown review action.")
+    except (ReviewError, InvalidTransition) as exc:
+        messages.error(request, f"Assignment {assignment.pk}: {exc}")
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return redirect(target)
+    return redirect("campaign-detail", pk=pk)
+
+
+@require_POST
+@researcher_required
+def approve_all(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    count = approve_submitted(campaign, passing_checks_only=request.POST.get("passing") == "1")
+    messages.success(request, f"{count} assignment(s) approved.")
+    return redirect("campaign-detail", pk=pk)
+
+
+@require_POST
+@researcher_required
+def publish(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    try:
+        result = publish_campaign(campaign)
+    except (CampaignError, InvalidTransition) as exc:
+        messages.error(request, str(exc))
+    else:
+        note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
+        messages.success(request, f"Published {result.published} HIT(s), cost up to ${result.cost.total}.{note}")
+    return redirect("campaign-detail", pk=pk)

@@ -1,0 +1,183 @@
+"""Worker-facing pages: the campaign link, the one task route, and the submission endpoint.
+
+No cookies are used: the worker's identity travels in signed tokens in the URL and the page."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from ..models import HIT, Campaign, Worker
+from ..selectors import assignment_for_page
+from ..services.assignments import (
+    NoTaskAvailable,
+    SubmissionError,
+    assign_next_hit,
+    new_local_worker,
+    submit_answer,
+)
+from ..states import ANSWERED
+from ..task_kinds import get_task_kind
+from ..tokens import (
+    TokenError,
+    assignment_token,
+    campaign_token,
+    read_assignment_token,
+    read_campaign_token,
+    read_preview_token,
+    read_worker_token,
+    worker_token,
+)
+
+
+def frameable(response: HttpResponse) -> HttpResponse:
+    """Task pages may be shown inside the marketplaces' iframes, and nowhere else."""
+    response.xframe_options_exempt = True
+    response["Content-Security-Policy"] = "frame-ancestors " + " ".join(settings.TASK_FRAME_ANCESTORS)
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def worker_message(request: HttpRequest, title: str, message: str, status: int = 200,
+                   next_url: str | None = None) -> HttpResponse:
+    context = {"title": title, "message": message, "next_url": next_url}
+    return frameable(render(request, "mturk/worker_message.html", context, status=status))
+
+
+def next_task_url(campaign_id: int, worker_external_id: str) -> str:
+    path = reverse("campaign-entry", kwargs={"token": campaign_token(campaign_id)})
+    return f"{path}?w={worker_token(campaign_id, worker_external_id)}"
+
+
+@never_cache
+@require_GET
+def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
+    """The local crowd's campaign link: identify (or create) the worker, give them their next HIT."""
+    try:
+        campaign_id = read_campaign_token(token)
+    except TokenError as exc:
+        return worker_message(request, "Link not valid", str(exc), status=400)
+    campaign = Campaign.objects.filter(pk=campaign_id, provider="local").first()
+    if campaign is None:
+        return worker_message(request, "Campaign not found", "This campaign does not exist.", status=404)
+    worker_param = request.GET.get("w")
+    if worker_param:
+        try:
+            external_id = read_worker_token(worker_param, campaign.pk)
+        except TokenError as exc:
+            return worker_message(request, "Link not valid", str(exc), status=400)
+        worker = Worker.objects.filter(provider="local", external_id=external_id).first()
+        if worker is None:
+            return worker_message(request, "Link not valid", "This worker link is unknown.", status=400)
+    else:
+        worker = new_local_worker()
+    try:
+        assignment = assign_next_hit(campaign, worker)
+    except NoTaskAvailable as exc:
+        return worker_message(request, "No task left", str(exc))
+    return redirect(f"{reverse('task-page')}?t={assignment_token(assignment.pk, worker.external_id)}")
+
+
+@never_cache
+@require_GET
+def task_page(request: HttpRequest) -> HttpResponse:
+    """The one route that serves every task page, for every task kind; `preview` is read-only."""
+    if "preview" in request.GET:
+        return _preview_page(request, request.GET["preview"])
+    try:
+        claim = read_assignment_token(request.GET.get("t", ""))
+    except TokenError as exc:
+        return worker_message(request, "Link not valid", str(exc), status=403)
+    assignment = assignment_for_page(claim.assignment_id)
+    if assignment is None or assignment.worker.external_id != claim.worker_external_id:
+        return worker_message(request, "Not your task", "This task does not belong to you.", status=403)
+    campaign = assignment.hit.campaign
+    next_url = next_task_url(campaign.pk, claim.worker_external_id) if campaign.provider == "local" else None
+    if assignment.status in ANSWERED:
+        return worker_message(
+            request, "Already submitted", "Your answer to this task has been received. Thank you!", next_url=next_url
+        )
+    return _render_task(request, campaign, assignment.hit, token=request.GET["t"], next_url=next_url)
+
+
+def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        hit_id = read_preview_token(token)
+    except TokenError as exc:
+        return worker_message(request, "Link not valid", str(exc), status=403)
+    hit = HIT.objects.select_related("campaign").filter(pk=hit_id).first()
+    if hit is None:
+        return worker_message(request, "Task not found", "This task does not exist.", status=404)
+    return _render_task(request, hit.campaign, hit, token=None, next_url=None)
+
+
+def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str | None,
+                 next_url: str | None) -> HttpResponse:
+    kind = get_task_kind(campaign.task_kind)
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "kind": kind,
+        "options": kind.options(campaign),
+        "payload": kind.build_payloads(campaign, [hit])[hit.pk],
+        "token": token,
+        "preview": token is None,
+        "submit_url": reverse("task-submit"),
+        "next_url": next_url,
+        "draft_key": f"draft:{campaign.pk}:{hit.pk}",
+    }
+    return frameable(render(request, "mturk/task_page.html", context))
+
+
+def _json_error(status: int, message: str, fields: dict[str, Any] | None = None) -> JsonResponse:
+    body: dict[str, Any] = {"error": message}
+    if fields:
+        body["fields"] = fields
+    return JsonResponse(body, status=status)
+
+
+@csrf_exempt  # no cookies are involved: the signed token in the body authenticates the worker
+@require_POST
+def submit(request: HttpRequest) -> JsonResponse:
+    """Store a worker's answer: validated, atomic, idempotent per (assignment, worker)."""
+    if request.content_type != "application/json":
+        return _json_error(415, "Send the answer as JSON (Content-Type: application/json).")
+    try:
+        body = json.loads(request.body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return _json_error(400, f"Malformed JSON: {exc}")
+    if not isinstance(body, dict):
+        return _json_error(400, "Expected a JSON object with 'token' and 'answer'.")
+    unknown = sorted(set(body) - {"token", "answer"})
+    if unknown:
+        return _json_error(400, f"Unknown field(s): {', '.join(unknown)}.")
+    if "answer" not in body:
+        return _json_error(400, "The 'answer' field is missing.")
+    try:
+        claim = read_assignment_token(str(body.get("token") or ""))
+    except TokenError as exc:
+        return _json_error(403, str(exc))
+    try:
+        result = submit_answer(
+            assignment_id=claim.assignment_id, worker_external_id=claim.worker_external_id, answer=body["answer"]
+        )
+    except SubmissionError as exc:
+        return _json_error(exc.status_code, exc.message, exc.errors)
+    campaign = result.assignment.hit.campaign
+    next_url = next_task_url(campaign.pk, claim.worker_external_id) if campaign.provider == "local" else None
+    return JsonResponse(
+        {
+            "status": "stored" if result.created else "already_stored",
+            "message": "Thank you! Your answer has been saved." if result.created
+            else "Your answer had already been received.",
+            "assignment": result.assignment.pk,
+            "next_url": next_url,
+        },
+        status=201 if result.created else 200,
+    )
