@@ -37,7 +37,8 @@ class ImageAdmin(admin.ModelAdmin):
         return format_html('<img src="{}" width="80" alt="">', obj.small_url)
 
     def get_urls(self):
-        return [path("upload/", self.admin_site.admin_view(self.upload_view), name="annotation_image_upload")] + super().get_urls()
+        upload = path("upload/", self.admin_site.admin_view(self.upload_view), name="annotation_image_upload")
+        return [upload, *super().get_urls()]
 
     def upload_view(self, request):
         form = ImageUploadForm(request.POST or None, request.FILES or None)

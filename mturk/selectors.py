@@ -89,3 +89,10 @@ def campaign_assignments(campaign: Campaign, status: str | None = None) -> Query
 
 def assignment_for_page(assignment_id: int) -> Assignment | None:
     return Assignment.objects.select_related("hit__campaign", "worker").filter(pk=assignment_id).first()
+
+
+def campaign_by_name_or_id(name_or_id: str) -> Campaign | None:
+    campaign = Campaign.objects.filter(name=name_or_id).first()
+    if campaign is None and name_or_id.isdigit():
+        campaign = Campaign.objects.filter(pk=int(name_or_id)).first()
+    return campaign

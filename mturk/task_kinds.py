@@ -48,6 +48,7 @@ class TaskKind(ABC):
     def options(self, campaign: Campaign) -> dict[str, Any]:
         return {**self.defaults.options, **(campaign.options or {})}
 
+    @abstractmethod
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         """Check HIT items before they are stored; raise ValueError naming the bad item."""
 
@@ -73,6 +74,7 @@ class TaskKind(ABC):
         """Short text of an answer for review lists."""
         return "" if answer is None else str(answer)
 
+    @abstractmethod
     def on_approved(self, assignment: Assignment) -> None:
         """Turn an approved result into dataset records (idempotent)."""
 

@@ -127,9 +127,11 @@ def import_zip(source: Path | BinaryIO, label: str = "upload.zip") -> ImportRepo
     with archive:
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
             name = info.filename
-            if info.is_dir() or _hidden(PurePosixPath(name).parts):
+            if info.is_dir():
                 continue
             reason = unsafe_member_reason(name)
+            if reason is None and _hidden(PurePosixPath(name).parts):
+                continue
             if reason is None and info.file_size > settings.IMAGE_MAX_BYTES:
                 reason = f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"
             total += info.file_size

@@ -1,8 +1,9 @@
 """Researcher pages: dashboard, campaign page, review and publish actions (thin: services do the work)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, user_passes_test

@@ -1,0 +1,54 @@
+import json
+from decimal import Decimal, InvalidOperation
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ...providers.registry import provider_names
+from ...services.campaigns import CampaignError, create_campaign
+from ...task_kinds import UnknownTaskKind, task_kind_names
+
+
+def decimal_arg(value: str) -> Decimal:
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise CommandError(f"'{value}' is not a number") from None
+
+
+class Command(BaseCommand):
+    help = "Create a draft campaign. HITs come from --all-images, or later from import_images --campaign."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--kind", required=True, help=f"task kind ({', '.join(task_kind_names())})")
+        parser.add_argument("--provider", default="local", help=f"({', '.join(provider_names())})")
+        parser.add_argument("--reward", type=decimal_arg, help="USD per assignment (default: the task kind's)")
+        parser.add_argument("--assignments", type=int, help="assignments per HIT")
+        parser.add_argument("--time-limit", type=int, help="seconds a worker has for one assignment")
+        parser.add_argument("--budget", type=decimal_arg, help="budget cap in USD, fees included")
+        parser.add_argument("--max-per-worker", type=int, help="most assignments one worker may do")
+        parser.add_argument("--title")
+        parser.add_argument("--instructions")
+        parser.add_argument("--options", help='task-kind options as JSON, e.g. \'{"min_words": 10}\'')
+        parser.add_argument("--all-images", action="store_true", help="one HIT per imported image")
+
+    def handle(self, *args, **o):
+        try:
+            options = json.loads(o["options"]) if o["options"] else None
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"--options is not valid JSON: {exc}") from None
+        items = None
+        if o["all_images"]:
+            from annotation.models import Image
+
+            items = [{"image": pk} for pk in Image.objects.order_by("pk").values_list("pk", flat=True)]
+        try:
+            campaign = create_campaign(
+                name=o["name"], task_kind=o["kind"], provider=o["provider"], reward=o["reward"],
+                assignments_per_hit=o["assignments"], time_limit_seconds=o["time_limit"],
+                budget_cap=o["budget"], max_assignments_per_worker=o["max_per_worker"], title=o["title"],
+                instructions=o["instructions"], options=options, items=items,
+            )
+        except (CampaignError, UnknownTaskKind) as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"Created campaign {campaign.pk} '{campaign.name}' ({campaign.hits.count()} HITs)")

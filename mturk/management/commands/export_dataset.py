@@ -1,0 +1,23 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ...exports import ExportError, format_names, run_export
+from ._common import find_campaign
+
+
+class Command(BaseCommand):
+    help = "Export a dataset in one of the registered formats."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--format", required=True, help=f"({', '.join(format_names())})")
+        parser.add_argument("--out", required=True, type=Path)
+        parser.add_argument("--campaign", action="append", default=[], help="name or id (repeatable); default all")
+
+    def handle(self, *args, format: str, out: Path, campaign: list[str], **options):
+        campaigns = [find_campaign(c) for c in campaign]
+        try:
+            count = run_export(format, out, campaigns)
+        except ExportError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"Wrote {count} record(s) to {out}")

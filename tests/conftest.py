@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def researcher(db):
+    return get_user_model().objects.create_user("alice", "alice@example.org", "s3cret-pass", is_staff=True)
+
+
+@pytest.fixture
+def researcher_client(client, researcher):
+    client.force_login(researcher)
+    return client
+
+
+@pytest.fixture
+def api(researcher) -> APIClient:
+    token, _ = Token.objects.get_or_create(user=researcher)
+    api_client = APIClient()
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return api_client
