@@ -4,7 +4,7 @@ from .views import researcher, worker
 
 urlpatterns = [
     path("", researcher.dashboard, name="dashboard"),
-    path("campaigns/<int:pk>/", researcher.campaign_detail, name="campaign-detail"),
+    path("campaigns/<int:pk>/", researcher.campaign_detail, name="campaign-page"),
     path("campaigns/<int:pk>/publish/", researcher.publish, name="campaign-publish"),
     path("campaigns/<int:pk>/approve-all/", researcher.approve_all, name="campaign-approve-all"),
     path("campaigns/<int:pk>/assignments/<int:assignment_pk>/review/", researcher.review_assignment,

@@ -85,7 +85,7 @@ def review_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> Http
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         return redirect(target)
-    return redirect("campaign-detail", pk=pk)
+    return redirect("campaign-page", pk=pk)
 
 
 @require_POST
@@ -94,7 +94,7 @@ def approve_all(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     count = approve_submitted(campaign, passing_checks_only=request.POST.get("passing") == "1")
     messages.success(request, f"{count} assignment(s) approved.")
-    return redirect("campaign-detail", pk=pk)
+    return redirect("campaign-page", pk=pk)
 
 
 @require_POST
@@ -108,4 +108,4 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
         messages.success(request, f"Published {result.published} HIT(s), cost up to ${result.cost.total}.{note}")
-    return redirect("campaign-detail", pk=pk)
+    return redirect("campaign-page", pk=pk)

@@ -1,0 +1,126 @@
+"""REST API: authentication, campaigns, HITs, assignments, review actions, images, schema."""
+import io
+import zipfile
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from mturk.models import Assignment, Campaign
+from mturk.states import AssignmentStatus
+from tests.factories import image_bytes, make_campaign, make_image
+from tests.mturk.test_review import submitted
+
+pytestmark = pytest.mark.django_db
+
+
+def test_api_needs_a_token():
+    assert APIClient().get("/api/campaigns/").status_code == 401
+    bad = APIClient()
+    bad.credentials(HTTP_AUTHORIZATION="Token nope")
+    assert bad.get("/api/campaigns/").status_code == 401
+
+
+def test_openapi_schema_is_served(api):
+    response = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    for path in ("/api/campaigns/", "/api/campaigns/{id}/publish/", "/api/assignments/{id}/reject/",
+                 "/api/images/", "/api/hits/", "/api/workers/{id}/block/"):
+        assert path in schema["paths"], path
+
+
+def test_create_publish_and_follow_a_campaign(api):
+    images = [make_image(f"{i}.png") for i in range(3)]
+    response = api.post("/api/campaigns/", {
+        "name": "via api", "task_kind": "describe_image", "reward": "0.12", "assignments_per_hit": 2,
+        "items": [{"image": i.pk} for i in images],
+    }, format="json")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["hit_count"] == 3 and body["status"] == "draft"
+    published = api.post(f"/api/campaigns/{body['id']}/publish/", {}, format="json").json()
+    assert published["published"] == 3 and published["status"] == "active"
+    assert published["worker_link"].startswith("http://127.0.0.1:8000/w/")
+    assert published["progress"]["max_cost"] == "0.72"
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"name": "x", "task_kind": "paint"}, "task_kind"),
+        ({"name": "x", "task_kind": "describe_image", "reward": "-1"}, "reward"),
+        ({"name": "x", "task_kind": "describe_image", "colour": "red"}, "colour"),
+    ],
+)
+def test_bad_campaign_input_gets_400_and_stores_nothing(api, payload, field):
+    response = api.post("/api/campaigns/", payload, format="json")
+    assert response.status_code == 400
+    assert field in response.json()
+    assert Campaign.objects.count() == 0
+
+
+def test_unknown_image_in_items_is_refused(api):
+    response = api.post("/api/campaigns/", {"name": "x", "task_kind": "describe_image",
+                                            "items": [{"image": 12345}]}, format="json")
+    assert response.status_code == 400 and "unknown image id" in response.json()["detail"]
+    assert Campaign.objects.count() == 0
+
+
+def test_review_actions(api):
+    campaign = make_campaign(images=2, assignments=1)
+    one, two = submitted(campaign), submitted(campaign)
+    refused = api.post(f"/api/assignments/{one.pk}/reject/", {}, format="json")
+    assert refused.status_code == 400 and "feedback" in refused.json()["detail"]
+    assert api.post(f"/api/assignments/{one.pk}/reject/", {"feedback": "off topic"},
+                    format="json").json()["status"] == "rejected"
+    assert api.post(f"/api/assignments/{two.pk}/approve/", {}, format="json").json()["status"] == "approved"
+    conflict = api.post(f"/api/assignments/{two.pk}/reject/", {"feedback": "late"}, format="json")
+    assert conflict.status_code == 409
+    bonus = api.post(f"/api/assignments/{two.pk}/bonus/", {"amount": "0.20", "reason": "great"}, format="json")
+    assert bonus.status_code == 201
+    worker = two.worker
+    assert api.post(f"/api/workers/{worker.pk}/block/", {"reason": "spam"}, format="json").json()["blocked"]
+    assert dict(Assignment.objects.values_list("pk", "status")) == {
+        one.pk: AssignmentStatus.REJECTED, two.pk: AssignmentStatus.APPROVED}
+
+
+def test_image_upload_reports_bad_files_by_name(api):
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("good.png", image_bytes())
+        z.writestr("../escape.png", image_bytes())
+    archive.seek(0)
+    archive.name = "batch.zip"
+    single = io.BytesIO(image_bytes("JPEG"))
+    single.name = "photo.jpg"
+    text = io.BytesIO(b"not an image")
+    text.name = "notes.png"
+    response = api.post("/api/images/", {"files": [archive, single, text]}, format="multipart")
+    assert response.status_code == 201
+    body = response.json()
+    assert sorted(i["name"] for i in body["imported"]) == ["good.png", "photo.jpg"]
+    assert {p["name"] for p in body["problems"]} == {"../escape.png", "notes.png"}
+    listed = api.get("/api/images/").json()
+    assert listed["count"] == 2
+
+
+def list_queries(api, url):
+    with CaptureQueriesContext(connection) as ctx:
+        assert api.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize("url", ["/api/campaigns/", "/api/hits/", "/api/assignments/", "/api/images/",
+                                 "/api/workers/"])
+def test_list_endpoints_have_constant_query_counts(api, url):
+    campaign = make_campaign(images=1)
+    submitted(campaign)
+    few = list_queries(api, url)
+    for _ in range(4):
+        campaign = make_campaign(images=3)
+        submitted(campaign)
+        submitted(campaign)
+    many = list_queries(api, url)
+    assert few == many
