@@ -26,6 +26,14 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
+
+
+def serve_media(request, path):
+    """Media from local disk (the embedded default); in production put a web server or S3 in front."""
+    response = serve(request, path, document_root=settings.MEDIA_ROOT)
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 if settings.SERVE_MEDIA:
-    prefix = settings.MEDIA_URL.lstrip("/")
-    urlpatterns += [re_path(rf"^{prefix}(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})]
+    urlpatterns += [re_path(rf"^{settings.MEDIA_URL.lstrip('/')}(?P<path>.*)$", serve_media)]

@@ -29,3 +29,14 @@ def api(researcher) -> APIClient:
     api_client = APIClient()
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return api_client
+
+
+@pytest.fixture(autouse=True)
+def celery_in_process():
+    """Background tasks run in-process unless a test asks for the real worker (see test_celery_worker)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous

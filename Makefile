@@ -1,0 +1,38 @@
+# The two commands: `make demo` (start with demo data) and `make test` (run the whole suite).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: demo test install install-dev system-deps lint bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt $(VENV)/.runtime
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.runtime
+install-dev: $(VENV)/.dev
+
+system-deps:
+	bash scripts/install-system-deps.sh
+
+demo: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_demo
+	@echo "Starting the server on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+
+test: install-dev system-deps
+	$(BIN)/python -m pytest
+
+lint: install-dev
+	$(BIN)/ruff check .
