@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from PIL import Image, ImageDraw
 
@@ -127,21 +127,27 @@ def _clamp_channel(value: float) -> int:
     return max(0, min(255, int(round(value))))
 
 
+def _rgb(values: Iterable[float]) -> RGB:
+    """Build a clamped RGB triple."""
+    red, green, blue = (_clamp_channel(v) for v in values)
+    return red, green, blue
+
+
 def _jitter(rng: random.Random, colour: RGB, amount: int = 10) -> RGB:
     """Randomly nudge each channel by up to ``amount``."""
-    return tuple(_clamp_channel(c + rng.randint(-amount, amount)) for c in colour)  # type: ignore[return-value]
+    return _rgb(c + rng.randint(-amount, amount) for c in colour)
 
 
 def _shade(colour: RGB, factor: float) -> RGB:
     """Darken (<1) or lighten (>1) a colour."""
     if factor <= 1:
-        return tuple(_clamp_channel(c * factor) for c in colour)  # type: ignore[return-value]
-    return tuple(_clamp_channel(c + (255 - c) * (factor - 1)) for c in colour)  # type: ignore[return-value]
+        return _rgb(c * factor for c in colour)
+    return _rgb(c + (255 - c) * (factor - 1) for c in colour)
 
 
 def _mix(a: RGB, b: RGB, t: float) -> RGB:
     """Linear blend between two colours."""
-    return tuple(_clamp_channel(x + (y - x) * t) for x, y in zip(a, b))  # type: ignore[return-value]
+    return _rgb(x + (y - x) * t for x, y in zip(a, b, strict=True))
 
 
 def _named(rng: random.Random, options: Sequence[str]) -> tuple[str, RGB]:
@@ -281,6 +287,16 @@ def _maybe_mirror(rng: random.Random, shapes: list[_Shape], cx: float) -> tuple[
     return _mirror(shapes, cx) if rng.random() < 0.5 else tuple(shapes)
 
 
+def _face(x: float, y: float, r: float) -> list[_Shape]:
+    """Two dot eyes and a small mouth inside a head of radius r."""
+    eye = max(1.5, 0.09 * r)
+    return [
+        _ellipse(x - 0.35 * r, y - 0.05 * r, eye, eye, DARK),
+        _ellipse(x + 0.35 * r, y - 0.05 * r, eye, eye, DARK),
+        _line([(x - 0.22 * r, y + 0.45 * r), (x + 0.22 * r, y + 0.45 * r)], (150, 60, 60), max(1, 0.07 * r)),
+    ]
+
+
 def _woman(rng: random.Random, x: float, base: float, s: float) -> _Item:
     """A woman in a trapezoid dress, standing with her feet on ``base``."""
     h = 300 * s
@@ -294,7 +310,7 @@ def _woman(rng: random.Random, x: float, base: float, s: float) -> _Item:
         [(x - 0.1 * h, shoulder), (x + 0.1 * h, shoulder), (x + 0.23 * h, hem), (x - 0.23 * h, hem)], dress
     )
     shapes = [
-        _ellipse(x, head_y + 0.4 * r, 1.25 * r, 1.5 * r, hair),
+        _ellipse(x, head_y + 0.55 * r, 1.3 * r, 1.65 * r, hair),
         _line([(x - 0.09 * h, shoulder + 0.03 * h), (x - 0.2 * h, shoulder + 0.3 * h)], skin, 0.035 * h),
         _line([(x + 0.09 * h, shoulder + 0.03 * h), (x + 0.2 * h, shoulder + 0.3 * h)], skin, 0.035 * h),
         _rect(x - 0.08 * h, hem, x - 0.04 * h, base - 0.02 * h, skin),
@@ -303,6 +319,7 @@ def _woman(rng: random.Random, x: float, base: float, s: float) -> _Item:
         _ellipse(x + 0.065 * h, base - 0.015 * h, 0.04 * h, 0.015 * h, DARK),
         dress_shape,
         _ellipse(x, head_y, r, r, skin),
+        *_face(x, head_y, r),
     ]
     phrase = f"a woman in {_article(name)} {name} dress"
     return _Item("woman", name, phrase, tuple(shapes), (_Part("dress", (dress_shape,)),), base)
@@ -332,6 +349,7 @@ def _man(rng: random.Random, x: float, base: float, s: float) -> _Item:
         _ellipse(x, head_y - 0.3 * r, 1.05 * r, 0.8 * r, hair),
         _ellipse(x, head_y, r, r, skin),
         _ellipse(x, head_y - 0.55 * r, 0.95 * r, 0.5 * r, hair),
+        *_face(x, head_y, r),
     ]
     return _Item("man", name, f"a man in {_article(name)} {name} shirt", tuple(shapes), (), base)
 
@@ -343,11 +361,20 @@ def _dog(rng: random.Random, x: float, base: float, s: float) -> _Item:
     dark = _shade(fur, 0.7)
     shapes = [
         _line([(x - 0.28 * size, base - 0.5 * size), (x - 0.45 * size, base - 0.74 * size)], fur, 0.05 * size),
-        *[_rect(lx - 0.035 * size, base - 0.42 * size, lx + 0.035 * size, base, dark if i % 2 else fur)
-          for i, lx in enumerate((x - 0.24 * size, x - 0.13 * size, x + 0.1 * size, x + 0.21 * size))],
+        *[
+            _rect(lx - 0.035 * size, base - 0.42 * size, lx + 0.035 * size, base, dark if i % 2 else fur)
+            for i, lx in enumerate((x - 0.24 * size, x - 0.13 * size, x + 0.1 * size, x + 0.21 * size))
+        ],
         _ellipse(x, base - 0.45 * size, 0.32 * size, 0.15 * size, fur),
-        _poly([(x + 0.15 * size, base - 0.52 * size), (x + 0.3 * size, base - 0.76 * size),
-               (x + 0.42 * size, base - 0.62 * size), (x + 0.28 * size, base - 0.4 * size)], fur),
+        _poly(
+            [
+                (x + 0.15 * size, base - 0.52 * size),
+                (x + 0.3 * size, base - 0.76 * size),
+                (x + 0.42 * size, base - 0.62 * size),
+                (x + 0.28 * size, base - 0.4 * size),
+            ],
+            fur,
+        ),
         _ellipse(x + 0.36 * size, base - 0.7 * size, 0.14 * size, 0.12 * size, fur),
         _ellipse(x + 0.49 * size, base - 0.65 * size, 0.09 * size, 0.06 * size, _shade(fur, 1.15)),
         _ellipse(x + 0.575 * size, base - 0.67 * size, 0.025 * size, 0.025 * size, DARK),
@@ -366,12 +393,33 @@ def _car(rng: random.Random, x: float, base: float, s: float) -> _Item:
     roof = base - 0.55 * length
     glass = _jitter(rng, WINDOW_BLUE, 6)
     shapes = [
-        _poly([(x0 + 0.2 * length, top + 2), (x0 + 0.3 * length, roof),
-               (x0 + 0.68 * length, roof), (x0 + 0.82 * length, top + 2)], paint),
-        _poly([(x0 + 0.27 * length, top), (x0 + 0.33 * length, roof + 0.03 * length),
-               (x0 + 0.48 * length, roof + 0.03 * length), (x0 + 0.48 * length, top)], glass),
-        _poly([(x0 + 0.52 * length, top), (x0 + 0.52 * length, roof + 0.03 * length),
-               (x0 + 0.66 * length, roof + 0.03 * length), (x0 + 0.76 * length, top)], glass),
+        _poly(
+            [
+                (x0 + 0.2 * length, top + 2),
+                (x0 + 0.3 * length, roof),
+                (x0 + 0.68 * length, roof),
+                (x0 + 0.82 * length, top + 2),
+            ],
+            paint,
+        ),
+        _poly(
+            [
+                (x0 + 0.27 * length, top),
+                (x0 + 0.33 * length, roof + 0.03 * length),
+                (x0 + 0.48 * length, roof + 0.03 * length),
+                (x0 + 0.48 * length, top),
+            ],
+            glass,
+        ),
+        _poly(
+            [
+                (x0 + 0.52 * length, top),
+                (x0 + 0.52 * length, roof + 0.03 * length),
+                (x0 + 0.66 * length, roof + 0.03 * length),
+                (x0 + 0.76 * length, top),
+            ],
+            glass,
+        ),
         _rrect(x0, top, x0 + length, base - 0.08 * length, 0.05 * length, paint),
         _ellipse(x0 + length - 0.03 * length, top + 0.06 * length, 0.025 * length, 0.02 * length, (250, 230, 120)),
         _ellipse(x0 + 0.025 * length, top + 0.06 * length, 0.02 * length, 0.02 * length, (200, 30, 30)),
@@ -426,14 +474,36 @@ def _boat(rng: random.Random, x: float, base: float, s: float) -> _Item:
     sail_name, sail = _named(rng, ("white", "white", "yellow", "orange"))
     shapes = [
         _line([(x, base - 0.16 * length), (x, base - 0.92 * length)], (110, 80, 50), 0.025 * length),
-        _poly([(x + 0.03 * length, base - 0.9 * length), (x + 0.03 * length, base - 0.24 * length),
-               (x + 0.42 * length, base - 0.24 * length)], sail),
-        _poly([(x - 0.03 * length, base - 0.78 * length), (x - 0.03 * length, base - 0.24 * length),
-               (x - 0.3 * length, base - 0.24 * length)], _shade(sail, 0.93)),
-        _poly([(x - 0.5 * length, base - 0.18 * length), (x + 0.5 * length, base - 0.18 * length),
-               (x + 0.38 * length, base), (x - 0.38 * length, base)], hull),
-        _line([(x - 0.46 * length, base - 0.13 * length), (x + 0.46 * length, base - 0.13 * length)],
-              _shade(hull, 0.7), 0.02 * length),
+        _poly(
+            [
+                (x + 0.03 * length, base - 0.9 * length),
+                (x + 0.03 * length, base - 0.24 * length),
+                (x + 0.42 * length, base - 0.24 * length),
+            ],
+            sail,
+        ),
+        _poly(
+            [
+                (x - 0.03 * length, base - 0.78 * length),
+                (x - 0.03 * length, base - 0.24 * length),
+                (x - 0.3 * length, base - 0.24 * length),
+            ],
+            _shade(sail, 0.93),
+        ),
+        _poly(
+            [
+                (x - 0.5 * length, base - 0.18 * length),
+                (x + 0.5 * length, base - 0.18 * length),
+                (x + 0.38 * length, base),
+                (x - 0.38 * length, base),
+            ],
+            hull,
+        ),
+        _line(
+            [(x - 0.46 * length, base - 0.13 * length), (x + 0.46 * length, base - 0.13 * length)],
+            _shade(hull, 0.7),
+            0.02 * length,
+        ),
     ]
     if name == sail_name:
         phrase = f"{_article(name)} {name} sailboat"
@@ -449,8 +519,10 @@ def _ball(rng: random.Random, x: float, base: float, s: float) -> _Item:
     name, main = _named(rng, ("red", "blue", "yellow", "green", "orange", "pink"))
     if rng.random() < 0.5:
         offset = rng.uniform(0, 60)
-        shapes = [_pieslice(x, cy, r, offset + i * 60, offset + (i + 1) * 60, main if i % 2 == 0 else COLOURS["white"])
-                  for i in range(6)]
+        shapes = [
+            _pieslice(x, cy, r, offset + i * 60, offset + (i + 1) * 60, main if i % 2 == 0 else COLOURS["white"])
+            for i in range(6)
+        ]
         shapes.append(_ellipse(x, cy, 0.15 * r, 0.15 * r, COLOURS["white"]))
         return _Item("ball", name, f"{_article(name)} {name} and white beach ball", tuple(shapes), (), base)
     shapes = [_ellipse(x, cy, r, r, main), _ellipse(x - 0.35 * r, cy - 0.35 * r, 0.22 * r, 0.18 * r, _shade(main, 1.5))]
@@ -466,8 +538,16 @@ def _sun(rng: random.Random, x: float, y: float, s: float) -> _Item:
     shapes = []
     for i in range(rays):
         a = turn + 2 * math.pi * i / rays
-        shapes.append(_line([(x + 1.3 * r * math.cos(a), y + 1.3 * r * math.sin(a)),
-                             (x + 1.75 * r * math.cos(a), y + 1.75 * r * math.sin(a))], colour, max(3, 0.09 * r)))
+        shapes.append(
+            _line(
+                [
+                    (x + 1.3 * r * math.cos(a), y + 1.3 * r * math.sin(a)),
+                    (x + 1.75 * r * math.cos(a), y + 1.75 * r * math.sin(a)),
+                ],
+                colour,
+                max(3, 0.09 * r),
+            )
+        )
     shapes.append(_ellipse(x, y, r, r, colour))
     return _Item("sun", name, f"{_article(name)} {name} sun", tuple(shapes), (), y)
 
@@ -581,8 +661,15 @@ def _stage_park(draw: ImageDraw.ImageDraw, rng: random.Random) -> Stage:
         draw.ellipse([fx - 3, fy - 3, fx + 3, fy + 3], fill=petal)
     ground = _Band(horizon + 90, HEIGHT - 10, 0.62, 1.0)
     back = _Band(horizon + 5, horizon + 45, 0.5, 0.66)
-    return {**_sky_bands(horizon), "tree": back, "house": back,
-            "woman": ground, "man": ground, "dog": ground, "ball": ground}
+    return {
+        **_sky_bands(horizon),
+        "tree": back,
+        "house": back,
+        "woman": ground,
+        "man": ground,
+        "dog": ground,
+        "ball": ground,
+    }
 
 
 def _stage_beach(draw: ImageDraw.ImageDraw, rng: random.Random) -> Stage:
@@ -599,8 +686,14 @@ def _stage_beach(draw: ImageDraw.ImageDraw, rng: random.Random) -> Stage:
     draw.rectangle([0, shore, WIDTH, shore + 10], fill=_shade(sand, 0.85))
     _gradient(draw, sand, _shade(sand, 0.92), shore + 10, HEIGHT)
     ground = _Band(shore + 110, HEIGHT - 10, 0.7, 1.0)
-    return {**_sky_bands(horizon), "boat": _Band(horizon + 30, shore - 8, 0.55, 0.85),
-            "woman": ground, "man": ground, "dog": ground, "ball": ground}
+    return {
+        **_sky_bands(horizon),
+        "boat": _Band(horizon + 30, shore - 8, 0.55, 0.85),
+        "woman": ground,
+        "man": ground,
+        "dog": ground,
+        "ball": ground,
+    }
 
 
 def _stage_city(draw: ImageDraw.ImageDraw, rng: random.Random) -> Stage:
@@ -619,9 +712,16 @@ def _stage_city(draw: ImageDraw.ImageDraw, rng: random.Random) -> Stage:
     draw.rectangle([0, road_bottom + 8, WIDTH, HEIGHT], fill=_jitter(rng, (200, 198, 190), 8))
     back = _Band(horizon + 20, road_top - 8, 0.5, 0.6)
     front = _Band(road_bottom + 45, HEIGHT - 8, 0.85, 0.98)
-    return {**_sky_bands(horizon), "house": back, "tree": back,
-            "car": _Band(road_top + 75, road_bottom - 4, 0.72, 0.85),
-            "woman": front, "man": front, "dog": front, "ball": front}
+    return {
+        **_sky_bands(horizon),
+        "house": back,
+        "tree": back,
+        "car": _Band(road_top + 75, road_bottom - 4, 0.72, 0.85),
+        "woman": front,
+        "man": front,
+        "dog": front,
+        "ball": front,
+    }
 
 
 PASTELS: tuple[RGB, ...] = ((250, 222, 200), (215, 232, 250), (238, 222, 245), (252, 243, 200), (218, 244, 224))
@@ -642,7 +742,8 @@ def _stage_party(draw: ImageDraw.ImageDraw, rng: random.Random) -> Stage:
         fy = top + sag * math.sin(math.pi * fx / WIDTH)
         colour = COLOURS[rng.choice(("red", "blue", "yellow", "green", "pink", "purple"))]
         draw.polygon([(fx - 18, fy), (fx + 18, fy), (fx, fy + 32)], fill=colour)
-    draw.line([(x, top + sag * math.sin(math.pi * x / WIDTH)) for x in range(0, WIDTH + 1, 20)], fill=(90, 90, 90), width=2)
+    garland = [(x, top + sag * math.sin(math.pi * x / WIDTH)) for x in range(0, WIDTH + 1, 20)]
+    draw.line(garland, fill=(90, 90, 90), width=2)
     wood = _jitter(rng, (170, 120, 75), 10)
     draw.rectangle([0, floor_y, WIDTH, HEIGHT], fill=wood)
     draw.rectangle([0, floor_y, WIDTH, floor_y + 10], fill=(245, 245, 240))
@@ -659,6 +760,7 @@ class _Theme:
     key: str
     stage: Callable[[ImageDraw.ImageDraw, random.Random], Stage]
     leads: tuple[str, ...]
+    staples: tuple[str, ...]  # added right after the lead when the budget allows
     extras: tuple[tuple[str, int, int], ...]  # (concept, weight, max count)
     settings: tuple[str, ...]
     where: str
@@ -666,22 +768,64 @@ class _Theme:
 
 
 THEMES: tuple[_Theme, ...] = (
-    _Theme("park", _stage_park, ("woman", "man", "dog", "tree"),
-           (("woman", 3, 2), ("man", 3, 2), ("dog", 3, 1), ("ball", 2, 1), ("tree", 3, 2),
-            ("house", 2, 1), ("sun", 3, 1), ("cloud", 3, 2)),
-           ("in a green park", "on a grassy meadow", "in the park"), "in the park", "cloud"),
-    _Theme("beach", _stage_beach, ("woman", "man", "boat", "dog"),
-           (("boat", 4, 2), ("sun", 5, 1), ("woman", 3, 2), ("man", 3, 2), ("dog", 2, 1),
-            ("ball", 3, 1), ("cloud", 2, 2)),
-           ("at the seaside", "by the sea", "on the beach"), "at the beach", "sun"),
-    _Theme("city", _stage_city, ("car", "house", "woman", "man"),
-           (("house", 5, 3), ("car", 4, 2), ("tree", 3, 2), ("woman", 2, 1), ("man", 2, 1),
-            ("dog", 2, 1), ("sun", 1, 1), ("cloud", 2, 2)),
-           ("on a quiet city street", "in a small town", "on a street in town"), "in the city", "house"),
-    _Theme("party", _stage_party, ("woman", "man"),
-           (("balloon", 6, 3), ("woman", 3, 2), ("man", 3, 2), ("ball", 2, 1), ("dog", 2, 1)),
-           ("at a birthday party", "in a room decorated for a party", "at an indoor party"),
-           "at the party", "balloon"),
+    _Theme(
+        "park",
+        _stage_park,
+        ("woman", "man", "dog", "tree"),
+        ("tree",),
+        (
+            ("woman", 3, 2),
+            ("man", 3, 2),
+            ("dog", 3, 1),
+            ("ball", 2, 1),
+            ("tree", 3, 2),
+            ("house", 2, 1),
+            ("sun", 3, 1),
+            ("cloud", 3, 2),
+        ),
+        ("in a green park", "on a grassy meadow", "in the park"),
+        "in the park",
+        "cloud",
+    ),
+    _Theme(
+        "beach",
+        _stage_beach,
+        ("woman", "man", "boat", "dog"),
+        ("sun", "boat"),
+        (("boat", 4, 2), ("sun", 5, 1), ("woman", 3, 2), ("man", 3, 2), ("dog", 2, 1), ("ball", 3, 1), ("cloud", 2, 2)),
+        ("at the seaside", "by the sea", "on the beach"),
+        "at the beach",
+        "sun",
+    ),
+    _Theme(
+        "city",
+        _stage_city,
+        ("car", "house", "woman", "man"),
+        ("house",),
+        (
+            ("house", 5, 3),
+            ("car", 4, 2),
+            ("tree", 3, 2),
+            ("woman", 2, 1),
+            ("man", 2, 1),
+            ("dog", 2, 1),
+            ("sun", 1, 1),
+            ("cloud", 2, 2),
+        ),
+        ("on a quiet city street", "in a small town", "on a street in town"),
+        "in the city",
+        "house",
+    ),
+    _Theme(
+        "party",
+        _stage_party,
+        ("woman", "man"),
+        ("balloon",),
+        (("balloon", 6, 3), ("woman", 3, 2), ("man", 3, 2), ("ball", 2, 1), ("dog", 2, 1)),
+        ("at a birthday party", "in a room decorated for a party", "at an indoor party"),
+        "at the party",
+        "balloon",
+    ),
 )
 THEMES_BY_KEY: dict[str, _Theme] = {t.key: t for t in THEMES}
 
@@ -703,8 +847,13 @@ def _choose_concepts(rng: random.Random, theme: _Theme) -> list[str]:
     target = rng.randint(2, MAX_OBJECTS)
     chosen = [rng.choice(theme.leads)]
     budget = target - _cost(chosen[0])
+    limits = {c: most for c, _, most in theme.extras}
+    for concept in theme.staples:
+        if chosen.count(concept) < limits[concept] and _cost(concept) <= budget:
+            chosen.append(concept)
+            budget -= _cost(concept)
     while budget > 0:
-        options = [(c, w) for c, w, most in theme.extras if chosen.count(c) < most and _cost(c) <= budget]
+        options = [(c, w) for c, w, most in theme.extras if chosen.count(c) < limits[c] and _cost(c) <= budget]
         if not options:
             break
         concept = rng.choices([c for c, _ in options], weights=[w for _, w in options])[0]
@@ -870,7 +1019,7 @@ def _group_phrases(items: Sequence[_Item]) -> list[str]:
 
 
 def _sky_phrase(rng: random.Random, sky: Sequence[_Item]) -> str:
-    """" under a yellow sun and two white clouds", or "" when the sky is empty."""
+    """ " under a yellow sun and two white clouds", or "" when the sky is empty."""
     if not sky:
         return ""
     preposition = rng.choice(("under", "beneath")) if any(i.concept == "sun" for i in sky) else "beneath"
@@ -893,7 +1042,8 @@ def _caption(rng: random.Random, theme: _Theme, items: Sequence[_Item]) -> str:
     everything = _group_phrases([lead, *others])
     template = rng.randrange(4)
     if template == 0 and others:
-        body = f"{lead.phrase} {rng.choice(VERBS_WITH.get(lead.concept, DEFAULT_WITH))} {_join(_group_phrases(others))} {setting}"
+        verb = rng.choice(VERBS_WITH.get(lead.concept, DEFAULT_WITH))
+        body = f"{lead.phrase} {verb} {_join(_group_phrases(others))} {setting}"
     elif template == 0:
         body = f"{lead.phrase} {rng.choice(VERBS_ALONE.get(lead.concept, DEFAULT_ALONE))} {setting}"
     elif template == 1 and lead.concept in PEOPLE:
@@ -952,7 +1102,7 @@ def demo_scenes(count: int, start: int = 0) -> list[Scene]:
 # ---------------------------------------------------------------------------
 
 PHOTOS_PER_ALBUM = 12
-ALBUM_BASE_TIME = datetime(2025, 6, 14, 9, 0, tzinfo=timezone.utc)
+ALBUM_BASE_TIME = datetime(2025, 6, 14, 9, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
