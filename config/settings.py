@@ -167,6 +167,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"celery.app.trace": {"level": "WARNING"}},
 }
 
 # Who may frame the worker task pages (every other page sends X-Frame-Options: DENY).

@@ -21,10 +21,17 @@ def _dump(data: dict, salt: str) -> str:
     return signing.dumps(data, salt=salt, compress=True)
 
 
+def _dump_permanent(data: dict, salt: str) -> str:
+    """A signed token without a timestamp: the same link every time (campaign and preview links)."""
+    return signing.Signer(salt=salt).sign_object(data, compress=True)
+
+
 def _load(token: str, salt: str, max_age: int | None) -> dict:
     if not token:
         raise TokenError("The link is missing its token.")
     try:
+        if max_age is None:
+            return signing.Signer(salt=salt).unsign_object(token)
         return signing.loads(token, salt=salt, max_age=max_age)
     except signing.SignatureExpired:
         raise TokenError("This link has expired. Please start again from the campaign link.") from None
@@ -33,7 +40,7 @@ def _load(token: str, salt: str, max_age: int | None) -> dict:
 
 
 def campaign_token(campaign_id: int) -> str:
-    return _dump({"c": campaign_id}, "campaign")
+    return _dump_permanent({"c": campaign_id}, "campaign")
 
 
 def read_campaign_token(token: str) -> int:
@@ -61,7 +68,7 @@ def read_assignment_token(token: str) -> AssignmentClaim:
 
 
 def preview_token(hit_id: int) -> str:
-    return _dump({"h": hit_id}, "preview")
+    return _dump_permanent({"h": hit_id}, "preview")
 
 
 def read_preview_token(token: str) -> int:

@@ -184,26 +184,32 @@ def _r(value: float) -> int:
 
 
 def _ellipse(cx: float, cy: float, rx: float, ry: float, fill: RGB) -> _Shape:
+    """Ellipse from centre and radii."""
     return _Shape("ellipse", (_r(cx - rx), _r(cy - ry), _r(cx + rx), _r(cy + ry)), fill)
 
 
 def _rect(x0: float, y0: float, x1: float, y1: float, fill: RGB) -> _Shape:
+    """Axis-aligned rectangle (inclusive corners)."""
     return _Shape("rect", (_r(x0), _r(y0), _r(x1), _r(y1)), fill)
 
 
 def _rrect(x0: float, y0: float, x1: float, y1: float, radius: float, fill: RGB) -> _Shape:
+    """Rounded rectangle; the radius is stored in ``width``."""
     return _Shape("rrect", (_r(x0), _r(y0), _r(x1), _r(y1)), fill, width=max(1, _r(radius)))
 
 
 def _poly(points: Sequence[tuple[float, float]], fill: RGB) -> _Shape:
+    """Filled polygon."""
     return _Shape("polygon", tuple(_r(v) for p in points for v in p), fill)
 
 
 def _line(points: Sequence[tuple[float, float]], fill: RGB, width: float) -> _Shape:
+    """Polyline of the given stroke width."""
     return _Shape("line", tuple(_r(v) for p in points for v in p), fill, width=max(1, _r(width)))
 
 
 def _pieslice(cx: float, cy: float, r: float, start: float, end: float, fill: RGB) -> _Shape:
+    """Pie slice of a circle, angles in degrees clockwise from 3 o'clock."""
     box = (_r(cx - r), _r(cy - r), _r(cx + r), _r(cy + r))
     return _Shape("pieslice", box, fill, start=start, end=end)
 
@@ -1019,7 +1025,7 @@ def _group_phrases(items: Sequence[_Item]) -> list[str]:
 
 
 def _sky_phrase(rng: random.Random, sky: Sequence[_Item]) -> str:
-    """ " under a yellow sun and two white clouds", or "" when the sky is empty."""
+    """Trailing phrase like 'under a yellow sun and two white clouds' ('' if no sky items)."""
     if not sky:
         return ""
     preposition = rng.choice(("under", "beneath")) if any(i.concept == "sun" for i in sky) else "beneath"
