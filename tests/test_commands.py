@@ -1,0 +1,101 @@
+"""Management commands: import, create, publish, export, seed_demo."""
+import json
+import zipfile
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import Box, Concept, Image
+from mturk.models import Campaign
+from storyboard.models import Album
+from tests.factories import image_bytes
+from tests.mturk.test_review import submitted
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=out)
+    return out.getvalue()
+
+
+def test_create_import_publish(tmp_path):
+    run("create_campaign", "--name", "cli", "--kind", "describe_image", "--reward", "0.07", "--assignments", "2",
+        "--options", '{"min_words": 6}')
+    folder = tmp_path / "pics"
+    folder.mkdir()
+    (folder / "a.png").write_bytes(image_bytes())
+    (folder / "b.jpg").write_bytes(image_bytes("JPEG"))
+    (folder / "c.jpg").write_bytes(b"broken")
+    output = run("import_images", str(folder), "--campaign", "cli")
+    assert "2 imported, 0 already known, 1 refused" in output
+    assert "refused c.jpg: not an image" in output
+    assert "2 HIT(s) added to campaign 'cli'" in output
+    output = run("publish", "cli")
+    assert "Published 2 HIT(s)" in output and "$0.28 with fees" in output
+    worker_lines = [line for line in output.splitlines() if line.startswith("Worker link: ")]
+    assert len(worker_lines) == 1 and "/w/" in worker_lines[0]
+    assert Campaign.objects.get(name="cli").options == {"min_words": 6}
+
+
+def test_import_zip_reports_escaping_entry(tmp_path):
+    archive = tmp_path / "batch.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("ok.png", image_bytes())
+        z.writestr("../../etc/evil.png", image_bytes())
+    output = run("import_images", str(archive))
+    assert "1 imported" in output and "refused ../../etc/evil.png: entry escapes the target folder" in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["import_images", "/no/such/place"], "does not exist"),
+        (["publish", "nope"], "no campaign named or numbered 'nope'"),
+        (["create_campaign", "--name", "x", "--kind", "paint"], "unknown task kind 'paint'"),
+        (["create_campaign", "--name", "x", "--kind", "describe_image", "--reward", "abc"], "'abc' is not a number"),
+        (["create_campaign", "--name", "x", "--kind", "describe_image", "--options", "{"], "not valid JSON"),
+        (["export_dataset", "--format", "nope", "--out", "/tmp/x"], "unknown export format 'nope'"),
+    ],
+)
+def test_cli_errors_are_clear(args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command(*args)
+
+
+def test_publish_with_unknown_provider():
+    run("create_campaign", "--name", "p", "--kind", "describe_image")
+    with pytest.raises(CommandError, match="unknown provider 'nowhere'"):
+        call_command("publish", "p", "--provider", "nowhere")
+
+
+def test_export_assignments_jsonl(tmp_path):
+    from tests.factories import make_campaign
+
+    campaign = make_campaign(images=1, name="exp")
+    done = submitted(campaign)
+    out = tmp_path / "out" / "answers.jsonl"
+    assert "Wrote 1 record(s)" in run("export_dataset", "--format", "assignments-jsonl", "--out", str(out),
+                                      "--campaign", "exp")
+    record = json.loads(out.read_text().strip())
+    assert record["assignment_id"] == done.pk and record["answer"] == done.answer
+    assert record["worker"] == f"local:{done.worker.external_id}"
+    assert not (tmp_path / "out" / "answers.jsonl.partial").exists()
+
+
+def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = run("seed_demo")
+    counts = (Image.objects.count(), Box.objects.count(), Concept.objects.count(), Album.objects.count(),
+              Campaign.objects.count())
+    second = run("seed_demo")
+    assert counts == (Image.objects.count(), Box.objects.count(), Concept.objects.count(),
+                      Album.objects.count(), Campaign.objects.count())
+    assert counts[0] == 24 + 36 and counts[3] == 3 and counts[4] == 1 and counts[1] > 0
+    assert all(album.photos.count() == 12 for album in Album.objects.all())
+    link = [line for line in first.splitlines() if line.startswith("Worker link: ")]
+    assert link and link == [line for line in second.splitlines() if line.startswith("Worker link: ")]
+    assert Campaign.objects.get().status == "active"
+    assert Image.objects.filter(thumb_small="").count() == 0
