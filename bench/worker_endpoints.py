@@ -1,0 +1,95 @@
+"""Benchmark of the worker endpoints, in process (no network): task page and submission.
+
+Run: .venv/bin/python bench/worker_endpoints.py [--hits 200] [--requests 300]
+(honours DATABASE_URL; uses a throw-away database: the test database of the configured server,
+or an in-memory SQLite one). Prints median and p99 server time and the query counts."""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+
+def count_queries(connection, call) -> int:
+    """SQL statements executed by one call (request signals reset Django's own query log)."""
+    executed: list[str] = []
+
+    def wrapper(execute, sql, params, many, context):
+        executed.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        call()
+    return len(executed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hits", type=int, default=200)
+    parser.add_argument("--requests", type=int, default=300)
+    args = parser.parse_args()
+
+    import tempfile
+
+    import django
+    from django.conf import settings
+
+    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
+    django.setup()
+    from django.db import connection
+    from django.test.utils import setup_test_environment
+
+    setup_test_environment()
+    old = connection.creation.create_test_db(verbosity=0)
+    try:
+        from django.test import Client
+
+        from annotation.demo.scenes import demo_scenes
+        from annotation.services.image_files import render_thumbnails
+        from tests.factories import GOOD_TEXT, make_campaign
+        from tests.worker_flow import start_task, submit
+
+        settings.ALLOWED_HOSTS = ["testserver"]
+        campaign = make_campaign(images=args.hits, assignments=3)
+        client = Client()
+        tokens = [start_task(client, campaign) for _ in range(args.requests)]
+        page_times, submit_times = [], []
+        page_queries = count_queries(connection, lambda: client.get(f"/task/?t={tokens[0]}"))
+        for token in tokens:
+            started = time.perf_counter()
+            response = client.get(f"/task/?t={token}")
+            page_times.append(time.perf_counter() - started)
+            assert response.status_code == 200
+        submit_queries = count_queries(
+            connection, lambda: submit(client, {"token": tokens[0], "answer": {"text": GOOD_TEXT}}))
+        for token in tokens[1:]:
+            started = time.perf_counter()
+            response = submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
+            submit_times.append(time.perf_counter() - started)
+            assert response.status_code == 201, response.content
+        renditions = [render_thumbnails(scene.jpeg) for scene in demo_scenes(12)]
+
+        def ms(values: list[float], q: float) -> str:
+            return f"{statistics.quantiles(values, n=100)[int(q) - 1] * 1000:.1f} ms" if q < 100 else ""
+
+        print(f"database: {connection.vendor}; {args.hits} HITs, {len(tokens)} requests each")
+        print(f"task page: median {statistics.median(page_times) * 1000:.1f} ms, p99 {ms(page_times, 99)}, "
+              f"{page_queries} queries")
+        print(f"submission: median {statistics.median(submit_times) * 1000:.1f} ms, p99 {ms(submit_times, 99)}, "
+              f"{submit_queries} queries")
+        for field in ("thumb_small", "thumb_large"):
+            sizes = [len(r[field]) for r in renditions]
+            print(f"{field} of 12 demo scenes (800x600 originals): median {statistics.median(sizes) / 1024:.1f} KB, "
+                  f"max {max(sizes) / 1024:.1f} KB")
+    finally:
+        connection.creation.destroy_test_db(old, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()
