@@ -21,9 +21,7 @@ def test_page_shows_image_instructions_and_text_box(client):
     assert '<textarea id="answer-text" name="text"' in page
     assert 'data-min-words="8"' in page
     assert f'data-token="{token}"' in page
-    image = campaign.hits.get().items["image"]
     assert 'alt="The image to describe"' in page
-    assert f'images/originals/' in page or '/images/1024/' in page, image
     # Frameable by the marketplaces only; no cookie is set.
     assert "X-Frame-Options" not in response.headers
     assert response["Content-Security-Policy"].startswith("frame-ancestors 'self' https://worker.mturk.com")

@@ -4,10 +4,16 @@ from mturk.states import (
     ASSIGNMENT_MACHINE,
     CAMPAIGN_MACHINE,
     HIT_MACHINE,
-    AssignmentStatus as A,
-    CampaignStatus as C,
-    HITStatus as H,
     InvalidTransition,
+)
+from mturk.states import (
+    AssignmentStatus as A,
+)
+from mturk.states import (
+    CampaignStatus as C,
+)
+from mturk.states import (
+    HITStatus as H,
 )
 
 
