@@ -51,7 +51,7 @@ class ImageAdmin(admin.ModelAdmin):
             if report is not None:
                 messages.success(request, f"{len(report.imported)} imported, {len(report.duplicates)} already known.")
                 for problem in report.problems:
-                    messages.error(request, f"{problem.name}: {problem.reason}")
+                    messages.error(request, f"Refused {problem.name}: {problem.reason}")
             return redirect("admin:annotation_image_changelist")
         context = {**self.admin_site.each_context(request), "form": form, "title": "Upload images"}
         return render(request, "admin/annotation/image/upload.html", context)

@@ -23,7 +23,7 @@ from ..services.assignments import (
     new_local_worker,
     submit_answer,
 )
-from ..states import ANSWERED
+from ..states import ANSWERED, AssignmentStatus
 from ..task_kinds import get_task_kind
 from ..tokens import (
     TokenError,
@@ -103,6 +103,12 @@ def task_page(request: HttpRequest) -> HttpResponse:
     if assignment.status in ANSWERED:
         return worker_message(
             request, "Already submitted", "Your answer to this task has been received. Thank you!", next_url=next_url
+        )
+    if assignment.status != AssignmentStatus.ACCEPTED:
+        return worker_message(
+            request, "Task no longer available",
+            f"This task was {assignment.get_status_display().lower()} and can no longer be done.",
+            status=410, next_url=next_url,
         )
     return _render_task(request, campaign, assignment.hit, token=request.GET["t"], next_url=next_url)
 

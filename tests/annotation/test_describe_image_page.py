@@ -77,3 +77,16 @@ def test_bad_links_get_clear_pages(client):
     assert client.get(campaign_link(campaign) + "?w=forged").status_code == 400
     hit = campaign.hits.get()
     assert client.get(reverse("task-page") + f"?preview={preview_token(hit.pk)}").status_code == 200
+
+
+def test_expired_assignment_page_says_so(client):
+    from mturk.models import Assignment
+    from mturk.states import AssignmentStatus
+
+    campaign = make_campaign(images=2)
+    token = start_task(client, campaign)
+    Assignment.objects.update(status=AssignmentStatus.EXPIRED)
+    response = client.get(reverse("task-page") + f"?t={token}")
+    assert response.status_code == 410
+    assert "was expired and can no longer be done" in response.content.decode()
+    assert 'id="next-task"' in response.content.decode()
