@@ -6,7 +6,7 @@ from decimal import Decimal
 from rest_framework import serializers
 
 from ..models import HIT, Assignment, Campaign, Worker
-from ..providers.registry import provider_names
+from ..providers.registry import get_provider, provider_names
 from ..selectors import progress_of
 from ..task_kinds import StrictSerializer, task_kind_names
 
@@ -42,8 +42,6 @@ class CampaignSerializer(serializers.ModelSerializer):
         return ProgressSerializer(progress_of(campaign)).data
 
     def get_worker_link(self, campaign: Campaign) -> str | None:
-        from ..providers.registry import get_provider
-
         return get_provider(campaign.provider).worker_link(campaign) if campaign.status != "draft" else None
 
 

@@ -73,7 +73,8 @@ def grant_bonus(assignment: Assignment, amount: Decimal, reason: str) -> Bonus:
     if assignment.status not in (AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED):
         raise ReviewError("Bonuses are paid on submitted or approved work only.")
     with transaction.atomic():
-        sequence = Bonus.objects.select_for_update().filter(assignment=assignment).count() + 1
+        Assignment.objects.select_for_update().filter(pk=assignment.pk).first()  # serializes bonuses per assignment
+        sequence = Bonus.objects.filter(assignment=assignment).count() + 1
         bonus = Bonus.objects.create(
             assignment=assignment, amount=amount, reason=reason.strip(),
             unique_token=f"bonus-{assignment.pk}-{sequence}",
