@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -48,7 +47,6 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
                    responses={201: ImportReportSerializer, 400: ImportReportSerializer})
     def create(self, request: Request) -> Response:
         """Upload images; bad files are reported by name with the reason, good ones imported."""
-        self.parser_classes = [MultiPartParser]
         files = request.FILES.getlist("files")
         if not files:
             return Response({"detail": "Send one or more files in the multipart field 'files'."}, status=400)

@@ -1,7 +1,7 @@
 """Crowd core in MTurk's vocabulary: campaign (HIT type), HIT, worker, assignment, bonus."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -126,7 +126,7 @@ class Assignment(models.Model):
         self.status = target
 
     @staticmethod
-    def deadline_for(campaign: Campaign, start: timezone.datetime | None = None) -> timezone.datetime:
+    def deadline_for(campaign: Campaign, start: datetime | None = None) -> datetime:
         return (start or timezone.now()) + timedelta(seconds=campaign.time_limit_seconds)
 
 

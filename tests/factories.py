@@ -10,7 +10,8 @@ from PIL import Image as PILImage
 
 from annotation.models import Image
 from annotation.services.images import import_image_bytes
-from mturk.models import Campaign
+from mturk.models import Assignment, Campaign
+from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
 
 _colours = itertools.count(1)
@@ -56,3 +57,11 @@ def make_campaign(images: int = 2, *, name: str | None = None, publish: bool = T
 
 
 GOOD_TEXT = "A woman in a red dress walks her brown dog along the beach."
+
+
+def submitted(campaign: Campaign, text: str = GOOD_TEXT) -> Assignment:
+    """A new local worker takes the campaign's next HIT and submits `text`."""
+    worker = new_local_worker()
+    assignment = assign_next_hit(campaign, worker)
+    return submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id,
+                         answer={"text": text}).assignment

@@ -9,8 +9,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import Box, Concept, Image
 from mturk.models import Campaign
 from storyboard.models import Album
-from tests.factories import image_bytes
-from tests.mturk.test_review import submitted
+from tests.factories import image_bytes, submitted
 
 pytestmark = pytest.mark.django_db
 

@@ -121,7 +121,8 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
     try:
         cleaned = kind.validate(campaign, payload, answer)
     except serializers.ValidationError as exc:
-        raise SubmissionError(400, "The answer is not valid.", _as_dict(exc.detail)) from None
+        errors = exc.detail if isinstance(exc.detail, dict) else {"answer": exc.detail}
+        raise SubmissionError(400, "The answer is not valid.", errors) from None
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if locked.status in ANSWERED:
@@ -141,16 +142,3 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
     locked.worker = assignment.worker
     return SubmissionResult(locked, created=True)
 
-
-def _as_dict(detail: Any) -> dict[str, Any]:
-    if isinstance(detail, dict):
-        return {key: _as_list(value) for key, value in detail.items()}
-    return {"answer": _as_list(detail)}
-
-
-def _as_list(value: Any) -> Any:
-    if isinstance(value, list):
-        return [str(v) if not isinstance(v, (dict, list)) else v for v in value]
-    if isinstance(value, dict):
-        return _as_dict(value)
-    return [str(value)]

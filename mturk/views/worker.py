@@ -51,9 +51,12 @@ def worker_message(request: HttpRequest, title: str, message: str, status: int =
     return frameable(render(request, "mturk/worker_message.html", context, status=status))
 
 
-def next_task_url(campaign_id: int, worker_external_id: str) -> str:
-    path = reverse("campaign-entry", kwargs={"token": campaign_token(campaign_id)})
-    return f"{path}?w={worker_token(campaign_id, worker_external_id)}"
+def next_task_url(campaign: Campaign, worker_external_id: str) -> str | None:
+    """The local crowd's link to the worker's next task (marketplaces hand out their own)."""
+    if campaign.provider != "local":
+        return None
+    path = reverse("campaign-entry", kwargs={"token": campaign_token(campaign.pk)})
+    return f"{path}?w={worker_token(campaign.pk, worker_external_id)}"
 
 
 @never_cache
@@ -99,7 +102,7 @@ def task_page(request: HttpRequest) -> HttpResponse:
     if assignment is None or assignment.worker.external_id != claim.worker_external_id:
         return worker_message(request, "Not your task", "This task does not belong to you.", status=403)
     campaign = assignment.hit.campaign
-    next_url = next_task_url(campaign.pk, claim.worker_external_id) if campaign.provider == "local" else None
+    next_url = next_task_url(campaign, claim.worker_external_id)
     if assignment.status in ANSWERED:
         return worker_message(
             request, "Already submitted", "Your answer to this task has been received. Thank you!", next_url=next_url
@@ -176,7 +179,7 @@ def submit(request: HttpRequest) -> JsonResponse:
     except SubmissionError as exc:
         return _json_error(exc.status_code, exc.message, exc.errors)
     campaign = result.assignment.hit.campaign
-    next_url = next_task_url(campaign.pk, claim.worker_external_id) if campaign.provider == "local" else None
+    next_url = next_task_url(campaign, claim.worker_external_id)
     return JsonResponse(
         {
             "status": "stored" if result.created else "already_stored",

@@ -3,14 +3,12 @@ import io
 import zipfile
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from mturk.models import Assignment, Campaign
 from mturk.states import AssignmentStatus
-from tests.factories import image_bytes, make_campaign, make_image
-from tests.mturk.test_review import submitted
+from tests.factories import image_bytes, make_campaign, make_image, submitted
+from tests.queries import queries_for
 
 pytestmark = pytest.mark.django_db
 
@@ -106,21 +104,15 @@ def test_image_upload_reports_bad_files_by_name(api):
     assert listed["count"] == 2
 
 
-def list_queries(api, url):
-    with CaptureQueriesContext(connection) as ctx:
-        assert api.get(url).status_code == 200
-    return len(ctx.captured_queries)
-
-
 @pytest.mark.parametrize("url", ["/api/campaigns/", "/api/hits/", "/api/assignments/", "/api/images/",
                                  "/api/workers/"])
 def test_list_endpoints_have_constant_query_counts(api, url):
     campaign = make_campaign(images=1)
     submitted(campaign)
-    few = list_queries(api, url)
+    few = queries_for(api, url)
     for _ in range(4):
         campaign = make_campaign(images=3)
         submitted(campaign)
         submitted(campaign)
-    many = list_queries(api, url)
+    many = queries_for(api, url)
     assert few == many

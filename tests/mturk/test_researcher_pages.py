@@ -4,8 +4,8 @@ from django.urls import reverse
 
 from mturk.models import Assignment
 from mturk.states import AssignmentStatus
-from tests.factories import GOOD_TEXT, make_campaign
-from tests.mturk.test_review import submitted
+from tests.factories import GOOD_TEXT, make_campaign, submitted
+from tests.queries import queries_for
 
 pytestmark = pytest.mark.django_db
 
@@ -59,31 +59,22 @@ def test_review_redirect_stays_on_site(researcher_client):
     assert response["Location"] == reverse("campaign-page", args=[campaign.pk])
 
 
-def count_queries(django_assert_max_num_queries, client, url):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    with CaptureQueriesContext(connection) as ctx:
-        assert client.get(url).status_code == 200
-    return len(ctx.captured_queries)
-
-
-def test_dashboard_queries_do_not_grow_with_campaigns(researcher_client, django_assert_max_num_queries):
+def test_dashboard_queries_do_not_grow_with_campaigns(researcher_client):
     make_campaign(images=1)
-    few = count_queries(django_assert_max_num_queries, researcher_client, reverse("dashboard"))
+    few = queries_for(researcher_client, reverse("dashboard"))
     for _ in range(5):
         campaign = make_campaign(images=3)
         submitted(campaign)
-    many = count_queries(django_assert_max_num_queries, researcher_client, reverse("dashboard"))
+    many = queries_for(researcher_client, reverse("dashboard"))
     assert few == many <= 4
 
 
-def test_campaign_page_queries_do_not_grow_with_assignments(researcher_client, django_assert_max_num_queries):
+def test_campaign_page_queries_do_not_grow_with_assignments(researcher_client):
     campaign = make_campaign(images=12, assignments=3)
     submitted(campaign)
     url = reverse("campaign-page", args=[campaign.pk])
-    few = count_queries(django_assert_max_num_queries, researcher_client, url)
+    few = queries_for(researcher_client, url)
     for _ in range(20):
         submitted(campaign, GOOD_TEXT)
-    many = count_queries(django_assert_max_num_queries, researcher_client, url)
+    many = queries_for(researcher_client, url)
     assert few == many <= 7

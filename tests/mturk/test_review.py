@@ -4,7 +4,7 @@ from decimal import Decimal
 import pytest
 
 from annotation.models import Description
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.services.assignments import assign_next_hit, new_local_worker
 from mturk.services.review import (
     ReviewError,
     approve_assignment,
@@ -14,16 +14,9 @@ from mturk.services.review import (
     set_worker_blocked,
 )
 from mturk.states import AssignmentStatus, InvalidTransition
-from tests.factories import GOOD_TEXT, make_campaign
+from tests.factories import GOOD_TEXT, make_campaign, submitted
 
 pytestmark = pytest.mark.django_db
-
-
-def submitted(campaign, text=GOOD_TEXT):
-    worker = new_local_worker()
-    assignment = assign_next_hit(campaign, worker)
-    return submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id,
-                         answer={"text": text}).assignment
 
 
 def test_approve_makes_one_description_and_is_idempotent():

@@ -135,8 +135,8 @@ def test_preview_cannot_submit(client):
 
 def test_worker_cannot_touch_another_workers_assignment(client):
     campaign = make_campaign(images=2)
-    mine = start_task(client, campaign)
-    theirs_token = start_task(client, campaign)
+    start_task(client, campaign)
+    start_task(client, campaign)
     theirs = Assignment.objects.order_by("-pk").first()
     # A token for their assignment carrying my identity (as a worker would have to forge it) is refused.
     my_worker = Assignment.objects.order_by("pk").first().worker.external_id
@@ -147,7 +147,6 @@ def test_worker_cannot_touch_another_workers_assignment(client):
     page = client.get(reverse("task-page") + f"?t={crafted}")
     assert page.status_code == 403
     assert answered_count() == 0
-    assert mine != theirs_token
 
 
 def test_expired_assignment_cannot_be_submitted(client):
