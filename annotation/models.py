@@ -7,6 +7,10 @@ from django.db import models
 class Image(models.Model):
     """An imported image. Width and height are those of the EXIF-oriented image (what is shown)."""
 
+    key = models.CharField(
+        max_length=200, unique=True,
+        help_text="Stable dataset id used in exports and imports (default: the file name without extension).",
+    )
     sha256 = models.CharField(max_length=64, unique=True)
     original = models.FileField(upload_to="images/originals/", max_length=255)
     original_name = models.CharField(max_length=255)
@@ -49,27 +53,56 @@ class Concept(models.Model):
         return self.name
 
 
+class Vocabulary(models.Model):
+    """A named list of concepts; a campaign restricts box labels to one vocabulary."""
+
+    name = models.CharField(max_length=100, unique=True)
+    concepts = models.ManyToManyField(Concept, related_name="vocabularies")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "vocabularies"
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Box(models.Model):
-    """A labelled bounding box in image pixels (x, y = top-left corner)."""
+    """A labelled bounding box in image pixels (x, y = top-left corner).
+
+    `number` is the box id within its image (0, 1, 2, ...): what workers see, what the
+    correspondence markup `[woman]^2` and every export refer to."""
 
     image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="boxes")
+    number = models.PositiveIntegerField()
     concept = models.ForeignKey(Concept, on_delete=models.PROTECT, related_name="boxes")
     x = models.PositiveIntegerField()
     y = models.PositiveIntegerField()
     width = models.PositiveIntegerField()
     height = models.PositiveIntegerField()
     source = models.CharField(max_length=20, default="gold")
+    assignment = models.ForeignKey(
+        "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="boxes"
+    )
 
     class Meta:
-        ordering = ["image_id", "id"]
+        ordering = ["image_id", "number"]
         verbose_name_plural = "boxes"
+        constraints = [models.UniqueConstraint(fields=["image", "number"], name="box_number_unique_per_image")]
+
+    def __str__(self) -> str:
+        return f"{self.image_id}#{self.number} {self.concept_id}"
 
 
 class Description(models.Model):
-    """A description of an image: from an approved describe_image assignment, or imported."""
+    """A description of an image: from an approved describe_image assignment, or imported.
+
+    `tokens` is fixed when the description is stored, so correspondence token indices stay valid."""
 
     image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="descriptions")
     text = models.TextField()
+    tokens = models.JSONField(default=list)
     assignment = models.OneToOneField(
         "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="description"
     )
@@ -78,3 +111,34 @@ class Description(models.Model):
 
     class Meta:
         ordering = ["image_id", "id"]
+
+
+class Correspondence(models.Model):
+    """One worker's (or the gold data's) word-to-box links for one description.
+
+    The earliest correspondence of a description is the one exports and reports use; a later one
+    (an optional second worker) measures agreement."""
+
+    description = models.ForeignKey(Description, on_delete=models.CASCADE, related_name="correspondences")
+    assignment = models.OneToOneField(
+        "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="correspondence"
+    )
+    source = models.CharField(max_length=20, default="crowd")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["description_id", "id"]
+
+
+class WordLink(models.Model):
+    """Token `token_index` of the description refers to `box` (a word links to at most one box)."""
+
+    correspondence = models.ForeignKey(Correspondence, on_delete=models.CASCADE, related_name="links")
+    token_index = models.PositiveIntegerField()
+    box = models.ForeignKey(Box, on_delete=models.CASCADE, related_name="word_links")
+
+    class Meta:
+        ordering = ["correspondence_id", "token_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["correspondence", "token_index"], name="one_box_per_token")
+        ]

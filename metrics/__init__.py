@@ -1,0 +1,1 @@
+"""Metrics and reports shared by the dataset apps; plain Python, no Django."""
