@@ -37,6 +37,10 @@ class Campaign(models.Model):
     status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
     is_simulated = models.BooleanField(default=False, help_text="Results were generated, not collected.")
     external_id = models.CharField(max_length=100, blank=True, help_text="Provider's HIT type / study id.")
+    source_stage = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="next_stages",
+        help_text="The campaign whose approved results create this campaign's HITs (stage chaining).",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     published_at = models.DateTimeField(null=True, blank=True)

@@ -48,6 +48,9 @@ class TaskKind(ABC):
     def options(self, campaign: Campaign) -> dict[str, Any]:
         return {**self.defaults.options, **(campaign.options or {})}
 
+    def clean_options(self, options: dict[str, Any]) -> None:
+        """Check a campaign's options when it is created; raise ValueError naming the bad option."""
+
     @abstractmethod
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         """Check HIT items before they are stored; raise ValueError naming the bad item."""
@@ -77,6 +80,11 @@ class TaskKind(ABC):
     @abstractmethod
     def on_approved(self, assignment: Assignment) -> None:
         """Turn an approved result into dataset records (idempotent)."""
+
+    def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:
+        """Items a campaign of this kind takes from an approved assignment of the campaign that feeds it
+        (campaign.source_stage), called after that assignment's on_approved. Default: none."""
+        return []
 
 
 _REGISTRY: dict[str, TaskKind] = {}

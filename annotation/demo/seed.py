@@ -45,11 +45,11 @@ def seed_images(concepts: dict[str, Concept]) -> DemoImages:
     images = [import_scene(scene) for scene in scenes]
     boxed = {pk for pk in Box.objects.filter(image__in=images).values_list("image_id", flat=True)}
     new_boxes = [
-        Box(image=image, concept=concepts[obj.concept], x=obj.box[0], y=obj.box[1], width=obj.box[2],
-            height=obj.box[3], source="demo")
+        Box(image=image, number=number, concept=concepts[obj.concept], x=obj.box[0], y=obj.box[1],
+            width=obj.box[2], height=obj.box[3], source="demo")
         for image, scene in zip(images[:BOXED_IMAGE_COUNT], scenes[:BOXED_IMAGE_COUNT], strict=True)
         if image.pk not in boxed
-        for obj in scene.objects
+        for number, obj in enumerate(scene.objects)
     ]
     Box.objects.bulk_create(new_boxes)
     return DemoImages(images, scenes)

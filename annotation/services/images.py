@@ -51,26 +51,46 @@ class ImportFailed(ValueError):
     """The batch as a whole cannot be read (missing path, not a zip...)."""
 
 
-def import_image_bytes(name: str, data: bytes) -> tuple[Image, bool]:
+def key_for(name: str) -> str:
+    """The default dataset key of an image: its file name without folders and extension."""
+    return PurePosixPath(name.replace("\\", "/")).stem[:190] or "image"
+
+
+def _free_key(wanted: str) -> str:
+    taken = set(Image.objects.filter(key__startswith=wanted).values_list("key", flat=True))
+    key, n = wanted, 2
+    while key in taken:
+        key, n = f"{wanted}-{n}", n + 1
+    return key
+
+
+def import_image_bytes(name: str, data: bytes, key: str | None = None) -> tuple[Image, bool]:
     """Store one image (deduplicated by content hash). Returns (image, created).
 
-    Raises ImageRejected with the reason when the bytes are not an acceptable image."""
+    The image's dataset key is `key` when given (it must be free), else the file name's stem made
+    unique with a -2, -3... suffix. Raises ImageRejected with the reason when the bytes are not an
+    acceptable image."""
     digest = hashlib.sha256(data).hexdigest()
     existing = Image.objects.filter(sha256=digest).first()
     if existing is not None:
         return existing, False
     info = inspect_image(data)
     image = Image(
-        sha256=digest, original_name=name[:255], format=info.format,
+        key=key or _free_key(key_for(name)), sha256=digest, original_name=name[:255], format=info.format,
         width=info.width, height=info.height, file_size=len(data),
     )
     image.original.save(f"{digest[:2]}/{digest}.{info.extension}", ContentFile(data), save=False)
     try:
         with transaction.atomic():
             image.save()
-    except IntegrityError:  # the same content imported concurrently
+    except IntegrityError:  # the same content imported concurrently, or the key was just taken
         image.original.delete(save=False)
-        return Image.objects.get(sha256=digest), False
+        existing = Image.objects.filter(sha256=digest).first()
+        if existing is not None:
+            return existing, False
+        if key:
+            raise ImageRejected(f"the image key '{key}' is already used by another image") from None
+        return import_image_bytes(name, data)
     from ..tasks import make_thumbnails
 
     transaction.on_commit(lambda: make_thumbnails.delay(image.pk))

@@ -39,14 +39,23 @@ def create_campaign(
     is_simulated: bool = False,
     created_by: Any = None,
     items: Iterable[dict[str, Any]] | None = None,
+    source_stage: Campaign | None = None,
 ) -> Campaign:
-    """Create a draft campaign (with one HIT per item); unset values take the task kind's defaults."""
+    """Create a draft campaign (with one HIT per item); unset values take the task kind's defaults.
+
+    With `source_stage`, each assignment approved in that campaign adds this campaign's HITs
+    (see services.stages)."""
     kind = get_task_kind(task_kind)
     get_provider(provider)
     defaults = kind.defaults
     unknown = set(options or {}) - set(defaults.options)
     if unknown:
         raise CampaignError(f"unknown option(s) for {task_kind}: {', '.join(sorted(unknown))}")
+    merged_options = {**defaults.options, **(options or {})}
+    try:
+        kind.clean_options(merged_options)
+    except ValueError as exc:
+        raise CampaignError(str(exc)) from None
     if Campaign.objects.filter(name=name).exists():
         raise CampaignError(f"a campaign named '{name}' already exists")
     campaign = Campaign(
@@ -61,9 +70,10 @@ def create_campaign(
         description=defaults.description if description is None else description,
         budget_cap=budget_cap,
         max_assignments_per_worker=max_assignments_per_worker,
-        options={**defaults.options, **(options or {})},
+        options=merged_options,
         is_simulated=is_simulated,
         created_by=created_by,
+        source_stage=source_stage,
     )
     try:
         campaign.full_clean()

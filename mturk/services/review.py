@@ -10,6 +10,7 @@ from ..models import HIT, Assignment, Bonus, Campaign, Worker
 from ..providers.registry import get_provider
 from ..states import AssignmentStatus, HITStatus
 from ..task_kinds import get_task_kind
+from .stages import feed_next_stages
 
 
 class ReviewError(ValueError):
@@ -33,6 +34,7 @@ def approve_assignment(assignment: Assignment, feedback: str = "") -> Assignment
         locked.decided_at = timezone.now()
         locked.save(update_fields=["status", "feedback", "decided_at"])
         get_task_kind(campaign.task_kind).on_approved(locked)
+        feed_next_stages(locked)
     return locked
 
 

@@ -1,11 +1,13 @@
 /* Generic task page behaviour: collect the answer, check it, store it once, show the result.
-   Task kinds may add window.TaskKinds[kind] = {collect(form), validate(answer, form)}.
+   Task kinds may add window.TaskKinds[kind] = {collect(form), validate(answer, form),
+   draft(form) (what to keep as the draft; default: collect), restore(saved, form) (reload a draft)}.
+   Kind scripts call window.TaskKinds.saveDraft() (or dispatch an "input" event on the form) after a change.
    No cookies: the signed token in the page identifies the assignment. */
 (function () {
   "use strict";
   var form = document.getElementById("task-form");
   if (!form) { return; }
-  var kinds = window.TaskKinds || {};
+  var kinds = window.TaskKinds = window.TaskKinds || {};
   var hooks = kinds[form.dataset.kind] || {};
   var status = document.getElementById("task-status");
   var button = document.getElementById("submit-button");
@@ -50,10 +52,16 @@
     return errors;
   }
 
+  function flatten(value) {  // server messages may be nested (lists of per-item errors)
+    if (Array.isArray(value)) { return value.map(flatten).filter(Boolean).join(" "); }
+    if (value && typeof value === "object") { return Object.keys(value).map(function (k) { return flatten(value[k]); }).filter(Boolean).join(" "); }
+    return value == null ? "" : String(value);
+  }
+
   function showErrors(errors, message) {
     var first = null;
     Object.keys(errors).forEach(function (name) {
-      var msg = Array.isArray(errors[name]) ? errors[name].join(" ") : String(errors[name]);
+      var msg = flatten(errors[name]);
       var el = fieldError(name, msg);
       if (!el) { message = (message ? message + " " : "") + msg; }
       first = first || el;
@@ -64,13 +72,19 @@
   }
 
   function saveDraft() {
-    try { localStorage.setItem(draftKey, JSON.stringify(collect())); } catch (e) { /* storage may be blocked in iframes */ }
+    try {
+      localStorage.setItem(draftKey, JSON.stringify(hooks.draft ? hooks.draft(form) : collect()));
+    } catch (e) { /* storage may be blocked in iframes */ }
   }
 
   function restoreDraft() {
     var saved = null;
     try { saved = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (e) { saved = null; }
     if (!saved) { return; }
+    if (hooks.restore) {
+      try { hooks.restore(saved, form); } catch (e) { /* an outdated or damaged draft is ignored */ }
+      return;
+    }
     fields().forEach(function (el) { if (typeof saved[el.name] === "string" && !el.value) { el.value = saved[el.name]; } });
   }
 
@@ -95,6 +109,7 @@
   }
 
   if (form.dataset.preview) { return; }
+  kinds.saveDraft = saveDraft;
   restoreDraft();
   updateCounters();
   form.addEventListener("input", function () { updateCounters(); saveDraft(); });
@@ -120,7 +135,7 @@
       showErrors(result.body.fields || {}, result.body.error);
     }).catch(function () {
       button.disabled = false;
-      status.textContent = "Could not reach the server. Your text is kept on this page; please try again.";
+      status.textContent = "Could not reach the server. Your work is kept on this page; please try again.";
       status.className = "status error";
     });
   });

@@ -1,4 +1,4 @@
-"""Task kinds of the annotation app."""
+"""describe_image: one sentence about one image (DII / COCO-style captioning)."""
 from __future__ import annotations
 
 import re
@@ -10,7 +10,8 @@ from rest_framework import serializers
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
-from .models import Description, Image
+from ..markup import tokenize
+from ..models import Description, Image
 
 WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 
@@ -86,12 +87,18 @@ class DescribeImage(TaskKind):
     def summary(self, answer: dict[str, Any] | None) -> str:
         return "" if not answer else answer.get("text", "")
 
+    def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:
+        """After an image's boxes are accepted (draw_boxes), the image is described."""
+        image = assignment.hit.items.get("image")
+        return [{"image": image}] if isinstance(image, int) else []
+
     def on_approved(self, assignment: Assignment) -> None:
         Description.objects.get_or_create(
             assignment=assignment,
             defaults={
                 "image_id": assignment.hit.items["image"],
                 "text": assignment.answer["text"],
+                "tokens": tokenize(assignment.answer["text"]),
                 "source": "simulated" if assignment.is_simulated else "crowd",
             },
         )

@@ -1,0 +1,120 @@
+"""draw_boxes: draw rectangles on an image and label each with a concept of the campaign's vocabulary."""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from mturk.models import HIT, Assignment, Campaign
+from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
+
+from ..models import Box, Image, Vocabulary
+from ..services.boxes import BoxSpec, add_boxes, box_problem, concepts_for
+from .describe_image import image_payloads
+
+BOX_FIELDS = {"concept", "x", "y", "width", "height"}
+
+
+class DrawBoxesResult(StrictSerializer):
+    boxes = serializers.ListField(child=serializers.JSONField(), allow_empty=True, max_length=1000)
+
+    def validate_boxes(self, boxes: list[Any]) -> list[dict[str, int]]:
+        options, payload = self.context["options"], self.context["payload"]
+        image = payload["image"]
+        concept_ids = {c["id"] for c in payload["concepts"]}
+        low, high = int(options["min_boxes"]), int(options["max_boxes"])
+        if not low <= len(boxes) <= high:
+            raise serializers.ValidationError(f"Draw between {low} and {high} boxes (you drew {len(boxes)}).")
+        problems = []
+        for number, box in enumerate(boxes):
+            if not isinstance(box, dict) or set(box) != BOX_FIELDS:
+                problems.append(f"Box {number}: expected the fields {', '.join(sorted(BOX_FIELDS))}.")
+                continue
+            problem = box_problem(image["width"], image["height"], box["x"], box["y"], box["width"], box["height"],
+                                  int(options["min_box_size"]))
+            if problem:
+                problems.append(f"Box {number}: {problem}.")
+            elif box["concept"] not in concept_ids:
+                problems.append(f"Box {number}: unknown concept {box['concept']!r} (not in this task's vocabulary).")
+        if problems:
+            raise serializers.ValidationError(problems)
+        return [{name: box[name] for name in ("concept", "x", "y", "width", "height")} for box in boxes]
+
+
+def _iou(a: dict[str, int], b: dict[str, int]) -> float:
+    w = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    h = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    inter = max(0, w) * max(0, h)
+    union = a["width"] * a["height"] + b["width"] * b["height"] - inter
+    return inter / union if union else 0.0
+
+
+@register
+class DrawBoxes(TaskKind):
+    name = "draw_boxes"
+    label = "Draw and label boxes"
+    template = "annotation/draw_boxes.html"
+    result_serializer = DrawBoxesResult
+    defaults = TaskDefaults(
+        reward=Decimal("0.10"),
+        assignments_per_hit=1,
+        time_limit_seconds=15 * 60,
+        title="Draw boxes around the objects in an image",
+        description="Draw a tight box around each person, animal and object and say what it is.",
+        instructions=(
+            "Draw a tight box around every person, animal and object you can see. "
+            "Label each box by typing its name and picking it from the list. "
+            "One box per object; boxes may overlap."
+        ),
+        options={"vocabulary": "", "min_boxes": 1, "max_boxes": 50, "min_box_size": 4},
+    )
+
+    def clean_options(self, options: dict[str, Any]) -> None:
+        name = options.get("vocabulary", "")
+        if name and not Vocabulary.objects.filter(name=name).exists():
+            raise ValueError(f"unknown vocabulary '{name}' (import it with import_concepts)")
+        for key in ("min_boxes", "max_boxes", "min_box_size"):
+            if not isinstance(options.get(key), int) or options[key] < 0:
+                raise ValueError(f"option {key} must be a whole number >= 0")
+        if options["min_boxes"] > options["max_boxes"]:
+            raise ValueError("min_boxes is larger than max_boxes")
+
+    def validate_items(self, items: list[dict[str, Any]]) -> None:
+        for index, item in enumerate(items):
+            if set(item) != {"image"} or not isinstance(item["image"], int):
+                raise ValueError(f"item {index}: expected {{\"image\": <image id>}}, got {item!r}")
+        wanted = {item["image"] for item in items}
+        missing = wanted - set(Image.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+        if missing:
+            raise ValueError(f"unknown image id(s): {', '.join(map(str, sorted(missing)))}")
+
+    def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
+        images = image_payloads([hit.items["image"] for hit in hits])
+        concepts = [
+            {"id": c.pk, "name": c.name, "synonyms": list(c.synonyms)}
+            for c in concepts_for(self.options(campaign)["vocabulary"])
+        ]
+        return {hit.pk: {"image": images.get(hit.items["image"]), "concepts": concepts} for hit in hits}
+
+    def checks(self, campaign: Campaign, answer: dict[str, Any]) -> list[str]:
+        boxes = answer["boxes"]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                if a["concept"] == b["concept"] and _iou(a, b) > 0.9:
+                    return ["duplicate_boxes"]
+        return []
+
+    def summary(self, answer: dict[str, Any] | None) -> str:
+        if not answer:
+            return ""
+        count = len(answer.get("boxes", []))
+        return f"{count} box{'es' if count != 1 else ''}"
+
+    def on_approved(self, assignment: Assignment) -> None:
+        """The first approved box set of an image becomes its boxes; later ones stay in their answers."""
+        image = Image.objects.get(pk=assignment.hit.items["image"])
+        if Box.objects.filter(image=image).exists():
+            return
+        specs = [BoxSpec(b["concept"], b["x"], b["y"], b["width"], b["height"]) for b in assignment.answer["boxes"]]
+        add_boxes(image, specs, source="simulated" if assignment.is_simulated else "crowd", assignment=assignment)

@@ -1,0 +1,116 @@
+"""link_words: link the words of one description to the numbered boxes of its image (correspondence)."""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from mturk.models import HIT, Assignment, Campaign
+from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
+
+from ..models import Box, Correspondence, Description
+from ..services.boxes import add_correspondence
+from .describe_image import image_payloads
+
+
+class LinkWordsResult(StrictSerializer):
+    links = serializers.DictField(child=serializers.JSONField(), allow_empty=True)
+
+    def validate_links(self, links: dict[str, Any]) -> dict[str, int]:
+        payload = self.context["payload"]
+        token_count = len(payload["description"]["tokens"])
+        numbers = {b["number"] for b in payload["boxes"]}
+        problems, clean = [], {}
+        for key, box in links.items():
+            if not key.isdigit() or int(key) >= token_count:
+                problems.append(f"Word {key!r}: no such word in this description (it has {token_count}).")
+            elif not isinstance(box, int) or isinstance(box, bool) or box not in numbers:
+                problems.append(f"Word {key}: no box {box!r} in this image.")
+            else:
+                clean[str(int(key))] = box
+        if problems:
+            raise serializers.ValidationError(problems)
+        return dict(sorted(clean.items(), key=lambda kv: int(kv[0])))
+
+
+def links_of(answer: dict[str, Any]) -> dict[int, int]:
+    return {int(k): v for k, v in answer["links"].items()}
+
+
+@register
+class LinkWords(TaskKind):
+    name = "link_words"
+    label = "Link words to boxes"
+    template = "annotation/link_words.html"
+    result_serializer = LinkWordsResult
+    defaults = TaskDefaults(
+        reward=Decimal("0.05"),
+        assignments_per_hit=1,
+        time_limit_seconds=10 * 60,
+        title="Link the words of a sentence to the boxes in a picture",
+        description="Click a word, then the box it talks about.",
+        instructions=(
+            "Each numbered box marks a person, animal or object. For every word of the sentence that "
+            "names something in a box, click the word and then its box (or the box, then the word). "
+            "A word links to one box at most; leave words that name no box unlinked."
+        ),
+        options={},
+    )
+
+    def validate_items(self, items: list[dict[str, Any]]) -> None:
+        for index, item in enumerate(items):
+            if set(item) != {"description"} or not isinstance(item["description"], int):
+                raise ValueError(f"item {index}: expected {{\"description\": <description id>}}, got {item!r}")
+        wanted = {item["description"] for item in items}
+        found = dict(Description.objects.filter(pk__in=wanted).values_list("pk", "image_id"))
+        missing = wanted - set(found)
+        if missing:
+            raise ValueError(f"unknown description id(s): {', '.join(map(str, sorted(missing)))}")
+        boxed = set(Box.objects.filter(image_id__in=set(found.values())).values_list("image_id", flat=True))
+        unboxed = sorted(pk for pk, image in found.items() if image not in boxed)
+        if unboxed:
+            raise ValueError(f"description(s) {', '.join(map(str, unboxed))}: their image has no boxes yet")
+
+    def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
+        descriptions = Description.objects.in_bulk([hit.items["description"] for hit in hits])
+        image_ids = {d.image_id for d in descriptions.values()}
+        images = image_payloads(list(image_ids))
+        boxes: dict[int, list[dict[str, Any]]] = {pk: [] for pk in image_ids}
+        for row in Box.objects.filter(image_id__in=image_ids).values(
+            "image_id", "number", "concept__name", "x", "y", "width", "height"
+        ).order_by("image_id", "number"):
+            image_id, concept = row.pop("image_id"), row.pop("concept__name")
+            boxes[image_id].append({**row, "concept": concept})
+        payloads = {}
+        for hit in hits:
+            d = descriptions.get(hit.items["description"])
+            if d is None:
+                continue
+            payloads[hit.pk] = {
+                "image": images.get(d.image_id),
+                "boxes": boxes[d.image_id],
+                "description": {"id": d.pk, "tokens": d.tokens},
+            }
+        return payloads
+
+    def checks(self, campaign: Campaign, answer: dict[str, Any]) -> list[str]:
+        return [] if answer["links"] else ["no_links"]
+
+    def summary(self, answer: dict[str, Any] | None) -> str:
+        if not answer:
+            return ""
+        count = len(answer.get("links", {}))
+        return f"{count} word{'s' if count != 1 else ''} linked"
+
+    def on_approved(self, assignment: Assignment) -> None:
+        if Correspondence.objects.filter(assignment=assignment).exists():
+            return
+        description = Description.objects.get(pk=assignment.hit.items["description"])
+        add_correspondence(description, links_of(assignment.answer),
+                           source="simulated" if assignment.is_simulated else "crowd", assignment=assignment)
+
+    def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:
+        """Every accepted description (describe_image) gets its correspondence collected."""
+        description = Description.objects.filter(assignment=assignment).values_list("pk", flat=True).first()
+        return [{"description": description}] if description else []
