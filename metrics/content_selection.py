@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
@@ -245,14 +246,22 @@ def evaluate_selections(
     return per_image, summarize(per_image), skipped
 
 
-def dataset_statistics(images: Sequence[ImageRecord]) -> dict:
+def dataset_statistics(images: Sequence[ImageRecord], top: int = 10) -> dict:
     """Descriptive statistics of the gold data (JSON-serialisable).
 
     `mean_unique_boxes_per_description` is over ALL gold descriptions, those linking no box counting 0 (a statistic
-    of the data, not of the metric); `mean_unique_boxes_per_linked_description` is over those linking >= 1 box."""
+    of the data, not of the metric); `mean_unique_boxes_per_linked_description` is over those linking >= 1 box.
+    `top_concepts` are the `top` concepts with the most (description, unique box) references, ties by name."""
     per_image = [len(image.descriptions) for image in images]
     box_counts = [len(description.boxes) for image in images for description in image.descriptions]
     linked = [count for count in box_counts if count]
+    concept_boxes: Counter[str] = Counter()
+    references: Counter[str] = Counter()
+    for image in images:
+        concepts = {box.number: box.concept for box in image.boxes}
+        concept_boxes.update(concepts.values())
+        for description in image.descriptions:
+            references.update(concepts[box] for box in description.boxes if box in concepts)
     return {
         "images": len(images),
         "descriptions": len(box_counts),
@@ -266,4 +275,7 @@ def dataset_statistics(images: Sequence[ImageRecord]) -> dict:
         "mean_unique_boxes_per_description": math.fsum(box_counts) / len(box_counts) if box_counts else 0.0,
         "mean_unique_boxes_per_linked_description": math.fsum(linked) / len(linked) if linked else 0.0,
         "boxes_per_image_mean": math.fsum(len(image.boxes) for image in images) / len(images) if images else 0.0,
+        "concepts": len(concept_boxes),
+        "top_concepts": [{"concept": concept, "boxes": concept_boxes[concept], "references": count}
+                         for concept, count in sorted(references.items(), key=lambda item: (-item[1], item[0]))[:top]],
     }

@@ -1,9 +1,22 @@
-"""Registry of export formats, behind `manage.py export_dataset --format NAME`."""
+"""Registry of export formats and the writer they share.
+
+Every export is one zip: the format's files, streamed into the archive as they are produced,
+plus `README.md` (the dataset card) and `report/` (metrics JSON and HTML). The zip is written
+to a `.partial` file and renamed when complete, so a failed export leaves nothing half-written."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import io
+import json
+import shutil
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
+
+from django.core.files.storage import default_storage
+from django.utils import timezone
 
 from .models import Campaign
 
@@ -12,11 +25,61 @@ class ExportError(ValueError):
     """A refused export (unknown format, nothing to export); the message is shown to the user."""
 
 
+class ExportBundle:
+    """The archive a format writes into. Paths are relative to the archive root."""
+
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        self._archive = archive
+        self.counts: dict[str, int] = {}  # what the dataset card lists, e.g. {"images": 500}
+        self.notes: list[str] = []  # format-specific paragraphs for the dataset card
+        self.simulated = False  # set when any exported record was generated, not collected
+
+    def _info(self, name: str, compress: bool = True) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name, date_time=timezone.now().timetuple()[:6])
+        info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+        return info
+
+    @contextmanager
+    def open_text(self, name: str) -> Iterator[IO[str]]:
+        """A text stream into the archive (UTF-8, '\\n' line ends)."""
+        with self._archive.open(self._info(name), "w", force_zip64=True) as raw:
+            with io.TextIOWrapper(raw, encoding="utf-8", newline="\n") as text:
+                yield text
+
+    def write_text(self, name: str, text: str) -> None:
+        with self.open_text(name) as handle:
+            handle.write(text)
+
+    def write_json(self, name: str, data: Any) -> None:
+        with self.open_text(name) as handle:
+            json.dump(data, handle, ensure_ascii=False, indent=1)
+            handle.write("\n")
+
+    def copy_stored_file(self, name: str, storage_name: str) -> None:
+        """Copy a file from the default storage (local disk or S3) without loading it whole."""
+        with default_storage.open(storage_name, "rb") as source, \
+                self._archive.open(self._info(name, compress=False), "w", force_zip64=True) as target:
+            shutil.copyfileobj(source, target, 1024 * 1024)
+
+    def names(self) -> list[str]:
+        return self._archive.namelist()
+
+
 @dataclass(frozen=True)
 class ExportFormat:
     name: str
     description: str
-    write: Callable[[Path, list[Campaign]], int]  # writes to the path, returns records written
+    write: Callable[[ExportBundle, list[Campaign]], int]  # writes the files, returns the records written
+    documentation: str = ""  # path of the format's documentation in the repository
+    kinds: tuple[str, ...] = ()  # task kinds whose campaigns it exports (empty: any)
+
+
+@dataclass
+class ExportResult:
+    format: str
+    records: int
+    counts: dict[str, int] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
 
 
 _FORMATS: dict[str, ExportFormat] = {}
@@ -40,15 +103,33 @@ def format_names() -> list[str]:
     return sorted(_FORMATS)
 
 
-def run_export(format_name: str, out: Path, campaigns: list[Campaign]) -> int:
-    """Write the export atomically: to a temporary file first, renamed into place when complete."""
+def write_export(format_name: str, target: IO[bytes], campaigns: list[Campaign]) -> ExportResult:
+    """Write the whole export zip to an open binary file."""
+    from .export_card import write_card_and_crowd_report
+
     export_format = get_format(format_name)
+    wrong = [c.name for c in campaigns if export_format.kinds and c.task_kind not in export_format.kinds]
+    if wrong:
+        raise ExportError(
+            f"format '{format_name}' exports {', '.join(export_format.kinds)} campaigns, not: {', '.join(wrong)}"
+        )
+    with zipfile.ZipFile(target, "w", allowZip64=True) as archive:
+        bundle = ExportBundle(archive)
+        records = export_format.write(bundle, campaigns)
+        write_card_and_crowd_report(bundle, export_format, campaigns, records)
+        return ExportResult(format_name, records, dict(bundle.counts), bundle.names())
+
+
+def run_export(format_name: str, out: Path, campaigns: list[Campaign]) -> ExportResult:
+    """Write the export to `out` atomically: a temporary file first, renamed into place when complete."""
+    get_format(format_name)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     try:
-        count = export_format.write(partial, campaigns)
+        with partial.open("wb") as target:
+            result = write_export(format_name, target, campaigns)
         partial.replace(out)
     finally:
         if partial.exists():
             partial.unlink()
-    return count
+    return result

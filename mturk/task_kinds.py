@@ -50,6 +50,7 @@ class TaskKind(ABC):
 
     def clean_options(self, options: dict[str, Any]) -> None:
         """Check a campaign's options when it is created; raise ValueError naming the bad option."""
+        return None
 
     @abstractmethod
     def validate_items(self, items: list[dict[str, Any]]) -> None:

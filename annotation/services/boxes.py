@@ -65,7 +65,8 @@ def add_correspondence(description: Description, links: Mapping[int, int], *, so
     with transaction.atomic():
         correspondence = Correspondence.objects.create(description=description, assignment=assignment, source=source)
         WordLink.objects.bulk_create(
-            WordLink(correspondence=correspondence, token_index=i, box_id=by_number[n]) for i, n in sorted(links.items())
+            WordLink(correspondence=correspondence, token_index=i, box_id=by_number[n])
+            for i, n in sorted(links.items())
         )
     return correspondence
 

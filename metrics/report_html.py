@@ -1,0 +1,232 @@
+"""A self-contained HTML page for a content-selection report (`metrics.baselines.content_selection_report`).
+
+One file, no external assets and no JavaScript: inline CSS and inline SVG line plots, so the page can be mailed,
+archived or served as is. Figures follow the seed paper: F against k for every baseline (its Figure 3), and P
+(solid) and R (dashed) against k, one plot for the text priors and one for the visual cues (its Figure 4). Every
+string that comes from the data (title, image keys, concepts, system names) goes through `html.escape`.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from metrics.baselines import TEXT_SYSTEMS, VISUAL_SYSTEMS
+
+COLOURS = {
+    "human upper bound": "#000000",
+    "random": "#7f7f7f",
+    "bbox_size": "#1f77b4",
+    "bbox_position": "#2ca02c",
+    "unigram": "#d62728",
+    "bigram": "#9467bd",
+    "unigram+position": "#ff7f0e",
+    "bigram+position": "#8c564b",
+}
+SPARE_COLOURS = ("#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939")
+DASHED = "6 4"
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 70rem;
+       padding: 0 1rem; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.5rem 0; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: left; }
+th { background: #f3f3f3; } td.num { text-align: right; }
+tr.first td { border-top: 2px solid #888; }
+figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #444; }
+svg text { font-family: system-ui, sans-serif; font-size: 12px; fill: #222; }
+code, .formula { font-family: ui-monospace, monospace; }
+"""
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def colour_of(name: str, names: Sequence[str]) -> str:
+    """The system's fixed colour, or a spare one chosen by its position among `names`."""
+    if name in COLOURS:
+        return COLOURS[name]
+    return SPARE_COLOURS[list(names).index(name) % len(SPARE_COLOURS)] if name in names else SPARE_COLOURS[0]
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    colour: str
+    points: list[tuple[float, float]]
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    label: str
+    colour: str
+    dashed: bool = False
+
+
+def line_plot(series: Sequence[Series], legend: Sequence[LegendEntry], x_max: int, y_label: str, caption: str) -> str:
+    """An SVG line plot of y in [0, 1] against k = 1..x_max, with axes, ticks and a legend on the right."""
+    width, height = 720, 360
+    left, right, top, bottom = 55, 190, 15, 45
+    plot_w, plot_h = width - left - right, height - top - bottom
+    x_span = max(x_max - 1, 1)
+
+    def sx(x: float) -> float:
+        return left + (x - 1) / x_span * plot_w
+
+    def sy(y: float) -> float:
+        return top + (1 - min(max(y, 0.0), 1.0)) * plot_h
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" aria-label="{esc(caption)}">']
+    for tick in range(6):  # y grid and ticks 0, 0.2, .., 1
+        y = tick / 5
+        parts.append(f'<line x1="{left}" y1="{sy(y):.1f}" x2="{left + plot_w}" y2="{sy(y):.1f}" stroke="#eee"/>')
+        parts.append(f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:.1f}</text>')
+    step = 1 if x_max <= 20 else (x_max + 19) // 20
+    for k in range(1, x_max + 1, step):
+        parts.append(f'<line x1="{sx(k):.1f}" y1="{top + plot_h}" x2="{sx(k):.1f}" y2="{top + plot_h + 4}" '
+                     f'stroke="#222"/>')
+        parts.append(f'<text x="{sx(k):.1f}" y="{top + plot_h + 17}" text-anchor="middle">{k}</text>')
+    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#222"/>')
+    parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#222"/>')
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">k (boxes selected)</text>')
+    parts.append(f'<text x="14" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
+                 f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">{esc(y_label)}</text>')
+    for line in series:
+        coordinates = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line.points)
+        dash = f' stroke-dasharray="{DASHED}"' if line.dashed else ""
+        parts.append(f'<polyline fill="none" stroke="{esc(line.colour)}" stroke-width="2"{dash} '
+                     f'points="{coordinates}"><title>{esc(line.label)}</title></polyline>')
+    legend_x = left + plot_w + 15
+    for index, entry in enumerate(legend):
+        y = top + 10 + index * 18
+        dash = f' stroke-dasharray="{DASHED}"' if entry.dashed else ""
+        parts.append(f'<line x1="{legend_x}" y1="{y}" x2="{legend_x + 24}" y2="{y}" stroke="{esc(entry.colour)}" '
+                     f'stroke-width="2"{dash}/>')
+        parts.append(f'<text x="{legend_x + 30}" y="{y + 4}">{esc(entry.label)}</text>')
+    parts.append("</svg>")
+    return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption></figure>'
+
+
+def _points(rows: list[dict], field: str) -> list[tuple[float, float]]:
+    return [(row["k"], row[field]) for row in rows]
+
+
+def f_figure(report: dict) -> str:
+    """Figure 3 of the seed: F against k for every baseline, the human upper bound as a dashed line."""
+    baselines, k_max = report["baselines"], report["k_max"]
+    names = list(baselines)
+    series = [Series(name, colour_of(name, names), _points(rows, "f_mean")) for name, rows in baselines.items()]
+    legend = [LegendEntry(name, colour_of(name, names)) for name in names]
+    upper = report.get("upper_bound") or {}
+    if upper.get("images"):
+        series.append(Series("human upper bound", COLOURS["human upper bound"],
+                             [(1, upper["f_mean"]), (k_max, upper["f_mean"])], dashed=True))
+        legend.append(LegendEntry("human upper bound", COLOURS["human upper bound"], dashed=True))
+    return line_plot(series, legend, k_max, "F (mean over images)", "F against k for every baseline (Figure 3).")
+
+
+def precision_recall_figure(report: dict, systems: Sequence[str], caption: str) -> str:
+    """Figure 4 of the seed: P (solid) and R (dashed) against k for a group of baselines."""
+    baselines, k_max = report["baselines"], report["k_max"]
+    names = list(baselines)
+    present = [name for name in systems if name in baselines]
+    series, legend = [], []
+    for name in present:
+        colour = colour_of(name, names)
+        series.append(Series(f"{name} P", colour, _points(baselines[name], "p_mean")))
+        series.append(Series(f"{name} R", colour, _points(baselines[name], "r_mean"), dashed=True))
+        legend.append(LegendEntry(name, colour))
+    legend += [LegendEntry("P (solid)", "#444"), LegendEntry("R (dashed)", "#444", dashed=True)]
+    return line_plot(series, legend, k_max, "P and R (mean over images)", caption)
+
+
+def _statistics_section(statistics: dict) -> str:
+    per_image = statistics.get("descriptions_per_image", {})
+    rows = [
+        ("images", statistics.get("images")),
+        ("gold descriptions", statistics.get("descriptions")),
+        ("descriptions per image: mean / median / min / max",
+         f'{per_image.get("mean", 0):.2f} / {per_image.get("median", 0):g} / {per_image.get("min", 0)} / '
+         f'{per_image.get("max", 0)}'),
+        ("gold descriptions without any linked box", statistics.get("descriptions_without_box")),
+        ("unique boxes per description (all descriptions, zero-box ones included)",
+         f'{statistics.get("mean_unique_boxes_per_description", 0):.2f}'),
+        ("unique boxes per description (descriptions linking ≥ 1 box)",
+         f'{statistics.get("mean_unique_boxes_per_linked_description", 0):.2f}'),
+        ("boxes per image (mean)", f'{statistics.get("boxes_per_image_mean", 0):.2f}'),
+        ("distinct concepts", statistics.get("concepts")),
+    ]
+    body = "".join(f"<tr><th>{esc(label)}</th><td class=num>{esc(value)}</td></tr>" for label, value in rows)
+    top = statistics.get("top_concepts") or []
+    concepts = ""
+    if top:
+        concept_rows = "".join(f'<tr><td>{esc(c["concept"])}</td><td class=num>{esc(c["boxes"])}</td>'
+                               f'<td class=num>{esc(c["references"])}</td></tr>' for c in top)
+        concepts = ("<h3>Most referenced concepts</h3><table><tr><th>concept</th><th>boxes</th>"
+                    f"<th>references (description, unique box)</th></tr>{concept_rows}</table>")
+    return f"<h2>Dataset statistics</h2><table>{body}</table>{concepts}"
+
+
+def _upper_bound_section(upper: dict) -> str:
+    if not upper.get("images"):
+        return "<h2>Human upper bound</h2><p>No image has two gold descriptions that reference a box.</p>"
+    return ("<h2>Human upper bound</h2><p>Each gold description scored against the image's other gold descriptions "
+            f'({esc(upper["images"])} images): '
+            f'P = {upper["p_mean"]:.2f} ± {upper["p_std"]:.2f}, R = {upper["r_mean"]:.2f} ± {upper["r_std"]:.2f}, '
+            f'F = {upper["f_mean"]:.2f} ± {upper["f_std"]:.2f}.</p>')
+
+
+def _table_section(table: list[dict]) -> str:
+    rows, previous = [], None
+    for row in table:
+        css = ' class="first"' if row["name"] != previous else ""
+        previous = row["name"]
+        k = "—" if row.get("k") is None else row["k"]
+        rows.append(f'<tr{css}><td>{esc(row["name"])}</td><td class=num>{esc(k)}</td><td class=num>{esc(row["p"])}'
+                    f'</td><td class=num>{esc(row["r"])}</td><td class=num>{esc(row["f"])}</td></tr>')
+    return ("<h2>Table 1: content selection, mean ± standard deviation over images</h2>"
+            "<table><tr><th>system</th><th>k</th><th>P</th><th>R</th><th>F</th></tr>" + "".join(rows) + "</table>")
+
+
+def _images_section(report: dict) -> str:
+    skipped = report.get("skipped") or []
+    per_image = report.get("per_image") or []
+    skipped_rows = "".join(f'<tr><td>{esc(s["key"])}</td><td>{esc(s["reason"])}</td></tr>' for s in skipped)
+    score_rows = "".join(f'<tr><td>{esc(s["key"])}</td><td class=num>{s["p"]:.2f}</td><td class=num>{s["r"]:.2f}'
+                         f'</td><td class=num>{s["f"]:.2f}</td></tr>' for s in per_image)
+    return (f"<h2>Images</h2><details><summary>{len(skipped)} skipped images</summary>"
+            f"<table><tr><th>image</th><th>reason</th></tr>{skipped_rows}</table></details>"
+            f"<details><summary>Human upper bound per image ({len(per_image)} images)</summary>"
+            f"<table><tr><th>image</th><th>P</th><th>R</th><th>F</th></tr>{score_rows}</table></details>")
+
+
+def render_html(report: dict, title: str) -> str:
+    """The whole report as one HTML page."""
+    metric = report.get("metric", {})
+    edge_cases = "".join(f"<li>{esc(case)}</li>" for case in metric.get("edge_cases", []))
+    priors = f'<p>Text priors: {esc(report["priors"])}.</p>' if report.get("priors") else ""
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        f'<h2>Metric: {esc(metric.get("name", "content selection"))}</h2>',
+        f'<p class="formula">{esc(metric.get("definition", ""))}</p>',
+        f"<h3>Edge cases</h3><ul>{edge_cases}</ul>",
+        _statistics_section(report.get("statistics", {})),
+        _upper_bound_section(report.get("upper_bound", {})),
+        "<h2>Figures</h2>",
+        priors,
+        f_figure(report),
+        precision_recall_figure(report, TEXT_SYSTEMS, "P (solid) and R (dashed) against k, text priors (Figure 4a)."),
+        precision_recall_figure(report, VISUAL_SYSTEMS,
+                                "P (solid) and R (dashed) against k, visual cues (Figure 4b)."),
+        _table_section(report.get("table", [])),
+        _images_section(report),
+        "</body></html>",
+    ])
