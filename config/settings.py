@@ -147,6 +147,10 @@ IMPORT_MAX_TOTAL_BYTES = env_int("IMPORT_MAX_TOTAL_BYTES", 2 * 1024 * 1024 * 102
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
+# Exports: the licence stated in every dataset card.
+PLATFORM_NAME = "the crowd vision-and-language platform"
+DATASET_LICENCE = env_str("DATASET_LICENCE", "not stated (set DATASET_LICENCE, e.g. CC BY 4.0)")
+
 # Worker links: signed tokens, no cookies.
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 14 * 24 * 3600)
 

@@ -1,12 +1,14 @@
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import Http404
 from django.urls import include, path, re_path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from annotation.api import ImageViewSet
+from mturk.api.exports import DatasetExportViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
 
 router = DefaultRouter()
@@ -15,6 +17,7 @@ router.register("campaigns", CampaignViewSet, basename="campaign")
 router.register("hits", HITViewSet, basename="hit")
 router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("workers", WorkerViewSet, basename="worker")
+router.register("exports", DatasetExportViewSet, basename="export")
 
 urlpatterns = [
     path("", include("mturk.urls")),
@@ -29,7 +32,11 @@ urlpatterns = [
 
 
 def serve_media(request, path):
-    """Media from local disk (the embedded default); in production put a web server or S3 in front."""
+    """Images from local disk (the embedded default); in production put a web server or S3 in front.
+
+    Only images are public: exports are downloaded through the authenticated API."""
+    if not path.startswith("images/"):
+        raise Http404("not a public file")
     response = serve(request, path, document_root=settings.MEDIA_ROOT)
     response["Cache-Control"] = "public, max-age=86400"
     return response

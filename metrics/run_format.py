@@ -5,9 +5,9 @@ A run is UTF-8 text, one line per image:
     <image key><TAB><generated sentence in markup>
 
 The markup is the one of `annotation.markup`: tokens separated by spaces, a token that refers to box N of the image
-written `[token]^N`, e.g. `A [woman]^2 leans on a [car]^3 .` Blank lines and lines starting with `#` are ignored;
-a leading byte-order mark is ignored; the key is stripped of surrounding spaces. The sentence may be empty (nothing
-after the tab): the system selected no box for that image (S = ∅).
+written `[token]^N`, e.g. `A [woman]^2 leans on a [car]^3 .` Blank lines and lines starting with `#` (after optional
+spaces) are ignored, as is a leading byte-order mark; lines may end in CRLF; the key is stripped of surrounding
+spaces. The sentence may be empty (nothing after the tab): the system selected no box for that image (S = ∅).
 
 Parsing collects every problem before failing, and `RunFormatError.errors` names the line of each: a line without a
 tab, malformed markup, an unknown image key, a box number the image does not have, an image given twice.

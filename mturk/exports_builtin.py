@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from .exports import ExportFormat, register_format
+from .exports import ExportBundle, ExportFormat, register_format
 from .models import Assignment, Campaign
 from .states import ANSWERED
 
 
-def write_assignments_jsonl(path: Path, campaigns: list[Campaign]) -> int:
+def write_assignments_jsonl(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     rows = (
         Assignment.objects.filter(status__in=ANSWERED)
         .select_related("hit__campaign", "worker")
@@ -18,7 +17,7 @@ def write_assignments_jsonl(path: Path, campaigns: list[Campaign]) -> int:
     if campaigns:
         rows = rows.filter(hit__campaign__in=campaigns)
     count = 0
-    with path.open("w", encoding="utf-8") as handle:
+    with bundle.open_text("assignments.jsonl") as handle:
         for a in rows.iterator(chunk_size=2000):
             record = {
                 "campaign": a.hit.campaign.name,
@@ -36,6 +35,8 @@ def write_assignments_jsonl(path: Path, campaigns: list[Campaign]) -> int:
             }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1
+            bundle.simulated |= a.is_simulated
+    bundle.counts["assignments"] = count
     return count
 
 

@@ -144,3 +144,30 @@ class Bonus(models.Model):
 
     class Meta:
         verbose_name_plural = "bonuses"
+
+
+class DatasetExport(models.Model):
+    """A requested export, built by a background job into a zip in the default storage."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    format = models.CharField(max_length=50)
+    campaigns = models.ManyToManyField(Campaign, blank=True, related_name="exports")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    file = models.FileField(upload_to="exports/", max_length=255, blank=True)
+    records = models.PositiveIntegerField(null=True, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.format} export #{self.pk} ({self.status})"

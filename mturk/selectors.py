@@ -96,3 +96,58 @@ def campaign_by_name_or_id(name_or_id: str) -> Campaign | None:
     if campaign is None and name_or_id.isdigit():
         campaign = Campaign.objects.filter(pk=int(name_or_id)).first()
     return campaign
+
+
+@dataclass(frozen=True)
+class CrowdStatistics:
+    """How a campaign's crowd worked: for the dataset card and the crowd report."""
+
+    campaign: str
+    task_kind: str
+    provider: str
+    reward: str
+    assignments_per_hit: int
+    workers: int
+    answered: int
+    approved: int
+    rejected: int
+    approval_rate: float | None  # approved / decided
+    assignments_per_worker_mean: float | None
+    assignments_per_worker_max: int
+    median_seconds_on_task: float | None
+    effective_hourly_pay: float | None  # rewards of answered work / hours spent on it
+    cost_so_far: str
+    simulated: bool
+
+
+def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
+    """Per campaign, in two queries plus one per campaign for the answered rows' times."""
+    from statistics import median
+
+    annotated = {c.pk: c for c in campaigns_with_progress().filter(pk__in=[c.pk for c in campaigns])}
+    stats = []
+    for campaign in sorted(annotated.values(), key=lambda c: c.name):
+        rows = list(
+            Assignment.objects.filter(hit__campaign=campaign, status__in=ANSWERED).values_list(
+                "worker_id", "time_on_task"
+            )
+        )
+        per_worker: dict[int, int] = {}
+        for worker, _ in rows:
+            per_worker[worker] = per_worker.get(worker, 0) + 1
+        seconds = [t.total_seconds() for _, t in rows if t is not None]
+        hours = sum(seconds) / 3600
+        decided = campaign.approved + campaign.rejected
+        stats.append(CrowdStatistics(
+            campaign=campaign.name, task_kind=campaign.task_kind, provider=campaign.provider,
+            reward=str(campaign.reward), assignments_per_hit=campaign.assignments_per_hit,
+            workers=len(per_worker), answered=campaign.answered, approved=campaign.approved,
+            rejected=campaign.rejected, approval_rate=(campaign.approved / decided) if decided else None,
+            assignments_per_worker_mean=(len(rows) / len(per_worker)) if per_worker else None,
+            assignments_per_worker_max=max(per_worker.values(), default=0),
+            median_seconds_on_task=median(seconds) if seconds else None,
+            effective_hourly_pay=round(float(campaign.reward) * len(seconds) / hours, 2) if hours else None,
+            cost_so_far=str(progress_of(campaign).cost_so_far),
+            simulated=campaign.is_simulated,
+        ))
+    return stats

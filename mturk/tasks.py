@@ -14,3 +14,12 @@ def publish_new_hits(campaign_id: int) -> int:
     if campaign.status != "active":
         return 0
     return publish_campaign(campaign).published
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def build_dataset_export(export_id: int) -> str:
+    """Build a requested export (acks late: a worker killed mid-way gets the job redelivered)."""
+    from .models import DatasetExport
+    from .services.exports import build_export
+
+    return build_export(DatasetExport.objects.get(pk=export_id)).status

@@ -1,6 +1,7 @@
 """Management commands: import, create, publish, export, seed_demo."""
 import json
 import zipfile
+import zipfile
 from io import StringIO
 
 import pytest
@@ -75,13 +76,19 @@ def test_export_assignments_jsonl(tmp_path):
 
     campaign = make_campaign(images=1, name="exp")
     done = submitted(campaign)
-    out = tmp_path / "out" / "answers.jsonl"
+    out = tmp_path / "out" / "answers.zip"
     assert "Wrote 1 record(s)" in run("export_dataset", "--format", "assignments-jsonl", "--out", str(out),
                                       "--campaign", "exp")
-    record = json.loads(out.read_text().strip())
+    with zipfile.ZipFile(out) as archive:
+        record = json.loads(archive.read("assignments.jsonl").decode().strip())
+        card = archive.read("README.md").decode()
+        crowd = json.loads(archive.read("report/crowd.json"))
     assert record["assignment_id"] == done.pk and record["answer"] == done.answer
     assert record["worker"] == f"local:{done.worker.external_id}"
-    assert not (tmp_path / "out" / "answers.jsonl.partial").exists()
+    assert "| exp | describe_image | local | 0.10 | 2 | 1 | 0 | 0 |" in card
+    assert "> Describe all the important parts of the scene" in card
+    assert crowd["campaigns"][0]["workers"] == 1 and crowd["campaigns"][0]["answered"] == 1
+    assert not (tmp_path / "out" / "answers.zip.partial").exists()
 
 
 def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):

@@ -33,7 +33,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "task_kind", "provider", "status", "title", "description", "instructions",
             "reward", "assignments_per_hit", "time_limit_seconds", "max_assignments_per_worker",
-            "budget_cap", "options", "is_simulated", "created_at", "published_at", "hit_count",
+            "budget_cap", "options", "is_simulated", "source_stage", "created_at", "published_at", "hit_count",
             "progress", "worker_link",
         ]
         read_only_fields = fields
@@ -61,6 +61,10 @@ class CampaignCreateSerializer(StrictSerializer):
     options = serializers.DictField(required=False)
     items = serializers.ListField(child=serializers.DictField(), required=False,
                                   help_text="One object per HIT, e.g. {\"image\": 12}.")
+    source_stage = serializers.PrimaryKeyRelatedField(
+        queryset=Campaign.objects.all(), required=False, allow_null=True,
+        help_text="Campaign whose approved results add this campaign's HITs (stage chaining).",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -7,7 +7,7 @@ from ._common import find_campaign
 
 
 class Command(BaseCommand):
-    help = "Export a dataset in one of the registered formats."
+    help = "Export a dataset in one of the registered formats: a zip with the data, README.md and report/."
 
     def add_arguments(self, parser):
         parser.add_argument("--format", required=True, help=f"({', '.join(format_names())})")
@@ -17,7 +17,8 @@ class Command(BaseCommand):
     def handle(self, *args, format: str, out: Path, campaign: list[str], **options):
         campaigns = [find_campaign(c) for c in campaign]
         try:
-            count = run_export(format, out, campaigns)
+            result = run_export(format, out, campaigns)
         except ExportError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"Wrote {count} record(s) to {out}")
+        counts = ", ".join(f"{n} {name}" for name, n in result.counts.items())
+        self.stdout.write(f"Wrote {result.records} record(s) to {out}" + (f" ({counts})" if counts else ""))

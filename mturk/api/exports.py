@@ -1,0 +1,70 @@
+"""REST API for dataset exports: request one (built in the background), poll it, download the zip."""
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from ..exports import ExportError, format_names
+from ..models import Campaign, DatasetExport
+from ..services.exports import request_export
+from ..task_kinds import StrictSerializer
+
+
+class ExportRequestSerializer(StrictSerializer):
+    format = serializers.ChoiceField(choices=[])
+    campaigns = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all(), many=True, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["format"].choices = format_names()
+
+
+class DatasetExportSerializer(serializers.ModelSerializer):
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DatasetExport
+        fields = ["id", "format", "campaigns", "status", "records", "counts", "error", "created_at", "finished_at",
+                  "download_url"]
+        read_only_fields = fields
+
+    def get_download_url(self, export: DatasetExport) -> str | None:
+        if export.status != DatasetExport.Status.DONE:
+            return None
+        return self.context["request"].build_absolute_uri(f"/api/exports/{export.pk}/download/")
+
+
+class DatasetExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    serializer_class = DatasetExportSerializer
+
+    def get_queryset(self) -> QuerySet:
+        return DatasetExport.objects.prefetch_related("campaigns")
+
+    @extend_schema(request=ExportRequestSerializer, responses={202: DatasetExportSerializer})
+    def create(self, request: Request) -> Response:
+        """Request an export; poll the returned object until its status is done, then download it."""
+        serializer = ExportRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            export = request_export(serializer.validated_data["format"], serializer.validated_data.get("campaigns", []),
+                                    request.user)
+        except ExportError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        export.refresh_from_db()  # in-process task runners have already built it
+        return Response(self.get_serializer(export).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"])
+    def download(self, request: Request, pk: str) -> Response | FileResponse:
+        """The export's zip, streamed."""
+        export = self.get_object()
+        if export.status != DatasetExport.Status.DONE:
+            return Response({"detail": f"the export is {export.status}, not done"}, status=status.HTTP_409_CONFLICT)
+        return FileResponse(export.file.open("rb"), as_attachment=True, filename=export.file.name.rsplit("/", 1)[-1],
+                            content_type="application/zip")

@@ -1,0 +1,71 @@
+"""The dataset card (`README.md`) and crowd report (`report/crowd.json`) every export carries."""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.utils import timezone
+
+from .models import Campaign
+from .selectors import crowd_statistics
+
+if TYPE_CHECKING:
+    from .exports import ExportBundle, ExportFormat
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    return "–" if value is None else f"{value:.1f}{unit}"
+
+
+def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportFormat, campaigns: list[Campaign],
+                                records: int) -> None:
+    stats = crowd_statistics(campaigns)
+    created = timezone.now().replace(microsecond=0).isoformat()
+    bundle.write_json("report/crowd.json", {"created": created, "campaigns": [asdict(s) for s in stats]})
+    lines = [
+        f"# Dataset: {export_format.name} export",
+        "",
+        f"Exported {created} by {settings.PLATFORM_NAME} (format `{export_format.name}`"
+        f"{', documented in ' + export_format.documentation if export_format.documentation else ''}).",
+        "",
+        export_format.description,
+        "",
+        f"- Licence: {settings.DATASET_LICENCE}",
+        f"- Records: {records}",
+        *[f"- {name.replace('_', ' ').capitalize()}: {count}" for name, count in bundle.counts.items()],
+        "",
+    ]
+    if bundle.simulated or any(s.simulated for s in stats):
+        lines += ["**Contains simulated results**: generated for demonstration, not collected from people.", ""]
+    if bundle.notes:
+        lines += [*bundle.notes, ""]
+    if campaigns:
+        lines += [
+            "## How it was collected", "",
+            "| campaign | task | provider | reward (USD) | assignments per HIT | workers | approved | rejected "
+            "| approval rate | median time on task | effective hourly pay | cost so far |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for s in stats:
+            lines.append(
+                f"| {s.campaign} | {s.task_kind} | {s.provider} | {s.reward} | {s.assignments_per_hit} | {s.workers} "
+                f"| {s.approved} | {s.rejected} | {_rate(s.approval_rate)} | {_number(s.median_seconds_on_task, ' s')} "
+                f"| {_number(s.effective_hourly_pay)} | {s.cost_so_far} |"
+            )
+        lines.append("")
+        for campaign in sorted(campaigns, key=lambda c: c.name):
+            published = campaign.published_at.date().isoformat() if campaign.published_at else "not published"
+            lines += [f"### {campaign.name}", "", f"Published: {published}. Instructions shown to workers:", ""]
+            lines += [f"> {line}" if line else ">" for line in (campaign.instructions or "(none)").splitlines()]
+            lines.append("")
+    else:
+        lines += ["Scope: every record in the database (no campaign was selected).", ""]
+    lines += ["## Files", "", *[f"- `{name}`" for name in sorted(bundle.names()) if not name.startswith("images/")]]
+    if any(name.startswith("images/") for name in bundle.names()):
+        lines.append("- `images/`: the image files")
+    bundle.write_text("README.md", "\n".join(lines) + "\n")
