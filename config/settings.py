@@ -151,6 +151,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 PLATFORM_NAME = "the crowd vision-and-language platform"
 DATASET_LICENCE = env_str("DATASET_LICENCE", "not stated (set DATASET_LICENCE, e.g. CC BY 4.0)")
 
+RUN_MAX_BYTES = env_int("RUN_MAX_BYTES", 10 * 1024 * 1024)  # uploaded system runs
+
 # Worker links: signed tokens, no cookies.
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 14 * 24 * 3600)
 

@@ -7,7 +7,7 @@ from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from annotation.api import ImageViewSet
+from annotation.api import ImageViewSet, RunEvaluationView
 from mturk.api.exports import DatasetExportViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
 
@@ -24,6 +24,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("api/evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
     path("api/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -1,7 +1,6 @@
 """Management commands: import, create, publish, export, seed_demo."""
 import json
 import zipfile
-import zipfile
 from io import StringIO
 
 import pytest

@@ -1,0 +1,240 @@
+"""A worker draws, labels, moves, resizes, deletes and undoes boxes, in a real browser."""
+import pytest
+from playwright.sync_api import expect
+
+from annotation.models import Concept, Vocabulary
+from mturk.models import Assignment
+from mturk.services.campaigns import create_campaign, publish_campaign
+from tests.factories import make_image
+from tests.worker_flow import campaign_link
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTH, HEIGHT = 1600, 1200  # the original is larger than the page: the task shows a scaled rendition
+
+
+@pytest.fixture
+def campaign():
+    image = make_image("street.png", size=(WIDTH, HEIGHT))
+    woman = Concept.objects.create(name="woman", synonyms=["lady", "female person"])
+    dog = Concept.objects.create(name="dog", synonyms=["puppy"])
+    Concept.objects.create(name="tree", synonyms=[])  # not in the campaign's vocabulary
+    vocabulary = Vocabulary.objects.create(name="street scenes")
+    vocabulary.concepts.set([woman, dog])
+    campaign = create_campaign(name="Boxes", task_kind="draw_boxes", items=[{"image": image.pk}],
+                               options={"vocabulary": "street scenes"})
+    publish_campaign(campaign)
+    return campaign
+
+
+class Stage:
+    """Screen <-> original-image pixel conversions from the image's on-screen bounding box."""
+
+    def __init__(self, page):
+        self.page = page
+        self.box = page.locator(".boxes-stage img").bounding_box()
+        self.scale = WIDTH / self.box["width"]  # original pixels per screen pixel
+        assert self.scale > 1  # the 1600 px image is shown smaller than it is
+        assert abs(HEIGHT / self.box["height"] - self.scale) < 0.01
+
+    def point(self, fx, fy):
+        """A screen point at a fraction of the displayed image."""
+        return self.box["x"] + fx * self.box["width"], self.box["y"] + fy * self.box["height"]
+
+    def original(self, sx, sy):
+        return (sx - self.box["x"]) * self.scale, (sy - self.box["y"]) * self.scale
+
+    def screen(self, ox, oy):
+        return self.box["x"] + ox / self.scale, self.box["y"] + oy / self.scale
+
+    def drag(self, start, end):
+        mouse = self.page.mouse
+        mouse.move(*start)
+        mouse.down()
+        mouse.move(*end, steps=8)
+        mouse.up()
+
+    def expected(self, start, end):
+        (x1, y1), (x2, y2) = self.original(*start), self.original(*end)
+        return {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1}
+
+
+def close(box, expected, concept):
+    assert box["concept"] == concept
+    for key in ("x", "y", "width", "height"):
+        assert isinstance(box[key], int)
+        assert abs(box[key] - expected[key]) <= 2, (key, box, expected)
+
+
+def rows(page):
+    return page.locator("#box-list > li")
+
+
+def current_boxes(page):
+    return page.evaluate("window.TaskKinds.draw_boxes.collect(document.getElementById('task-form')).boxes")
+
+
+def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign):
+    woman, dog = Concept.objects.get(name="woman"), Concept.objects.get(name="dog")
+    page.goto(live_server.url + campaign_link(campaign))
+    expect(page.locator(".instructions")).to_contain_text("Draw a tight box")
+    expect(page.locator("#boxes-help")).to_contain_text("Ctrl")
+    expect(page.locator(".boxes-stage img")).to_be_visible()
+    assert page.evaluate("document.querySelector('.boxes-stage img').naturalWidth") == 1024  # the rendition
+    stage = Stage(page)
+
+    # Box 0, labelled by typing a synonym: it resolves to its concept.
+    a_start, a_end = stage.point(0.10, 0.20), stage.point(0.35, 0.70)
+    stage.drag(a_start, a_end)
+    expect(rows(page)).to_have_count(1)
+    expect(page.locator("#boxes-svg .bx")).to_have_count(1)
+    page.get_by_label("Label of box 0").fill("Lady")
+    expect(rows(page).nth(0)).to_contain_text("→ woman")
+    expect(page.locator("#boxes-svg")).to_contain_text("0 woman")
+
+    # Box 1 is left unlabelled: the page refuses to submit and says which box.
+    b_start, b_end = stage.point(0.50, 0.40), stage.point(0.80, 0.90)
+    stage.drag(b_start, b_end)
+    expect(rows(page)).to_have_count(2)
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#task-status")).to_have_text("Box 1 has no label: choose one from the list.")
+    expect(page.get_by_label("Label of box 1")).to_be_focused()
+    expect(page.get_by_label("Label of box 1")).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Label of box 1").fill("tree")  # a concept, but not of this vocabulary
+    expect(rows(page).nth(1)).to_contain_text("Unknown label")
+    page.get_by_label("Label of box 1").fill("dog")
+    expect(rows(page).nth(1)).to_contain_text("→ dog")
+    assert not Assignment.objects.exclude(answer=None).exists()
+
+    # Move box 0 by dragging its body.
+    centre = stage.point(0.225, 0.45)
+    moved = (centre[0] + 40, centre[1] + 25)
+    stage.drag(centre, moved)
+    shift = (40 * stage.scale, 25 * stage.scale)
+    expected_a = stage.expected(a_start, a_end)
+    expected_a["x"] += shift[0]
+    expected_a["y"] += shift[1]
+    close(current_boxes(page)[0], expected_a, woman.pk)
+
+    # Resize box 1 by its bottom-right handle (select it first by clicking it).
+    page.mouse.click(*stage.point(0.65, 0.65))
+    expect(rows(page).nth(1)).to_have_class("box-row is-selected")
+    expect(page.locator("#boxes-svg .bx-h")).to_have_count(4)
+    corner = b_end
+    resized = stage.point(0.90, 0.95)
+    stage.drag(corner, resized)
+    expected_b = stage.expected(b_start, resized)
+    close(current_boxes(page)[1], expected_b, dog.pk)
+
+    # A third box drawn by mistake: Delete removes it, Ctrl+Z brings it back, Delete again.
+    stage.drag(stage.point(0.05, 0.80), stage.point(0.20, 0.95))
+    expect(rows(page)).to_have_count(3)
+    mistake = current_boxes(page)[2]
+    page.keyboard.press("Delete")
+    expect(rows(page)).to_have_count(2)
+    page.keyboard.press("Control+z")
+    expect(rows(page)).to_have_count(3)
+    assert current_boxes(page)[2] == mistake
+    page.keyboard.press("p")  # select the previous (here: the last) box
+    expect(rows(page).nth(2)).to_have_class("box-row is-selected")
+    page.keyboard.press("Delete")
+    expect(rows(page)).to_have_count(2)
+    expect(page.locator("#boxes-svg .bx")).to_have_count(2)
+
+    # The server refuses what the page would not send (its checks bypassed), and stores nothing.
+    token = page.locator("#task-form").get_attribute("data-token")
+    refused = page.evaluate(
+        """async ([token, woman]) => {
+            const boxes = [{concept: woman, x: 1500, y: 100, width: 200, height: 100},
+                           {concept: 999999, x: 10, y: 10, width: 50, height: 50}];
+            const r = await fetch('/task/submit/', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                  body: JSON.stringify({token, answer: {boxes}})});
+            return {status: r.status, body: await r.json()};
+        }""",
+        [token, woman.pk],
+    )
+    assert refused["status"] == 400
+    messages = refused["body"]["fields"]["boxes"]
+    assert messages[0].startswith("Box 0:") and "outside the image" in messages[0]
+    assert messages[1].startswith("Box 1:") and "unknown concept" in messages[1]
+    assert not Assignment.objects.exclude(answer=None).exists()
+
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
+    answer = Assignment.objects.get().answer
+    assert len(answer["boxes"]) == 2
+    close(answer["boxes"][0], expected_a, woman.pk)
+    close(answer["boxes"][1], expected_b, dog.pk)
+    for box in answer["boxes"]:
+        assert box["x"] + box["width"] <= WIDTH and box["y"] + box["height"] <= HEIGHT
+    assert page.context.cookies() == []
+
+
+def test_keyboard_nudges_and_undo(live_server, page, campaign):
+    page.goto(live_server.url + campaign_link(campaign))
+    stage = Stage(page)
+    stage.drag(stage.point(0.2, 0.2), stage.point(0.4, 0.4))
+    before = current_boxes(page)[0]
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowDown")
+    after = current_boxes(page)[0]
+    assert (after["x"], after["y"]) == (before["x"] + 2, before["y"] + 10)
+    page.keyboard.press("Escape")
+    expect(page.locator("#box-list .is-selected")).to_have_count(0)
+    page.keyboard.press("Control+z")  # one undo step for the run of nudges
+    assert current_boxes(page)[0] == before
+    page.keyboard.press("Control+z")  # and the drawing
+    expect(rows(page)).to_have_count(0)
+    # Keyboard only: a new box from the image, labelled, submitted.
+    page.locator("#boxes-svg").focus()
+    page.keyboard.press("+")
+    expect(rows(page)).to_have_count(1)
+    page.keyboard.press("Tab")  # the only box is selected: Tab leaves the image, to the box's button
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Label of box 0")).to_be_focused()
+    page.keyboard.type("puppy")
+    page.keyboard.press("Enter")  # does not submit the form
+    expect(rows(page).nth(0)).to_contain_text("→ dog")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
+    box = Assignment.objects.get().answer["boxes"][0]
+    assert box == {"concept": Concept.objects.get(name="dog").pk, "x": 600, "y": 450, "width": 400, "height": 300}
+
+
+def test_draft_survives_a_reload(live_server, page, campaign):
+    page.goto(live_server.url + campaign_link(campaign))
+    stage = Stage(page)
+    stage.drag(stage.point(0.1, 0.1), stage.point(0.3, 0.5))
+    page.get_by_label("Label of box 0").fill("puppy")
+    stage.drag(stage.point(0.5, 0.5), stage.point(0.7, 0.9))
+    page.get_by_label("Label of box 1").fill("wom")  # unfinished: kept as typed
+    drawn = current_boxes(page)
+    page.reload()
+    expect(rows(page)).to_have_count(2)
+    expect(page.get_by_label("Label of box 0")).to_have_value("puppy")
+    expect(rows(page).nth(0)).to_contain_text("→ dog")
+    expect(page.get_by_label("Label of box 1")).to_have_value("wom")
+    expect(page.locator("#boxes-svg .bx")).to_have_count(2)
+    assert current_boxes(page) == drawn
+    page.get_by_label("Label of box 1").fill("woman")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
+    assert len(Assignment.objects.get().answer["boxes"]) == 2
+    # Stored: the draft is gone.
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('draft:')).length") == 0
+
+
+def test_preview_shows_image_without_editing(live_server, page, campaign):
+    from mturk.models import HIT
+    from mturk.tokens import preview_token
+
+    hit = HIT.objects.get(campaign=campaign)
+    page.goto(live_server.url + f"/task/?preview={preview_token(hit.pk)}")
+    expect(page.locator(".preview-banner")).to_be_visible()
+    expect(page.locator(".boxes-stage img")).to_be_visible()
+    expect(page.locator("#box-list")).to_have_count(0)
+    expect(page.get_by_role("button", name="Submit")).to_have_count(0)
+    stage = Stage(page)
+    stage.drag(stage.point(0.2, 0.2), stage.point(0.4, 0.4))
+    expect(page.locator("#boxes-svg .bx")).to_have_count(0)
