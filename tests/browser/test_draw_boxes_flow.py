@@ -28,35 +28,38 @@ def campaign():
 
 
 class Stage:
-    """Screen <-> original-image pixel conversions from the image's on-screen bounding box."""
+    """Gestures on the image, given as fractions of the displayed image. Each gesture reads the image's
+    on-screen bounding box and returns its end points converted to ORIGINAL image pixels."""
 
     def __init__(self, page):
         self.page = page
-        self.box = page.locator(".boxes-stage img").bounding_box()
-        self.scale = WIDTH / self.box["width"]  # original pixels per screen pixel
+        box = self.bounding_box()
+        self.scale = WIDTH / box["width"]  # original pixels per screen pixel
         assert self.scale > 1  # the 1600 px image is shown smaller than it is
-        assert abs(HEIGHT / self.box["height"] - self.scale) < 0.01
+        assert abs(HEIGHT / box["height"] - self.scale) < 0.01
 
-    def point(self, fx, fy):
-        """A screen point at a fraction of the displayed image."""
-        return self.box["x"] + fx * self.box["width"], self.box["y"] + fy * self.box["height"]
-
-    def original(self, sx, sy):
-        return (sx - self.box["x"]) * self.scale, (sy - self.box["y"]) * self.scale
-
-    def screen(self, ox, oy):
-        return self.box["x"] + ox / self.scale, self.box["y"] + oy / self.scale
+    def bounding_box(self):
+        self.page.evaluate("document.querySelector('.boxes-stage').scrollIntoView({block: 'center'})")
+        return self.page.locator(".boxes-stage img").bounding_box()
 
     def drag(self, start, end):
+        box = self.bounding_box()
+        points = [(box["x"] + fx * box["width"], box["y"] + fy * box["height"]) for fx, fy in (start, end)]
         mouse = self.page.mouse
-        mouse.move(*start)
+        mouse.move(*points[0])
         mouse.down()
-        mouse.move(*end, steps=8)
+        mouse.move(*points[1], steps=8)
         mouse.up()
+        return [((sx - box["x"]) * self.scale, (sy - box["y"]) * self.scale) for sx, sy in points]
 
-    def expected(self, start, end):
-        (x1, y1), (x2, y2) = self.original(*start), self.original(*end)
-        return {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1}
+    def click(self, at):
+        box = self.bounding_box()
+        self.page.mouse.click(box["x"] + at[0] * box["width"], box["y"] + at[1] * box["height"])
+
+
+def rectangle(start, end):
+    (x1, y1), (x2, y2) = start, end
+    return {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1}
 
 
 def close(box, expected, concept):
@@ -84,17 +87,16 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     stage = Stage(page)
 
     # Box 0, labelled by typing a synonym: it resolves to its concept.
-    a_start, a_end = stage.point(0.10, 0.20), stage.point(0.35, 0.70)
-    stage.drag(a_start, a_end)
+    drawn_a = stage.drag((0.10, 0.20), (0.35, 0.70))
     expect(rows(page)).to_have_count(1)
     expect(page.locator("#boxes-svg .bx")).to_have_count(1)
+    close(current_boxes(page)[0], rectangle(*drawn_a), None)
     page.get_by_label("Label of box 0").fill("Lady")
     expect(rows(page).nth(0)).to_contain_text("→ woman")
     expect(page.locator("#boxes-svg")).to_contain_text("0 woman")
 
     # Box 1 is left unlabelled: the page refuses to submit and says which box.
-    b_start, b_end = stage.point(0.50, 0.40), stage.point(0.80, 0.90)
-    stage.drag(b_start, b_end)
+    drawn_b = stage.drag((0.50, 0.40), (0.80, 0.90))
     expect(rows(page)).to_have_count(2)
     page.get_by_role("button", name="Submit").click()
     expect(page.locator("#task-status")).to_have_text("Box 1 has no label: choose one from the list.")
@@ -107,27 +109,22 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     assert not Assignment.objects.exclude(answer=None).exists()
 
     # Move box 0 by dragging its body.
-    centre = stage.point(0.225, 0.45)
-    moved = (centre[0] + 40, centre[1] + 25)
-    stage.drag(centre, moved)
-    shift = (40 * stage.scale, 25 * stage.scale)
-    expected_a = stage.expected(a_start, a_end)
-    expected_a["x"] += shift[0]
-    expected_a["y"] += shift[1]
+    grab, drop = stage.drag((0.225, 0.45), (0.25, 0.50))
+    expected_a = rectangle(*drawn_a)
+    expected_a["x"] += drop[0] - grab[0]
+    expected_a["y"] += drop[1] - grab[1]
     close(current_boxes(page)[0], expected_a, woman.pk)
 
     # Resize box 1 by its bottom-right handle (select it first by clicking it).
-    page.mouse.click(*stage.point(0.65, 0.65))
+    stage.click((0.65, 0.65))
     expect(rows(page).nth(1)).to_have_class("box-row is-selected")
     expect(page.locator("#boxes-svg .bx-h")).to_have_count(4)
-    corner = b_end
-    resized = stage.point(0.90, 0.95)
-    stage.drag(corner, resized)
-    expected_b = stage.expected(b_start, resized)
+    _, corner = stage.drag((0.80, 0.90), (0.90, 0.95))
+    expected_b = rectangle(drawn_b[0], corner)
     close(current_boxes(page)[1], expected_b, dog.pk)
 
     # A third box drawn by mistake: Delete removes it, Ctrl+Z brings it back, Delete again.
-    stage.drag(stage.point(0.05, 0.80), stage.point(0.20, 0.95))
+    stage.drag((0.05, 0.80), (0.20, 0.95))
     expect(rows(page)).to_have_count(3)
     mistake = current_boxes(page)[2]
     page.keyboard.press("Delete")
@@ -173,7 +170,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
 def test_keyboard_nudges_and_undo(live_server, page, campaign):
     page.goto(live_server.url + campaign_link(campaign))
     stage = Stage(page)
-    stage.drag(stage.point(0.2, 0.2), stage.point(0.4, 0.4))
+    stage.drag((0.2, 0.2), (0.4, 0.4))
     before = current_boxes(page)[0]
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
@@ -205,9 +202,9 @@ def test_keyboard_nudges_and_undo(live_server, page, campaign):
 def test_draft_survives_a_reload(live_server, page, campaign):
     page.goto(live_server.url + campaign_link(campaign))
     stage = Stage(page)
-    stage.drag(stage.point(0.1, 0.1), stage.point(0.3, 0.5))
+    stage.drag((0.1, 0.1), (0.3, 0.5))
     page.get_by_label("Label of box 0").fill("puppy")
-    stage.drag(stage.point(0.5, 0.5), stage.point(0.7, 0.9))
+    stage.drag((0.5, 0.5), (0.7, 0.9))
     page.get_by_label("Label of box 1").fill("wom")  # unfinished: kept as typed
     drawn = current_boxes(page)
     page.reload()
@@ -236,5 +233,5 @@ def test_preview_shows_image_without_editing(live_server, page, campaign):
     expect(page.locator("#box-list")).to_have_count(0)
     expect(page.get_by_role("button", name="Submit")).to_have_count(0)
     stage = Stage(page)
-    stage.drag(stage.point(0.2, 0.2), stage.point(0.4, 0.4))
+    stage.drag((0.2, 0.2), (0.4, 0.4))
     expect(page.locator("#boxes-svg .bx")).to_have_count(0)

@@ -11,18 +11,21 @@ from mturk.providers.registry import get_provider
 from mturk.services.campaigns import create_campaign, publish_campaign
 from storyboard.demo import seed_albums
 
-from ...demo.seed import seed_concepts, seed_images
+from ...demo.grounded import seed_grounded_demo
+from ...demo.seed import BOXED_IMAGE_COUNT, seed_concepts, seed_images
 
 DEMO_CAMPAIGN = "Demo: describe images"
 
 
 class Command(BaseCommand):
-    help = "Load the demo data (images, concepts with boxes, albums, a running campaign, a researcher). Idempotent."
+    help = ("Load the demo data (images, concepts with boxes, albums, a running campaign, a completed simulated "
+            "grounded-descriptions campaign, a researcher). Idempotent.")
 
     def handle(self, *args, **options):
         concepts = seed_concepts()
         demo = seed_images(concepts)
         albums = seed_albums()
+        described, linked = seed_grounded_demo(demo.images[:BOXED_IMAGE_COUNT])
         campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
         if campaign is None:
             campaign = create_campaign(
@@ -46,6 +49,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Demo data: {len(demo.images)} images, {len(concepts)} concepts, {len(albums)} albums of 12 photos, "
             f"campaign '{campaign.name}' ({campaign.hits.count()} HITs)"
+        )
+        self.stdout.write(
+            f"Completed simulated campaigns '{described.name}' and '{linked.name}': try "
+            f"`python manage.py export_dataset --format imageclef --out grounded.zip`"
         )
         self.stdout.write(f"Researcher login: {username} / {password_note}")
         self.stdout.write(f"Dashboard: {base}{reverse('dashboard')}")
