@@ -100,6 +100,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expect(rows(page)).to_have_count(2)
     page.get_by_role("button", name="Submit").click()
     expect(page.locator("#task-status")).to_have_text("Box 1 has no label: choose one from the list.")
+    page.screenshot(path="/tmp/shot_err.png")  # DBGSHOT
     expect(page.get_by_label("Label of box 1")).to_be_focused()
     expect(page.get_by_label("Label of box 1")).to_have_attribute("aria-invalid", "true")
     page.get_by_label("Label of box 1").fill("tree")  # a concept, but not of this vocabulary
@@ -123,6 +124,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expected_b = rectangle(drawn_b[0], corner)
     close(current_boxes(page)[1], expected_b, dog.pk)
 
+    page.screenshot(path="/tmp/shot_boxes.png", full_page=True)  # DBGSHOT
     # A third box drawn by mistake: Delete removes it, Ctrl+Z brings it back, Delete again.
     stage.drag((0.05, 0.80), (0.20, 0.95))
     expect(rows(page)).to_have_count(3)
@@ -235,3 +237,4 @@ def test_preview_shows_image_without_editing(live_server, page, campaign):
     stage = Stage(page)
     stage.drag((0.2, 0.2), (0.4, 0.4))
     expect(page.locator("#boxes-svg .bx")).to_have_count(0)
+    page.screenshot(path="/tmp/shot_preview.png", full_page=True)  # DBGSHOT
