@@ -24,7 +24,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 def store(images) -> None:
     from annotation.models import Box, Concept, Correspondence, Description, Image, WordLink
 
-    concepts = {name: Concept.objects.create(name=name) for name in sorted({b.concept for i in images for b in i.boxes})}
+    names = sorted({b.concept for i in images for b in i.boxes})
+    concepts = {name: Concept.objects.create(name=name) for name in names}
     rows = Image.objects.bulk_create(
         Image(key=i.key, sha256=f"{n:064x}", original=f"images/originals/{i.key}.jpg", original_name=f"{i.key}.jpg",
               format="JPEG", width=i.width, height=i.height, file_size=1)

@@ -1,3 +1,5 @@
+import posixpath
+
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -36,6 +38,7 @@ def serve_media(request, path):
     """Images from local disk (the embedded default); in production put a web server or S3 in front.
 
     Only images are public: exports are downloaded through the authenticated API."""
+    path = posixpath.normpath(path).lstrip("/")  # "images/../exports/x.zip" is exports/x.zip
     if not path.startswith("images/"):
         raise Http404("not a public file")
     response = serve(request, path, document_root=settings.MEDIA_ROOT)

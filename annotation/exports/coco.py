@@ -57,8 +57,8 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         bundle.copy_stored_file(image_path(image), image.original)
     with bundle.open_text("annotations/image_keys.json") as handle:
         handle.write("{")
-        handle.write(",".join(f"\n {_dumps(str(number))}: {_dumps(image.key)}"
-                              for number, image in enumerate(images, start=1)))
+        for number, image in enumerate(images, start=1):
+            handle.write(("\n " if number == 1 else ",\n ") + f"{_dumps(str(number))}: {_dumps(image.key)}")
         handle.write("\n}\n")
 
     def captions() -> Iterator[dict]:

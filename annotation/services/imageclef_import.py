@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 
 from ..exports.imageclef import BOXES_HEADER, DESCRIPTIONS_HEADER, IMAGES_HEADER, key_problem
 from ..markup import MarkupError, parse
-from ..models import Concept, Image, Vocabulary
+from ..models import Box, Concept, Description, Image, Vocabulary
 from .boxes import BoxSpec, add_boxes, add_correspondence, box_problem
 from .concepts import ConceptImportError, import_concepts, parse_concepts
 from .image_files import ImageRejected, inspect_image
@@ -172,20 +172,29 @@ def _read_text(source: _Source, name: str, errors: list[str]) -> list[tuple[int,
             if line.strip() and not line.startswith("#")]
 
 
-def _rows(source: _Source, name: str, header: tuple[str, ...], errors: list[str]) -> list[tuple[int, list[str]]]:
+@dataclass
+class _Table:
+    rows: list[tuple[int, list[str]]]  # (line number, stripped cells) of the lines with the right column count
+    lines: list[list[str]]  # the stripped cells of every data line, to tell a bad line from a missing one
+    readable: bool  # False when the file is missing, unreadable or has a wrong header (it was reported)
+
+
+def _rows(source: _Source, name: str, header: tuple[str, ...], errors: list[str]) -> _Table:
     lines = _read_text(source, name, errors)
     if lines is None:
-        return []
+        return _Table([], [], False)
     if not lines or lines[0][0] != 1 or [cell.strip().lower() for cell in lines[0][1]] != list(header):
         errors.append(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
-        return []
-    rows = []
+        return _Table([], [], False)
+    table = _Table([], [], True)
     for number, cells in lines[1:]:
+        cells = [cell.strip() for cell in cells]
+        table.lines.append(cells)
         if len(cells) != len(header):
             errors.append(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}")
             continue
-        rows.append((number, [cell.strip() for cell in cells]))
-    return rows
+        table.rows.append((number, cells))
+    return table
 
 
 def _integer(text: str) -> int | None:
@@ -215,10 +224,13 @@ def _check_concepts(source: _Source, plan: _Plan, errors: list[str]) -> set[str]
         return {line.split("\t", 1)[0].strip() for line in plan.concepts_text.splitlines()[1:]}
 
 
-def _check_images(source: _Source, plan: _Plan, errors: list[str]) -> dict[str, _ImageSpec]:
+def _check_images(source: _Source, plan: _Plan, errors: list[str]) -> tuple[dict[str, _ImageSpec], set[str] | None]:
+    """Checks images.tsv and the image files; returns the images by key, and every key the file names (None when
+    the file could not be read) so that other files do not report an image whose line is wrong as unknown."""
     by_key: dict[str, _ImageSpec] = {}
     by_hash: dict[str, _ImageSpec] = {}
-    for line, (key, file, width_text, height_text) in _rows(source, IMAGES, IMAGES_HEADER, errors):
+    table = _rows(source, IMAGES, IMAGES_HEADER, errors)
+    for line, (key, file, width_text, height_text) in table.rows:
         where = f"{IMAGES} line {line}"
         problem = key_problem(key)
         if problem:
@@ -231,9 +243,10 @@ def _check_images(source: _Source, plan: _Plan, errors: list[str]) -> dict[str, 
         if width is None or height is None or width < 1 or height < 1:
             errors.append(f"{where}: width and height must be whole numbers of pixels, got "
                           f"'{width_text}' and '{height_text}'")
-        reason = unsafe_member_reason(file) if file else "the file name is empty"
+            width = height = None
         spec = _ImageSpec(line, key, file, width or 0, height or 0)
         by_key[key] = spec
+        reason = unsafe_member_reason(file) if file else "the file name is empty"
         if reason:
             errors.append(f"{where}: image file '{file}': {reason}")
             continue
@@ -250,10 +263,10 @@ def _check_images(source: _Source, plan: _Plan, errors: list[str]) -> dict[str, 
         except ImageRejected as exc:
             errors.append(f"{where}: image file '{file}' cannot be used: {exc}")
             continue
-        if (width, height) != (info.width, info.height) and width is not None and height is not None:
+        if width is not None and (width, height) != (info.width, info.height):
             errors.append(f"{where}: the size {width}x{height} does not match the image file '{file}' "
                           f"({info.width}x{info.height})")
-        spec.width, spec.height = info.width, info.height
+        spec.width, spec.height = info.width, info.height  # boxes are checked against the actual image
         spec.sha256 = hashlib.sha256(data).hexdigest()
         if spec.sha256 in by_hash:
             errors.append(f"{where}: image file '{file}' has the same content as image "
@@ -262,19 +275,16 @@ def _check_images(source: _Source, plan: _Plan, errors: list[str]) -> dict[str, 
         by_hash[spec.sha256] = spec
         plan.images.append(spec)
     _check_stored_images(plan.images, errors)
-    return by_key
+    return by_key, ({cells[0] for cells in table.lines} if table.readable else None)
 
 
 def _check_stored_images(specs: list[_ImageSpec], errors: list[str]) -> None:
     """Images already in the database: the same key and content is reused (if it has no boxes nor descriptions)."""
-    keys = [spec.key for spec in specs]
-    hashes = [spec.sha256 for spec in specs]
-    stored = {image.key: image for image in Image.objects.filter(key__in=keys)}
-    stored_by_hash = {image.sha256: image for image in Image.objects.filter(sha256__in=hashes)}
-    annotated = set(Image.objects.filter(pk__in=[image.pk for image in stored.values()], boxes__isnull=False)
-                    .values_list("pk", flat=True))
-    annotated |= set(Image.objects.filter(pk__in=[image.pk for image in stored.values()],
-                                          descriptions__isnull=False).values_list("pk", flat=True))
+    stored = {image.key: image for image in Image.objects.filter(key__in=[spec.key for spec in specs])}
+    stored_by_hash = {image.sha256: image for image in Image.objects.filter(sha256__in=[s.sha256 for s in specs])}
+    stored_ids = [image.pk for image in stored.values()]
+    annotated = set(Box.objects.filter(image_id__in=stored_ids).values_list("image_id", flat=True))
+    annotated |= set(Description.objects.filter(image_id__in=stored_ids).values_list("image_id", flat=True))
     for spec in specs:
         where = f"{IMAGES} line {spec.line}"
         existing = stored.get(spec.key)
@@ -289,68 +299,75 @@ def _check_stored_images(specs: list[_ImageSpec], errors: list[str]) -> None:
                           f"'{stored_by_hash[spec.sha256].key}'")
 
 
-def _check_boxes(source: _Source, plan: _Plan, images: dict[str, _ImageSpec], concepts: set[str],
-                 errors: list[str]) -> dict[str, dict[int, int]]:
-    """Checks boxes.tsv; returns image key -> {box number: line}."""
-    numbers: dict[str, dict[int, int]] = defaultdict(dict)
-    rows = _rows(source, BOXES, BOXES_HEADER, errors)
-    known = concepts | set(Concept.objects.filter(name__in={row[1][2] for row in rows}).values_list("name", flat=True))
-    for line, (key, number_text, concept, *coordinates) in rows:
+def _unknown_image(key: str, listed: set[str] | None) -> bool:
+    """A key images.tsv does not name (a key on a wrong line of images.tsv, or an unreadable images.tsv, has
+    already been reported there)."""
+    return listed is not None and key not in listed
+
+
+def _check_boxes(source: _Source, plan: _Plan, images: dict[str, _ImageSpec], listed: set[str] | None,
+                 concepts: set[str], errors: list[str]) -> dict[str, set[int]] | None:
+    """Checks boxes.tsv; returns the box numbers each image key has (None when the file could not be read)."""
+    numbers: dict[str, dict[int, int]] = defaultdict(dict)  # key -> {number: line}
+    table = _rows(source, BOXES, BOXES_HEADER, errors)
+    used = {cells[2] for _, cells in table.rows}
+    known = concepts | set(Concept.objects.filter(name__in=used).values_list("name", flat=True))
+    for line, (key, number_text, concept, *coordinates) in table.rows:
         where = f"{BOXES} line {line}"
         image = images.get(key)
-        if image is None:
+        if _unknown_image(key, listed):
             errors.append(f"{where}: unknown image '{key}' (not in {IMAGES})")
         number = _integer(number_text)
         if number is None or number < 0:
             errors.append(f"{where}: the box id must be a whole number from 0, got '{number_text}'")
-        elif image is not None and number in numbers[key]:
+            number = None
+        elif number in numbers[key]:
             errors.append(f"{where}: box {number} of image '{key}' is already defined on line {numbers[key][number]}")
             number = None
+        else:
+            numbers[key][number] = line
         if concept not in known:
             errors.append(f"{where}: unknown concept '{concept}'")
-        values = [_integer(text) if _integer(text) is not None else text for text in coordinates]
+        values: list = [_integer(text) if _integer(text) is not None else text for text in coordinates]
         if image is not None and image.width and image.height:
             problem = box_problem(image.width, image.height, *values)
-            if problem:
-                errors.append(f"{where}: {problem}")
-                continue
-        elif any(isinstance(value, str) for value in values):
-            errors.append(f"{where}: {box_problem(1, 1, *values)}")
-            continue
-        if image is not None and number is not None:
-            numbers[key][number] = line
-            x, y, width, height = values
-            plan.boxes.append(_BoxSpec(line, key, number, concept, x, y, width, height))
-    return numbers
+        else:  # the image is reported elsewhere; still check the numbers are numbers
+            problem = next((p for p in [box_problem(1, 1, *values)] if p and "whole number" in p), None)
+        if problem:
+            errors.append(f"{where}: {problem}")
+        elif image is not None and number is not None:
+            plan.boxes.append(_BoxSpec(line, key, number, concept, *values))
+    if not table.readable:
+        return None
+    mentioned: dict[str, set[int]] = defaultdict(set)  # numbers on every line, right or wrong
+    for cells in table.lines:
+        if len(cells) > 1 and _integer(cells[1]) is not None:
+            mentioned[cells[0]].add(int(cells[1]))
+    return mentioned
 
 
-def _check_descriptions(source: _Source, plan: _Plan, images: dict[str, _ImageSpec],
-                        boxes: dict[str, dict[int, int]], errors: list[str]) -> None:
+def _check_descriptions(source: _Source, plan: _Plan, listed: set[str] | None, boxes: dict[str, set[int]] | None,
+                        errors: list[str]) -> None:
     seen: dict[str, dict[int, int]] = defaultdict(dict)
     for line, (key, index_text, description_source, linked_text, markup) in _rows(
         source, DESCRIPTIONS, DESCRIPTIONS_HEADER, errors
-    ):
+    ).rows:
         where = f"{DESCRIPTIONS} line {line}"
-        ok = True
-        if key not in images:
+        problems = len(errors)
+        if _unknown_image(key, listed):
             errors.append(f"{where}: unknown image '{key}' (not in {IMAGES})")
-            ok = False
         index = _integer(index_text)
         if index is None or index < 1:
             errors.append(f"{where}: the description number must be a whole number from 1, got '{index_text}'")
-            ok = False
         elif index in seen[key]:
             errors.append(f"{where}: description {index} of image '{key}' is already given on line {seen[key][index]}")
-            ok = False
         else:
             seen[key][index] = line
         if not SOURCE.fullmatch(description_source):
             errors.append(f"{where}: the source must be a word of at most 20 letters, digits, '_', '-' or '.', "
                           f"got '{description_source}'")
-            ok = False
         if linked_text not in ("0", "1"):
             errors.append(f"{where}: linked must be 0 or 1, got '{linked_text}'")
-            ok = False
         try:
             marked = parse(markup)
         except MarkupError as exc:
@@ -358,13 +375,11 @@ def _check_descriptions(source: _Source, plan: _Plan, images: dict[str, _ImageSp
             continue
         if linked_text == "0" and marked.links:
             errors.append(f"{where}: the markup has links but linked is 0")
-            ok = False
-        if key in images:
-            unknown = sorted(set(marked.links.values()) - set(boxes.get(key, {})))
+        if boxes is not None and not _unknown_image(key, listed):
+            unknown = sorted(set(marked.links.values()) - boxes.get(key, set()))
             if unknown:
                 errors.append(f"{where}: image '{key}' has no box {', '.join(map(str, unknown))}")
-                ok = False
-        if ok:
+        if len(errors) == problems:
             plan.descriptions.append(_DescriptionSpec(line, key, index or 0, description_source, linked_text == "1",
                                                       marked.tokens, marked.links))
 
@@ -376,9 +391,9 @@ def check_imageclef(source: _Source, vocabulary: str) -> _Plan:
     if not vocabulary or len(vocabulary) > Vocabulary._meta.get_field("name").max_length:
         errors.append(f"the vocabulary name '{vocabulary}' must have 1 to 100 characters")
     concepts = _check_concepts(source, plan, errors)
-    images = _check_images(source, plan, errors)
-    boxes = _check_boxes(source, plan, images, concepts, errors)
-    _check_descriptions(source, plan, images, boxes, errors)
+    images, listed = _check_images(source, plan, errors)
+    boxes = _check_boxes(source, plan, images, listed, concepts, errors)
+    _check_descriptions(source, plan, listed, boxes, errors)
     if errors:
         raise ImageCLEFImportError(errors)
     return plan

@@ -35,7 +35,7 @@ class DrawBoxesResult(StrictSerializer):
                                   int(options["min_box_size"]))
             if problem:
                 problems.append(f"Box {number}: {problem}.")
-            elif box["concept"] not in concept_ids:
+            elif type(box["concept"]) is not int or box["concept"] not in concept_ids:  # 1.0 == True == 1
                 problems.append(f"Box {number}: unknown concept {box['concept']!r} (not in this task's vocabulary).")
         if problems:
             raise serializers.ValidationError(problems)

@@ -23,7 +23,7 @@ class LinkWordsResult(StrictSerializer):
         numbers = {b["number"] for b in payload["boxes"]}
         problems, clean = [], {}
         for key, box in links.items():
-            if not key.isdigit() or int(key) >= token_count:
+            if not (key.isascii() and key.isdigit()) or int(key) >= token_count:  # "²".isdigit() is True
                 problems.append(f"Word {key!r}: no such word in this description (it has {token_count}).")
             elif not isinstance(box, int) or isinstance(box, bool) or box not in numbers:
                 problems.append(f"Word {key}: no box {box!r} in this image.")

@@ -1,61 +1,54 @@
-/* draw_boxes: draw, label, move and resize boxes on an image. The SVG overlay's viewBox is the
-   original image size, so every coordinate here is in original-image pixels. */
+/* draw_boxes: draw, label, move, resize boxes. The SVG overlay's viewBox is the original image size:
+   every coordinate here is in original-image pixels. */
 (function () {
   "use strict";
-  var form = document.getElementById("task-form");
-  var svg = document.getElementById("boxes-svg");
+  function $(id) { return document.getElementById(id); }
+  var form = $("task-form"), svg = $("boxes-svg");
   if (!form || !svg) { return; }
-  var payload = JSON.parse(document.getElementById("task-payload").textContent);
-  var options = JSON.parse(document.getElementById("task-options").textContent);
+  var payload = JSON.parse($("task-payload").textContent), options = JSON.parse($("task-options").textContent);
   var W = payload.image.width, H = payload.image.height;
   var MIN = options.min_box_size || 1, MIN_N = options.min_boxes || 0, MAX_N = options.max_boxes || 50;
   var NS = "http://www.w3.org/2000/svg";
-  var COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#0fa3b1", "#f032e6", "#9a6324", "#808000", "#000075"];
-  document.getElementById("boxes-stage").style.maxWidth = (70 * W / H).toFixed(2) + "vh";
+  $("boxes-stage").style.maxWidth = (70 * W / H).toFixed(2) + "vh";
   if (form.dataset.preview) { return; }
 
-  var list = document.getElementById("box-list");
-  var countEl = document.getElementById("boxes-count");
-  var emptyEl = document.getElementById("boxes-empty");
-  var status = document.getElementById("task-status");
-  var boxes = [];        // {u: row id, x, y, w, h, concept: id|null, text: typed label, c: colour}
-  var sel = -1, uid = 0, nextColour = 0, checked = false, lastOp = "", history = [], drag = null;
-  var rows = {};
-  var byId = {}, lookup = Object.create(null);
+  var list = $("box-list"), status = $("task-status");
+  var boxes = [];  // {u: row id, x, y, w, h, concept: id|null, text: typed label, c: colour}
+  var sel = -1, uid = 0, checked = false, lastOp = "", history = [], drag = null;
+  var rows = {}, byId = {}, lookup = Object.create(null);
 
   function norm(s) { return String(s).trim().replace(/\s+/g, " ").toLowerCase(); }
-  payload.concepts.forEach(function (c) { byId[c.id] = c; });
   payload.concepts.forEach(function (c) {
+    byId[c.id] = c;
     (c.synonyms || []).forEach(function (s) { if (!(norm(s) in lookup)) { lookup[norm(s)] = c; } });
   });
   payload.concepts.forEach(function (c) { lookup[norm(c.name)] = c; });  // names win over synonyms
-  (function fillDatalist() {
-    var dl = document.getElementById("concept-options"), seen = {};
-    function add(value, label) {
-      if (seen[norm(value)]) { return; }
-      seen[norm(value)] = true;
-      var o = document.createElement("option");
-      o.value = value;
-      if (label) { o.label = label; }
-      dl.appendChild(o);
-    }
-    payload.concepts.forEach(function (c) { add(c.name); });
-    payload.concepts.forEach(function (c) { (c.synonyms || []).forEach(function (s) { add(s, c.name); }); });
-  })();
+  var datalist = $("concept-options");
+  Object.keys(lookup).forEach(function (key) {  // every name and synonym once; a synonym shows its concept
+    var c = lookup[key], value = norm(c.name) === key ? c.name : null;
+    (c.synonyms || []).forEach(function (s) { if (!value && norm(s) === key) { value = s; } });
+    datalist.appendChild(h("option", {value: value, label: value === c.name ? "" : c.name}));
+  });
 
   function resolve(text) { var c = lookup[norm(text)]; return c ? c.id : null; }
   function clamp(v, lo, hi) { return Math.max(lo, Math.min(hi, v)); }
-  function colour(b) { return COLOURS[b.c % COLOURS.length]; }
-  function snapshot() { return JSON.stringify({b: boxes, c: nextColour}); }
-  function pushUndo(state) {
-    history.push(state || snapshot());
-    if (history.length > 200) { history.shift(); }
-    lastOp = "";
+  function int(v, lo, hi) { return clamp(Math.round(v) || 0, lo, hi); }
+  function colour(b) { return " c" + b.c % 10; }  // palette classes in worker.css
+  function snapshot() { return JSON.stringify(boxes); }
+  function pushUndo(state) { history = history.slice(-199).concat(state || snapshot()); lastOp = ""; }
+  function save() {  // after every change: keep the draft; an old error message gives way to the live row checks
+    if (status.classList.contains("error")) { say(""); }
+    if (window.TaskKinds.saveDraft) { window.TaskKinds.saveDraft(); }
   }
-  function save() { if (window.TaskKinds.saveDraft) { window.TaskKinds.saveDraft(); } }
   function changed() { syncList(); renderSvg(); save(); }
   function say(message) { status.textContent = message; status.className = "status"; }
 
+  function h(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs).forEach(function (k) { if (attrs[k]) { node[k] = attrs[k]; } });
+    if (text) { node.textContent = text; }
+    return node;
+  }
   function el(name, attrs, parent) {
     var node = document.createElementNS(NS, name);
     Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
@@ -64,66 +57,48 @@
   }
 
   function renderSvg() {
-    var rect = svg.getBoundingClientRect();
-    var s = rect.width ? W / rect.width : 1;  // original pixels per screen pixel
-    while (svg.firstChild) { svg.removeChild(svg.firstChild); }
+    var s = W / (svg.getBoundingClientRect().width || W);  // original pixels per screen pixel
+    svg.textContent = "";
     var order = boxes.map(function (b, i) { return i; }).filter(function (i) { return i !== sel; });
-    if (sel >= 0) { order.push(sel); }  // the selected box (and its handles) on top
+    if (sel >= 0) { order.push(sel); }  // the selected box and its handles on top
     order.forEach(function (i) {
-      var b = boxes[i], col = colour(b);
-      var g = el("g", {"class": "bx" + (i === sel ? " is-selected" : ""), "data-i": i}, svg);
-      el("rect", {"class": "bx-body", x: b.x, y: b.y, width: b.w, height: b.h, stroke: col, fill: col}, g);
-      var concept = byId[b.concept];
-      var label = i + " " + (concept ? concept.name : "?");
-      var fs = 13 * s, th = fs * 1.4, tw = (label.length * 0.62 * fs) + 8 * s;
-      var ty = b.y >= th ? b.y - th : b.y;
-      el("rect", {"class": "bx-tag-bg", x: b.x, y: ty, width: tw, height: th, fill: col}, g);
+      var b = boxes[i], g = el("g", {"class": "bx" + colour(b) + (i === sel ? " is-selected" : ""), "data-i": i}, svg);
+      el("rect", {"class": "bx-body", x: b.x, y: b.y, width: b.w, height: b.h}, g);
+      var label = i + " " + (byId[b.concept] ? byId[b.concept].name : "?");
+      var fs = 13 * s, th = fs * 1.4, tw = label.length * 0.68 * fs + 8 * s, ty = b.y >= th ? b.y - th : b.y;
+      el("rect", {"class": "bx-tag-bg", x: b.x, y: ty, width: tw, height: th}, g);
       el("text", {"class": "bx-tag", x: b.x + 4 * s, y: ty + fs * 1.05, "font-size": fs}, g).textContent = label;
       if (i === sel) {
         var hs = 11 * s;
-        [["nw", b.x, b.y], ["ne", b.x + b.w, b.y], ["sw", b.x, b.y + b.h], ["se", b.x + b.w, b.y + b.h]].forEach(function (h) {
-          el("rect", {"class": "bx-h", "data-h": h[0], x: h[1] - hs / 2, y: h[2] - hs / 2, width: hs, height: hs}, g);
+        ["nw", "ne", "sw", "se"].forEach(function (k) {
+          var x = k[1] === "w" ? b.x : b.x + b.w, y = k[0] === "n" ? b.y : b.y + b.h;
+          el("rect", {"class": "bx-h", "data-h": k, x: x - hs / 2, y: y - hs / 2, width: hs, height: hs}, g);
         });
       }
     });
-    if (drag && drag.mode === "draw" && drag.box) {
-      var d = drag.box;
-      el("rect", {"class": "bx-draft", x: d.x, y: d.y, width: d.w, height: d.h}, svg);
-    }
+    var d = drag && drag.box;
+    if (d) { el("rect", {"class": "bx-draft", x: d.x, y: d.y, width: d.w, height: d.h}, svg); }
   }
 
   function makeRow(u) {
-    var li = document.createElement("li");
-    li.className = "box-row";
-    var num = document.createElement("button");
-    num.type = "button";
-    num.className = "box-num";
-    var input = document.createElement("input");
-    input.type = "text";
-    input.className = "box-label";
-    input.setAttribute("list", "concept-options");
-    input.autocomplete = "off";
+    var li = h("li", {className: "box-row"});
+    var num = h("button", {type: "button", className: "box-num"});
+    var input = h("input", {type: "text", className: "box-label", autocomplete: "off", maxLength: 100, placeholder: "label…"});
+    var del = h("button", {type: "button", className: "box-del"}, "×");
+    var info = h("span", {className: "box-info", id: "box-info-" + u});
     input.spellcheck = false;
-    input.maxLength = 100;
-    input.placeholder = "label…";
-    var del = document.createElement("button");
-    del.type = "button";
-    del.className = "box-del";
-    del.textContent = "×";
-    var info = document.createElement("span");
-    info.className = "box-info";
-    info.id = "box-info-" + u;
+    input.setAttribute("list", "concept-options");
     input.setAttribute("aria-describedby", info.id);
     li.append(num, input, del, info);
     var before = null;
-    function index() { for (var i = 0; i < boxes.length; i += 1) { if (boxes[i].u === u) { return i; } } return -1; }
+    function index() { return boxes.findIndex(function (b) { return b.u === u; }); }
     num.addEventListener("click", function () { select(index()); });
     del.addEventListener("click", function () { remove(index()); svg.focus(); });
     input.addEventListener("focus", function () { before = snapshot(); if (sel !== index()) { select(index(), true); } });
     input.addEventListener("input", function () {
       var b = boxes[index()];
       b.text = input.value;
-      b.concept = resolve(input.value);
+      b.concept = resolve(b.text);
       updateRow(b, index());
       renderSvg();
       save();
@@ -140,16 +115,13 @@
 
   function updateRow(b, i) {
     var r = rows[b.u], concept = byId[b.concept], typed = b.text.trim();
-    r.li.style.setProperty("--c", colour(b));
-    r.li.classList.toggle("is-selected", i === sel);
-    r.num.textContent = String(i);
-    r.num.setAttribute("aria-label", "Select box " + i);
-    r.num.setAttribute("aria-pressed", i === sel ? "true" : "false");
-    r.input.setAttribute("aria-label", "Label of box " + i);
-    r.del.setAttribute("aria-label", "Delete box " + i);
+    r.li.className = "box-row" + colour(b) + (i === sel ? " is-selected" : "");
+    r.num.textContent = i;
+    [[r.num, "Select"], [r.input, "Label of"], [r.del, "Delete"]].forEach(function (x) { x[0].setAttribute("aria-label", x[1] + " box " + i); });
+    r.num.setAttribute("aria-pressed", i === sel);
     if (document.activeElement !== r.input && r.input.value !== b.text) { r.input.value = b.text; }
     var bad = !concept && (typed !== "" || checked);
-    r.input.setAttribute("aria-invalid", bad ? "true" : "false");
+    r.input.setAttribute("aria-invalid", bad);
     r.info.classList.toggle("is-error", bad);
     r.info.textContent = concept ? "→ " + concept.name + " (" + b.w + "×" + b.h + " px)"
       : typed ? "Unknown label: pick one from the list." : "Not labelled yet.";
@@ -163,21 +135,16 @@
       if (list.children[i] !== r.li) { list.insertBefore(r.li, list.children[i] || null); }
       updateRow(b, i);
     });
-    Object.keys(rows).forEach(function (u) {
-      if (!seen[u]) { rows[u].li.remove(); delete rows[u]; }
-    });
-    countEl.textContent = "(" + boxes.length + " / " + MAX_N + ")";
-    emptyEl.hidden = boxes.length > 0;
+    Object.keys(rows).forEach(function (u) { if (!seen[u]) { rows[u].li.remove(); delete rows[u]; } });
+    $("boxes-count").textContent = "(" + boxes.length + " / " + MAX_N + ")";
+    $("boxes-empty").hidden = boxes.length > 0;
   }
 
   function select(i, keepFocus) {
     sel = i >= 0 && i < boxes.length ? i : -1;
     syncList();
     renderSvg();
-    if (sel >= 0 && !keepFocus) {
-      var li = rows[boxes[sel].u].li;
-      if (li.scrollIntoView) { li.scrollIntoView({block: "nearest"}); }
-    }
+    if (sel >= 0 && !keepFocus) { rows[boxes[sel].u].li.scrollIntoView({block: "nearest"}); }
   }
 
   function remove(i) {
@@ -191,67 +158,45 @@
 
   function undo() {
     if (!history.length) { say("Nothing to undo."); return; }
-    var state = JSON.parse(history.pop());
-    boxes = state.b;
-    nextColour = state.c;
+    boxes = JSON.parse(history.pop());
     lastOp = "";
-    if (sel >= boxes.length) { sel = -1; }
+    sel = sel < boxes.length ? sel : -1;
     changed();
     say("Undone.");
   }
 
   function addBox(x, y, w, h) {
-    if (boxes.length >= MAX_N) { say("At most " + MAX_N + " boxes."); return false; }
+    if (boxes.length >= MAX_N) { say("At most " + MAX_N + " boxes."); return; }
     pushUndo();
-    uid += 1;
-    boxes.push({u: uid, x: x, y: y, w: w, h: h, concept: null, text: "", c: nextColour});
-    nextColour += 1;
+    boxes.push({u: uid, x: x, y: y, w: w, h: h, concept: null, text: "", c: uid++});  // colour: creation order
     sel = boxes.length - 1;
     changed();
-    return true;
   }
 
   function nudge(dx, dy, resize) {
-    var b = boxes[sel], n = {x: b.x, y: b.y, w: b.w, h: b.h};
-    if (resize) {
-      n.w = clamp(b.w + dx, MIN, W - b.x);
-      n.h = clamp(b.h + dy, MIN, H - b.y);
-    } else {
-      n.x = clamp(b.x + dx, 0, W - b.w);
-      n.y = clamp(b.y + dy, 0, H - b.h);
-    }
-    if (n.x === b.x && n.y === b.y && n.w === b.w && n.h === b.h) { return; }
-    var op = (resize ? "size" : "move") + b.u;
-    if (lastOp !== op) { pushUndo(); }  // a run of key presses is one undo step
+    var b = boxes[sel], before = snapshot(), op = (resize ? "size" : "move") + b.u;
+    if (resize) { b.w = clamp(b.w + dx, MIN, W - b.x); b.h = clamp(b.h + dy, MIN, H - b.y); }
+    else { b.x = clamp(b.x + dx, 0, W - b.w); b.y = clamp(b.y + dy, 0, H - b.h); }
+    if (before === snapshot()) { return; }
+    if (lastOp !== op) { pushUndo(before); }  // a run of key presses is one undo step
     lastOp = op;
-    Object.assign(b, n);
     changed();
   }
 
   // --- pointer: draw on empty space, move a box by its body, resize by its corner handles ---
   function toImage(ev) {
     var r = svg.getBoundingClientRect();
-    return {x: clamp((ev.clientX - r.left) * W / r.width, 0, W), y: clamp((ev.clientY - r.top) * H / r.height, 0, H)};
+    return {x: int((ev.clientX - r.left) * W / r.width, 0, W), y: int((ev.clientY - r.top) * H / r.height, 0, H)};
   }
 
   svg.addEventListener("pointerdown", function (ev) {
     if (ev.button !== 0) { return; }
     var p = toImage(ev), t = ev.target;
     svg.focus({preventScroll: true});
-    var handle = t.getAttribute && t.getAttribute("data-h");
-    var g = t.closest ? t.closest("[data-i]") : null;
-    if (handle && sel >= 0) {
-      drag = {mode: "resize", h: handle};
-    } else if (g) {
-      select(parseInt(g.getAttribute("data-i"), 10));
-      drag = {mode: "move"};
-    } else {
-      drag = {mode: "draw"};
-    }
-    drag.start = p;
-    drag.i = sel;
-    drag.orig = sel >= 0 ? Object.assign({}, boxes[sel]) : null;
-    drag.before = snapshot();
+    // The selected box moves and resizes; a drag anywhere else draws (inside boxes too), a click selects.
+    var handle = t.getAttribute("data-h"), g = t.closest("[data-i]"), hit = g ? +g.getAttribute("data-i") : -1;
+    var mode = handle ? "resize" : hit >= 0 && hit === sel ? "move" : "draw";
+    drag = {mode: mode, h: handle, hit: hit, start: p, i: sel, before: snapshot(), orig: Object.assign({}, boxes[sel])};
     svg.setPointerCapture(ev.pointerId);
     ev.preventDefault();
   });
@@ -260,21 +205,19 @@
     if (!drag) { return; }
     var p = toImage(ev), o = drag.orig;
     if (drag.mode === "draw") {
-      var x1 = Math.round(Math.min(p.x, drag.start.x)), y1 = Math.round(Math.min(p.y, drag.start.y));
-      drag.box = {x: x1, y: y1, w: Math.round(Math.max(p.x, drag.start.x)) - x1, h: Math.round(Math.max(p.y, drag.start.y)) - y1};
+      var q = drag.start, x = Math.min(p.x, q.x), y = Math.min(p.y, q.y);
+      drag.box = {x: x, y: y, w: Math.max(p.x, q.x) - x, h: Math.max(p.y, q.y) - y};
       renderSvg();
       return;
     }
     var b = boxes[drag.i], dx = p.x - drag.start.x, dy = p.y - drag.start.y;
     if (drag.mode === "move") {
-      b.x = clamp(Math.round(o.x + dx), 0, W - o.w);
-      b.y = clamp(Math.round(o.y + dy), 0, H - o.h);
+      b.x = clamp(o.x + dx, 0, W - o.w);
+      b.y = clamp(o.y + dy, 0, H - o.h);
     } else {
-      var l = o.x, r = o.x + o.w, t = o.y, bo = o.y + o.h;
-      if (drag.h.indexOf("w") >= 0) { l = clamp(Math.round(p.x), 0, r - MIN); }
-      if (drag.h.indexOf("e") >= 0) { r = clamp(Math.round(p.x), l + MIN, W); }
-      if (drag.h.indexOf("n") >= 0) { t = clamp(Math.round(p.y), 0, bo - MIN); }
-      if (drag.h.indexOf("s") >= 0) { bo = clamp(Math.round(p.y), t + MIN, H); }
+      var l = o.x, r = o.x + o.w, t = o.y, bo = o.y + o.h, k = drag.h;  // the dragged corner's edges follow
+      if (k[1] === "w") { l = clamp(p.x, 0, r - MIN); } else { r = clamp(p.x, l + MIN, W); }
+      if (k[0] === "n") { t = clamp(p.y, 0, bo - MIN); } else { bo = clamp(p.y, t + MIN, H); }
       b.x = l; b.y = t; b.w = r - l; b.h = bo - t;
     }
     renderSvg();
@@ -286,8 +229,8 @@
     var d = drag;
     drag = null;
     if (d.mode === "draw") {
-      if (d.box && d.box.w >= MIN && d.box.h >= MIN) { addBox(d.box.x, d.box.y, d.box.w, d.box.h); }
-      else { select(-1); }
+      var b = d.box, s = W / svg.getBoundingClientRect().width, big = b && Math.min(b.w, b.h) >= Math.max(MIN, 4 * s);
+      if (big) { addBox(b.x, b.y, b.w, b.h); } else { select(d.hit); }  // a click, not a drag
       return;
     }
     if (d.before !== snapshot()) { pushUndo(d.before); changed(); }
@@ -301,10 +244,9 @@
   var ARROWS = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
   document.addEventListener("keydown", function (ev) {
     var t = ev.target, tag = t && t.tagName;
-    var typing = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable);
-    var ours = t === document.body || t === svg || (t.closest && t.closest(".boxes-task"));
-    if (!ours || typing || drag) { return; }
-    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && !ev.shiftKey && (ev.key === "z" || ev.key === "Z")) {
+    var typing = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || t.isContentEditable;
+    if (typing || drag || !(t === document.body || t.closest(".boxes-task"))) { return; }
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && !ev.shiftKey && ev.key.toLowerCase() === "z") {
       ev.preventDefault();
       undo();
       return;
@@ -312,9 +254,8 @@
     if (ev.ctrlKey || ev.metaKey) { return; }
     var arrow = ARROWS[ev.key];
     if (arrow && sel >= 0) {
-      var step = ev.shiftKey ? 10 : 1;
       ev.preventDefault();
-      nudge(arrow[0] * step, arrow[1] * step, ev.altKey);
+      nudge(arrow[0] * (ev.shiftKey ? 10 : 1), arrow[1] * (ev.shiftKey ? 10 : 1), ev.altKey);
     } else if ((ev.key === "Delete" || ev.key === "Backspace") && sel >= 0) {
       ev.preventDefault();
       remove(sel);
@@ -330,8 +271,8 @@
       if (next >= 0 && next < boxes.length) { ev.preventDefault(); select(next); }  // else leave the image
     } else if ((ev.key === "+" || ev.key === "Enter") && t === svg) {
       ev.preventDefault();
-      var w = Math.max(MIN, Math.round(W / 4)), h = Math.max(MIN, Math.round(H / 4));
-      addBox(Math.round((W - w) / 2), Math.round((H - h) / 2), Math.min(w, W), Math.min(h, H));
+      var w = clamp(Math.round(W / 4), MIN, W), h = clamp(Math.round(H / 4), MIN, H);
+      addBox(Math.round((W - w) / 2), Math.round((H - h) / 2), w, h);
     }
   });
 
@@ -342,37 +283,30 @@
       return {boxes: boxes.map(function (b) { return {concept: b.concept, x: b.x, y: b.y, width: b.w, height: b.h}; })};
     },
     validate: function () {
-      var errors = [], first = -1;
-      if (boxes.length < MIN_N) { errors.push(MIN_N === 1 ? "Draw at least one box." : "Draw at least " + MIN_N + " boxes."); }
-      if (boxes.length > MAX_N) { errors.push("Draw at most " + MAX_N + " boxes (you drew " + boxes.length + ")."); }
+      var errors = boxes.length < MIN_N ? ["Draw at least " + MIN_N + (MIN_N > 1 ? " boxes." : " box.")] : [];
       boxes.forEach(function (b, i) {
         var typed = b.text.trim();
         if (b.concept === null) {
           errors.push("Box " + i + (typed ? ": “" + typed + "” is not in the list of labels." : " has no label: choose one from the list."));
-          if (first < 0) { first = i; }
         }
-        if (b.w < MIN || b.h < MIN) { errors.push("Box " + i + " is too small (at least " + MIN + "×" + MIN + " px)."); }
+        if (b.w < MIN || b.h < MIN) { errors.push("Box " + i + " is smaller than " + MIN + " px."); }
       });
       checked = true;
       syncList();
-      if (first >= 0) { rows[boxes[first].u].input.focus(); }
+      var first = boxes.filter(function (b) { return b.concept === null; })[0];
+      if (first) { rows[first.u].input.focus(); }
       return errors.length ? {boxes: errors.join(" ")} : {};
     },
-    draft: function () { return {v: 1, boxes: boxes, colour: nextColour}; },
+    draft: function () { return {v: 1, boxes: boxes}; },
     restore: function (saved) {
       if (!saved || saved.v !== 1 || !Array.isArray(saved.boxes)) { return; }
       boxes = [];
       saved.boxes.slice(0, MAX_N).forEach(function (b) {
-        var x = clamp(Math.round(+b.x) || 0, 0, W), y = clamp(Math.round(+b.y) || 0, 0, H);
-        var w = clamp(Math.round(+b.w) || 0, 1, W - x), h = clamp(Math.round(+b.h) || 0, 1, H - y);
-        var text = typeof b.text === "string" ? b.text.slice(0, 100) : "";
-        uid += 1;
-        boxes.push({u: uid, x: x, y: y, w: w, h: h, concept: resolve(text), text: text, c: Math.abs(Math.round(+b.c) || 0)});
+        var x = int(b.x, 0, W - 1), y = int(b.y, 0, H - 1), text = String(b.text || "").slice(0, 100);
+        boxes.push({u: uid++, x: x, y: y, w: int(b.w, 1, W - x), h: int(b.h, 1, H - y), concept: resolve(text), text: text, c: int(b.c, 0, 1e6)});
       });
-      nextColour = Math.max(Math.round(+saved.colour) || 0, boxes.length);
       sel = -1;
-      syncList();
-      renderSvg();
+      changed();
     }
   };
   syncList();

@@ -9,7 +9,6 @@
   var W = payload.image.width, H = payload.image.height;
   var tokens = payload.description.tokens, boxes = payload.boxes;
   var NS = "http://www.w3.org/2000/svg";
-  var COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#0fa3b1", "#f032e6", "#9a6324", "#808000", "#000075"];
   var PUNCT = /^[^\p{L}\p{N}]+$/u, NO_SPACE_BEFORE = /^[.,;:!?%)\]}»”’…]+$/u, NO_SPACE_AFTER = /^[([{«“‘]+$/u;
   var preview = !!form.dataset.preview;
   var byNumber = {};
@@ -20,7 +19,7 @@
   var selWord = -1, selBox = null;
   var boxGroups = {}, boxButtons = {}, wordButtons = {};
 
-  function colour(n) { return COLOURS[n % COLOURS.length]; }
+  function colour(n) { return " c" + n % 10; }  // palette classes in worker.css
   function el(name, attrs, parent) {
     var node = document.createElementNS(NS, name);
     Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
@@ -35,15 +34,14 @@
   }
 
   function drawBoxes() {
-    var rect = svg.getBoundingClientRect();
-    var s = rect.width ? W / rect.width : 1;  // original pixels per screen pixel
-    while (svg.firstChild) { svg.removeChild(svg.firstChild); }
+    var s = W / (svg.getBoundingClientRect().width || W);  // original pixels per screen pixel
+    svg.textContent = "";
     boxes.forEach(function (b) {
-      var col = colour(b.number), label = b.number + " " + b.concept;
-      var g = el("g", {"class": "bx bx-link" + (selBox === b.number ? " is-selected" : ""), "data-n": b.number}, svg);
-      el("rect", {"class": "bx-body", x: b.x, y: b.y, width: b.width, height: b.height, stroke: col, fill: col}, g);
-      var fs = 13 * s, th = fs * 1.4, tw = label.length * 0.62 * fs + 8 * s, ty = b.y >= th ? b.y - th : b.y;
-      el("rect", {"class": "bx-tag-bg", x: b.x, y: ty, width: tw, height: th, fill: col}, g);
+      var label = b.number + " " + b.concept;
+      var g = el("g", {"class": "bx bx-link" + colour(b.number) + (selBox === b.number ? " is-selected" : ""), "data-n": b.number}, svg);
+      el("rect", {"class": "bx-body", x: b.x, y: b.y, width: b.width, height: b.height}, g);
+      var fs = 13 * s, th = fs * 1.4, tw = label.length * 0.68 * fs + 8 * s, ty = b.y >= th ? b.y - th : b.y;
+      el("rect", {"class": "bx-tag-bg", x: b.x, y: ty, width: tw, height: th}, g);
       el("text", {"class": "bx-tag", x: b.x + 4 * s, y: ty + fs * 1.05, "font-size": fs}, g).textContent = label;
       boxGroups[b.number] = g;
     });
@@ -54,28 +52,22 @@
   var list = document.getElementById("lw-boxes");
   boxes.forEach(function (b) {
     var li = html("li");
-    var node = preview ? html("div", "lw-box") : html("button", "lw-box");
+    var node = html(preview ? "div" : "button", "lw-box" + colour(b.number));
     if (!preview) {
       node.type = "button";
       node.setAttribute("aria-pressed", "false");
       node.addEventListener("click", function () { boxChosen(b.number); });
     }
-    node.style.setProperty("--c", colour(b.number));
     node.append(html("strong", "", String(b.number)), " " + b.concept, html("span", "hint lw-box-words"));
     li.appendChild(node);
     list.appendChild(li);
     boxButtons[b.number] = node;
   });
-  if (preview) { return; }
-
   var sentence = document.getElementById("lw-sentence");
-  var unlinkButton = document.getElementById("lw-unlink");
-  var state = document.getElementById("lw-state");
-  var markup = document.getElementById("lw-markup");
   sentence.textContent = "";
   tokens.forEach(function (token, i) {
     if (i > 0 && !NO_SPACE_BEFORE.test(token) && !NO_SPACE_AFTER.test(tokens[i - 1])) { sentence.append(" "); }
-    if (PUNCT.test(token)) { sentence.appendChild(html("span", "lw-punct", token)); return; }
+    if (PUNCT.test(token) || preview) { sentence.appendChild(html("span", "lw-punct", token)); return; }
     var button = html("button", "lw-word");
     button.type = "button";
     button.dataset.index = i;
@@ -83,6 +75,11 @@
     sentence.appendChild(button);
     wordButtons[i] = button;
   });
+  if (preview) { return; }
+
+  var unlinkButton = document.getElementById("lw-unlink");
+  var state = document.getElementById("lw-state");
+  var markup = document.getElementById("lw-markup");
 
   function say(text) { state.textContent = text; }
   function save() { if (window.TaskKinds.saveDraft) { window.TaskKinds.saveDraft(); } }
@@ -104,6 +101,7 @@
     say("“" + tokens[i] + "” is no longer linked.");
     render();
     save();
+    wordButtons[i].focus();  // not the Unlink button, which is now disabled
   }
 
   function wordChosen(i) {
@@ -130,16 +128,13 @@
     Object.keys(wordButtons).forEach(function (i) {
       var button = wordButtons[i], n = links[i], linked = n !== undefined;
       button.textContent = tokens[i];
-      button.classList.toggle("is-linked", linked);
+      button.className = "lw-word" + (linked ? " is-linked" + colour(n) : "");
       button.setAttribute("aria-pressed", String(+i === selWord));
       if (linked) {
-        button.style.setProperty("--c", colour(n));
         var sup = html("sup", "", String(n));
         sup.setAttribute("aria-hidden", "true");
         button.append(sup, html("span", "sr-only", " (box " + n + ")"));
         (wordsOf[n] = wordsOf[n] || []).push(tokens[i]);
-      } else {
-        button.style.removeProperty("--c");
       }
     });
     boxes.forEach(function (b) {
@@ -162,9 +157,7 @@
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || ev.ctrlKey || ev.metaKey || ev.altKey) { return; }
     if ((ev.key === "Delete" || ev.key === "Backspace") && selWord >= 0 && links[selWord] !== undefined) {
       ev.preventDefault();
-      var focusBack = wordButtons[selWord];
       unlink();
-      focusBack.focus();
     } else if (ev.key === "Escape" && (selWord >= 0 || selBox !== null)) {
       ev.preventDefault();
       selWord = -1;

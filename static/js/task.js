@@ -54,7 +54,9 @@
 
   function flatten(value) {  // server messages may be nested (lists of per-item errors)
     if (Array.isArray(value)) { return value.map(flatten).filter(Boolean).join(" "); }
-    if (value && typeof value === "object") { return Object.keys(value).map(function (k) { return flatten(value[k]); }).filter(Boolean).join(" "); }
+    if (value && typeof value === "object") {
+      return Object.keys(value).map(function (k) { return flatten(value[k]); }).filter(Boolean).join(" ");
+    }
     return value == null ? "" : String(value);
   }
 

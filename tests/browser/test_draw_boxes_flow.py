@@ -1,4 +1,6 @@
 """A worker draws, labels, moves, resizes, deletes and undoes boxes, in a real browser."""
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -11,6 +13,7 @@ from tests.worker_flow import campaign_link
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 WIDTH, HEIGHT = 1600, 1200  # the original is larger than the page: the task shows a scaled rendition
+SELECTED = re.compile(r"\bis-selected\b")
 
 
 @pytest.fixture
@@ -100,7 +103,6 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expect(rows(page)).to_have_count(2)
     page.get_by_role("button", name="Submit").click()
     expect(page.locator("#task-status")).to_have_text("Box 1 has no label: choose one from the list.")
-    page.screenshot(path="/tmp/shot_err.png")  # DBGSHOT
     expect(page.get_by_label("Label of box 1")).to_be_focused()
     expect(page.get_by_label("Label of box 1")).to_have_attribute("aria-invalid", "true")
     page.get_by_label("Label of box 1").fill("tree")  # a concept, but not of this vocabulary
@@ -109,7 +111,9 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expect(rows(page).nth(1)).to_contain_text("→ dog")
     assert not Assignment.objects.exclude(answer=None).exists()
 
-    # Move box 0 by dragging its body.
+    # Move box 0: click to select it, then drag its body.
+    stage.click((0.225, 0.45))
+    expect(rows(page).nth(0)).to_have_class(SELECTED)
     grab, drop = stage.drag((0.225, 0.45), (0.25, 0.50))
     expected_a = rectangle(*drawn_a)
     expected_a["x"] += drop[0] - grab[0]
@@ -118,16 +122,17 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
 
     # Resize box 1 by its bottom-right handle (select it first by clicking it).
     stage.click((0.65, 0.65))
-    expect(rows(page).nth(1)).to_have_class("box-row is-selected")
+    expect(rows(page).nth(1)).to_have_class(SELECTED)
     expect(page.locator("#boxes-svg .bx-h")).to_have_count(4)
     _, corner = stage.drag((0.80, 0.90), (0.90, 0.95))
     expected_b = rectangle(drawn_b[0], corner)
     close(current_boxes(page)[1], expected_b, dog.pk)
 
-    page.screenshot(path="/tmp/shot_boxes.png", full_page=True)  # DBGSHOT
-    # A third box drawn by mistake: Delete removes it, Ctrl+Z brings it back, Delete again.
-    stage.drag((0.05, 0.80), (0.20, 0.95))
+    # A third box drawn by mistake (inside box 0: dragging on a box that is not selected draws):
+    # Delete removes it, Ctrl+Z brings it back, Delete again.
+    stage.drag((0.15, 0.30), (0.30, 0.60))
     expect(rows(page)).to_have_count(3)
+    close(current_boxes(page)[0], expected_a, woman.pk)  # box 0 did not move
     mistake = current_boxes(page)[2]
     page.keyboard.press("Delete")
     expect(rows(page)).to_have_count(2)
@@ -135,7 +140,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expect(rows(page)).to_have_count(3)
     assert current_boxes(page)[2] == mistake
     page.keyboard.press("p")  # select the previous (here: the last) box
-    expect(rows(page).nth(2)).to_have_class("box-row is-selected")
+    expect(rows(page).nth(2)).to_have_class(SELECTED)
     page.keyboard.press("Delete")
     expect(rows(page)).to_have_count(2)
     expect(page.locator("#boxes-svg .bx")).to_have_count(2)
@@ -224,6 +229,37 @@ def test_draft_survives_a_reload(live_server, page, campaign):
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('draft:')).length") == 0
 
 
+def test_works_in_an_iframe_with_storage_blocked(live_server, browser, campaign):
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    context.add_init_script(  # as in a sandboxed or third-party iframe: any storage access throws
+        "Object.defineProperty(window, 'localStorage', {get() { throw new DOMException('no', 'SecurityError'); }});"
+    )
+    page = context.new_page()
+    host = live_server.url + "/frame-host.html"  # same origin, as allowed by frame-ancestors 'self'
+    page.route(host, lambda route: route.fulfill(
+        content_type="text/html",
+        body=f'<iframe title="task" src="{campaign_link(campaign)}" width="1000" height="950"></iframe>',
+    ))
+    page.goto(host)
+    frame = page.frame_locator("iframe[title=task]")
+    image = frame.locator(".boxes-stage img")
+    expect(image).to_be_visible()
+    shown = image.bounding_box()
+    mouse = page.mouse
+    mouse.move(shown["x"] + 0.2 * shown["width"], shown["y"] + 0.1 * shown["height"])
+    mouse.down()
+    mouse.move(shown["x"] + 0.5 * shown["width"], shown["y"] + 0.4 * shown["height"], steps=5)
+    mouse.up()
+    frame.get_by_label("Label of box 0").fill("woman")
+    frame.get_by_role("button", name="Submit").click()
+    expect(frame.get_by_role("heading", name="Thank you!")).to_be_visible()
+    box = Assignment.objects.get().answer["boxes"][0]
+    assert abs(box["x"] - 0.2 * WIDTH) <= 2 and abs(box["width"] - 0.3 * WIDTH) <= 2
+    assert abs(box["y"] - 0.1 * HEIGHT) <= 2 and abs(box["height"] - 0.3 * HEIGHT) <= 2
+    assert context.cookies() == []
+    context.close()
+
+
 def test_preview_shows_image_without_editing(live_server, page, campaign):
     from mturk.models import HIT
     from mturk.tokens import preview_token
@@ -237,4 +273,3 @@ def test_preview_shows_image_without_editing(live_server, page, campaign):
     stage = Stage(page)
     stage.drag((0.2, 0.2), (0.4, 0.4))
     expect(page.locator("#boxes-svg .bx")).to_have_count(0)
-    page.screenshot(path="/tmp/shot_preview.png", full_page=True)  # DBGSHOT

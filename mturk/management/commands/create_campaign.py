@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from ...providers.registry import provider_names
 from ...services.campaigns import CampaignError, create_campaign
 from ...task_kinds import UnknownTaskKind, task_kind_names
+from ._common import find_campaign
 
 
 def decimal_arg(value: str) -> Decimal:
@@ -31,6 +32,10 @@ class Command(BaseCommand):
         parser.add_argument("--instructions")
         parser.add_argument("--options", help='task-kind options as JSON, e.g. \'{"min_words": 10}\'')
         parser.add_argument("--all-images", action="store_true", help="one HIT per imported image")
+        parser.add_argument("--all-descriptions", action="store_true",
+                            help="one HIT per description not linked yet whose image has boxes (link_words)")
+        parser.add_argument("--after", metavar="CAMPAIGN",
+                            help="source stage: each result approved there adds this campaign's HITs")
 
     def handle(self, *args, **o):
         try:
@@ -42,12 +47,18 @@ class Command(BaseCommand):
             from annotation.models import Image
 
             items = [{"image": pk} for pk in Image.objects.order_by("pk").values_list("pk", flat=True)]
+        if o["all_descriptions"]:
+            from annotation.models import Description
+
+            items = [{"description": pk} for pk in Description.objects.filter(
+                correspondences=None, image__boxes__isnull=False).distinct().order_by("pk").values_list("pk", flat=True)]
+        source_stage = find_campaign(o["after"]) if o["after"] else None
         try:
             campaign = create_campaign(
                 name=o["name"], task_kind=o["kind"], provider=o["provider"], reward=o["reward"],
                 assignments_per_hit=o["assignments"], time_limit_seconds=o["time_limit"],
                 budget_cap=o["budget"], max_assignments_per_worker=o["max_per_worker"], title=o["title"],
-                instructions=o["instructions"], options=options, items=items,
+                instructions=o["instructions"], options=options, items=items, source_stage=source_stage,
             )
         except (CampaignError, UnknownTaskKind) as exc:
             raise CommandError(str(exc)) from None

@@ -1,0 +1,175 @@
+"""Importing a concept vocabulary: the concepts.tsv format, the service and `manage.py import_concepts`."""
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import Concept, Vocabulary
+from annotation.services.concepts import ConceptImportError, concepts_tsv, import_concepts, parse_concepts
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "name\tsynset\tsynonyms\tparent\n"
+GOOD = (
+    HEADER
+    + "# people\n"
+    + "woman\twoman.n.01\tlady; female person\tperson\n"
+    + "\n"
+    + "person\tperson.n.01\t\t\n"
+    + "dog\tdog.n.01\tpuppy;;\tanimal\n"
+    + "animal\tanimal.n.01\t\t\n"
+)
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command("import_concepts", *map(str, args), stdout=out, stderr=out)
+    return out.getvalue()
+
+
+def state() -> tuple:
+    """Everything an import may change."""
+    concepts = tuple(Concept.objects.order_by("name").values_list("name", "synset", "synonyms", "parent__name"))
+    vocabularies = tuple((v.name, tuple(v.concepts.order_by("name").values_list("name", flat=True)))
+                         for v in Vocabulary.objects.order_by("name"))
+    return concepts, vocabularies
+
+
+def write(tmp_path, text: str, name: str = "street.tsv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_import_creates_concepts_parents_and_vocabulary_named_after_the_file(tmp_path):
+    output = run(write(tmp_path, GOOD))
+    assert output.strip() == "Vocabulary 'street': 4 concepts (4 new, 0 updated)"
+    assert state() == (
+        (("animal", "animal.n.01", [], None),
+         ("dog", "dog.n.01", ["puppy"], "animal"),
+         ("person", "person.n.01", [], None),
+         ("woman", "woman.n.01", ["lady", "female person"], "person")),
+        (("street", ("animal", "dog", "person", "woman")),),
+    )
+
+
+def test_vocabulary_option_names_the_vocabulary(tmp_path):
+    output = run(write(tmp_path, GOOD), "--vocabulary", "Flickr30k people")
+    assert output.startswith("Vocabulary 'Flickr30k people': 4 concepts")
+    assert list(Vocabulary.objects.values_list("name", flat=True)) == ["Flickr30k people"]
+
+
+def test_crlf_header_case_and_spaces_around_cells_are_accepted(tmp_path):
+    text = "Name\tSynset\tSynonyms\tParent\r\n woman \twoman.n.01\t lady ;girl \t\r\n"
+    run(write(tmp_path, text))
+    assert list(Concept.objects.values_list("name", "synset", "synonyms")) == [
+        ("woman", "woman.n.01", ["lady", "girl"])]
+
+
+def test_parent_may_already_exist(tmp_path):
+    Concept.objects.create(name="animal", synset="animal.n.01")
+    run(write(tmp_path, HEADER + "dog\tdog.n.01\t\tanimal\n"))
+    assert Concept.objects.get(name="dog").parent.name == "animal"
+    # The existing parent is not made a member of the vocabulary.
+    assert list(Vocabulary.objects.get().concepts.values_list("name", flat=True)) == ["dog"]
+
+
+def test_reimport_updates_synonyms_parent_and_membership(tmp_path):
+    run(write(tmp_path, GOOD))
+    woman_pk = Concept.objects.get(name="woman").pk
+    changed = (HEADER
+               + "woman\twoman.n.01\tlady\t\n"  # fewer synonyms, no parent any more
+               + "dog\tdog.n.01\tpuppy\tanimal\n"  # unchanged
+               + "animal\tanimal.n.01\t\t\n"  # unchanged
+               + "cat\tcat.n.01\tkitty\tanimal\n")  # new
+    output = run(write(tmp_path, changed))
+    assert output.strip() == "Vocabulary 'street': 4 concepts (1 new, 1 updated)"
+    woman = Concept.objects.get(name="woman")
+    assert (woman.pk, woman.synonyms, woman.parent) == (woman_pk, ["lady"], None)
+    # "person" left the vocabulary but is not deleted (boxes may use it).
+    assert state()[1] == (("street", ("animal", "cat", "dog", "woman")),)
+    assert Concept.objects.filter(name="person").exists()
+
+
+def test_same_concepts_in_two_vocabularies(tmp_path):
+    run(write(tmp_path, GOOD), "--vocabulary", "one")
+    run(write(tmp_path, HEADER + "dog\tdog.n.01\tpuppy\tanimal\n"), "--vocabulary", "two")
+    assert Concept.objects.count() == 4
+    assert state()[1] == (("one", ("animal", "dog", "person", "woman")), ("two", ("dog",)))
+
+
+@pytest.mark.parametrize(
+    ("text", "errors"),
+    [
+        ("name\tsynset\tsynonyms\n", ["street.tsv line 1: expected the header name / synset / synonyms / parent "
+                                      "(tab-separated)"]),
+        ("name,synset,synonyms,parent\nwoman,woman.n.01,,\n",
+         ["street.tsv line 1: expected the header name / synset / synonyms / parent (tab-separated)"]),
+        ("", ["street.tsv line 1: expected the header name / synset / synonyms / parent (tab-separated)"]),
+        (HEADER + "woman\twoman.n.01\tlady\n", ["street.tsv line 2: expected 4 tab-separated columns, found 3"]),
+        (HEADER + "dog\tdog.n.01\t\t\t\n", ["street.tsv line 2: expected 4 tab-separated columns, found 5"]),
+        (HEADER + "woman\twoman\t\t\n",
+         ["street.tsv line 2: 'woman' is not a WordNet synset id like woman.n.01"]),
+        (HEADER + "woman\twoman.x.01\t\t\n",
+         ["street.tsv line 2: 'woman.x.01' is not a WordNet synset id like woman.n.01"]),
+        (HEADER + "woman\twoman.n.1\t\t\n",
+         ["street.tsv line 2: 'woman.n.1' is not a WordNet synset id like woman.n.01"]),
+        (HEADER + "woman\twoman.n.01\t\t\n\nwoman\twoman.n.02\t\t\n",
+         ["street.tsv line 4: concept 'woman' is already defined on line 2"]),
+        (HEADER + "woman\twoman.n.01\t\thuman\n", ["street.tsv line 2: unknown parent concept 'human'"]),
+        (HEADER + "woman\twoman.n.01\t\twoman\n", ["street.tsv line 2: 'woman' cannot be its own parent"]),
+        (HEADER + "\twoman.n.01\t\t\n", ["street.tsv line 2: the concept name is empty"]),
+        (HEADER + "woman\twoman\t\t\ndog\tdog.n.01\n" + "cat\tcat.n.01\t\tpet\n",
+         ["street.tsv line 2: 'woman' is not a WordNet synset id like woman.n.01",
+          "street.tsv line 3: expected 4 tab-separated columns, found 2",
+          "street.tsv line 4: unknown parent concept 'pet'"]),
+    ],
+)
+def test_errors_name_the_line_and_change_nothing(tmp_path, text, errors):
+    run(write(tmp_path, GOOD))
+    before = state()
+    with pytest.raises(CommandError) as caught:
+        run(write(tmp_path, text))
+    assert str(caught.value).splitlines() == errors
+    assert state() == before
+    with pytest.raises(ConceptImportError) as caught:
+        import_concepts(text, "other", source="street.tsv")
+    assert caught.value.errors == errors
+    assert state() == before
+
+
+def test_a_good_line_before_a_bad_one_is_not_imported(tmp_path):
+    with pytest.raises(CommandError, match="line 3"):
+        run(write(tmp_path, HEADER + "cat\tcat.n.01\t\t\ndog\tdog.n.01\t\tpet\n"))
+    assert state() == ((), ())
+
+
+def test_unreadable_files_are_refused(tmp_path):
+    with pytest.raises(CommandError, match="cannot read"):
+        run(tmp_path / "missing.tsv")
+    bad = tmp_path / "latin1.tsv"
+    bad.write_bytes(HEADER.encode() + "caf\xe9\tcafe.n.01\t\t\n".encode("latin-1"))
+    with pytest.raises(CommandError, match="cannot read"):
+        run(bad)
+    assert state() == ((), ())
+
+
+def test_concepts_tsv_round_trips(tmp_path):
+    run(write(tmp_path, GOOD))
+    concepts = list(Concept.objects.order_by("name"))
+    text = concepts_tsv(concepts)
+    assert text.splitlines()[0] == "name\tsynset\tsynonyms\tparent"
+    assert "woman\twoman.n.01\tlady;female person\tperson" in text.splitlines()
+    rows = parse_concepts(text)
+    assert [(r.name, r.synset, r.synonyms, r.parent) for r in rows] == [
+        ("animal", "animal.n.01", (), ""),
+        ("dog", "dog.n.01", ("puppy",), "animal"),
+        ("person", "person.n.01", (), ""),
+        ("woman", "woman.n.01", ("lady", "female person"), "person"),
+    ]
+    before = state()
+    result = import_concepts(text, "street")
+    assert (result.created, result.updated) == (0, 0)
+    assert state() == before
