@@ -6,4 +6,4 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Images and grounded descriptions"
 
     def ready(self) -> None:
-        from . import task_kinds  # noqa: F401  (registers describe_image)
+        from . import export_formats, task_kinds  # noqa: F401  (registers the task kinds and export formats)

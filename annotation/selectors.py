@@ -30,6 +30,7 @@ class BoxRow:
     y: int
     width: int
     height: int
+    source: str = "gold"
 
 
 @dataclass
@@ -94,11 +95,11 @@ def grounded_dataset(campaigns: Iterable[Campaign] = ()) -> GroundedDataset:
     boxes: dict[int, list[BoxRow]] = {pk: [] for pk in ids}
     concept_ids: set[int] = set()
     for row in Box.objects.filter(image_id__in=ids).order_by("image_id", "number").values_list(
-        "image_id", "number", "concept_id", "concept__name", "x", "y", "width", "height"
+        "image_id", "number", "concept_id", "concept__name", "x", "y", "width", "height", "source"
     ):
-        image_id, number, concept_id, concept, x, y, width, height = row
+        image_id, number, concept_id, concept, x, y, width, height, source = row
         concept_ids.add(concept_id)
-        boxes[image_id].append(BoxRow(number, concept, x, y, width, height))
+        boxes[image_id].append(BoxRow(number, concept, x, y, width, height, source))
     descriptions: dict[int, list[DescriptionRow]] = {pk: [] for pk in ids}
     by_pk: dict[int, DescriptionRow] = {}
     for pk, image_id, text, tokens, source in Description.objects.filter(image_id__in=ids).order_by(

@@ -24,6 +24,9 @@ def _number(value: float | None, unit: str = "") -> str:
 
 def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportFormat, campaigns: list[Campaign],
                                 records: int) -> None:
+    if not campaigns:  # the whole database: the card describes every campaign that can have contributed
+        everything = Campaign.objects.order_by("name")
+        campaigns = list(everything.filter(task_kind__in=export_format.kinds) if export_format.kinds else everything)
     stats = crowd_statistics(campaigns)
     created = timezone.now().replace(microsecond=0).isoformat()
     bundle.write_json("report/crowd.json", {"created": created, "campaigns": [asdict(s) for s in stats]})
@@ -42,8 +45,8 @@ def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportForma
     ]
     if bundle.simulated or any(s.simulated for s in stats):
         lines += ["**Contains simulated results**: generated for demonstration, not collected from people.", ""]
-    if bundle.notes:
-        lines += [*bundle.notes, ""]
+    for note in bundle.notes:
+        lines += [note, ""]
     if campaigns:
         lines += [
             "## How it was collected", "",
@@ -63,8 +66,6 @@ def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportForma
             lines += [f"### {campaign.name}", "", f"Published: {published}. Instructions shown to workers:", ""]
             lines += [f"> {line}" if line else ">" for line in (campaign.instructions or "(none)").splitlines()]
             lines.append("")
-    else:
-        lines += ["Scope: every record in the database (no campaign was selected).", ""]
     lines += ["## Files", "", *[f"- `{name}`" for name in sorted(bundle.names()) if not name.startswith("images/")]]
     if any(name.startswith("images/") for name in bundle.names()):
         lines.append("- `images/`: the image files")

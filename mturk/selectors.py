@@ -115,7 +115,7 @@ class CrowdStatistics:
     assignments_per_worker_mean: float | None
     assignments_per_worker_max: int
     median_seconds_on_task: float | None
-    effective_hourly_pay: float | None  # rewards of answered work / hours spent on it
+    effective_hourly_pay: float | None  # rewards of answered work / hours spent on it (None if simulated)
     cost_so_far: str
     simulated: bool
 
@@ -146,7 +146,9 @@ def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
             assignments_per_worker_mean=(len(rows) / len(per_worker)) if per_worker else None,
             assignments_per_worker_max=max(per_worker.values(), default=0),
             median_seconds_on_task=median(seconds) if seconds else None,
-            effective_hourly_pay=round(float(campaign.reward) * len(seconds) / hours, 2) if hours else None,
+            effective_hourly_pay=(  # generated results took no one's time
+                round(float(campaign.reward) * len(seconds) / hours, 2) if hours and not campaign.is_simulated else None
+            ),
             cost_so_far=str(progress_of(campaign).cost_so_far),
             simulated=campaign.is_simulated,
         ))

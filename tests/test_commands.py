@@ -6,8 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Box, Concept, Image
-from mturk.models import Campaign
+from annotation.models import Box, Concept, Correspondence, Description, Image
+from mturk.models import Assignment, Campaign
 from storyboard.models import Album
 from tests.factories import image_bytes, submitted
 
@@ -98,9 +98,16 @@ def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):
     second = run("seed_demo")
     assert counts == (Image.objects.count(), Box.objects.count(), Concept.objects.count(),
                       Album.objects.count(), Campaign.objects.count())
-    assert counts[0] == 24 + 36 and counts[3] == 3 and counts[4] == 1 and counts[1] > 0
+    assert counts[0] == 24 + 36 and counts[3] == 3 and counts[4] == 3 and counts[1] > 0
     assert all(album.photos.count() == 12 for album in Album.objects.all())
     link = [line for line in first.splitlines() if line.startswith("Worker link: ")]
     assert link and link == [line for line in second.splitlines() if line.startswith("Worker link: ")]
-    assert Campaign.objects.get().status == "active"
+    assert Campaign.objects.get(name="Demo: describe images").status == "active"
+    # the completed grounded campaign: 12 images x 5 simulated descriptions, each linked, all approved
+    described = Campaign.objects.get(name="Demo: grounded descriptions, 1 describe (simulated)")
+    linked = Campaign.objects.get(name="Demo: grounded descriptions, 2 link words (simulated)")
+    assert described.is_simulated and linked.is_simulated and linked.source_stage == described
+    assert Description.objects.filter(source="simulated").count() == 60
+    assert Correspondence.objects.filter(source="simulated", description__source="simulated").count() == 60
+    assert not Assignment.objects.filter(hit__campaign__in=[described, linked]).exclude(status="approved").exists()
     assert Image.objects.filter(thumb_small="").count() == 0

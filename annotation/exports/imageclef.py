@@ -81,7 +81,7 @@ def is_simulated(dataset: GroundedDataset) -> bool:
     """Whether any exported description or box was generated rather than collected."""
     return any(
         description.source == SIMULATED for rows in dataset.descriptions.values() for description in rows
-    ) or any(getattr(box, "source", None) == SIMULATED for rows in dataset.boxes.values() for box in rows)
+    ) or any(box.source == SIMULATED for rows in dataset.boxes.values() for box in rows)
 
 
 def _line(cells: Iterable[object]) -> str:

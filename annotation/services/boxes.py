@@ -42,7 +42,8 @@ def add_boxes(image: Image, specs: Iterable[BoxSpec], *, source: str, assignment
     with transaction.atomic():
         Image.objects.select_for_update().filter(pk=image.pk).first()  # serializes numbering per image
         if numbers is None:
-            start = (image.boxes.order_by("-number").values_list("number", flat=True).first() or -1) + 1
+            last = image.boxes.order_by("-number").values_list("number", flat=True).first()
+            start = 0 if last is None else last + 1  # not `last or -1`: box 0 is a box
             numbers = range(start, start + len(specs))
         boxes = [
             Box(image=image, number=number, concept_id=spec.concept_id, x=spec.x, y=spec.y, width=spec.width,

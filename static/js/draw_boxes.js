@@ -103,6 +103,7 @@
       renderSvg();
       save();
     });
+    input.addEventListener("blur", function () { var i = index(); if (i >= 0) { updateRow(boxes[i], i); } });
     input.addEventListener("change", function () {
       if (before !== null && before !== snapshot()) { pushUndo(before); before = snapshot(); }
     });
@@ -120,7 +121,7 @@
     [[r.num, "Select"], [r.input, "Label of"], [r.del, "Delete"]].forEach(function (x) { x[0].setAttribute("aria-label", x[1] + " box " + i); });
     r.num.setAttribute("aria-pressed", i === sel);
     if (document.activeElement !== r.input && r.input.value !== b.text) { r.input.value = b.text; }
-    var bad = !concept && (typed !== "" || checked);
+    var bad = !concept && (checked || typed !== "" && document.activeElement !== r.input);  // not while typing
     r.input.setAttribute("aria-invalid", bad);
     r.info.classList.toggle("is-error", bad);
     r.info.textContent = concept ? "→ " + concept.name + " (" + b.w + "×" + b.h + " px)"

@@ -55,13 +55,13 @@ def page_payload(client, token: str) -> dict:
     return json.loads(match.group(1))
 
 
-def box(concept: Concept | int | object, x=10, y=20, width=100, height=50) -> dict:
+def box(concept, x=10, y=20, width=100, height=50) -> dict:
     return {"concept": concept.pk if isinstance(concept, Concept) else concept, "x": x, "y": y, "width": width,
             "height": height}
 
 
-def assignment_of(token_owner_campaign: Campaign) -> Assignment:
-    return Assignment.objects.get(hit__campaign=token_owner_campaign)
+def assignment_of(campaign: Campaign) -> Assignment:
+    return Assignment.objects.get(hit__campaign=campaign)
 
 
 # --- options and campaign creation -------------------------------------------------------------------
@@ -167,6 +167,7 @@ def test_boxes_of_the_minimum_size_touching_the_edges_are_accepted(client, campa
     assert assignment_of(campaign).answer == {"boxes": [edge]}
 
 
+# Placeholders for concept ids (resolved in the test): the woman of the vocabulary, and an id nobody has (999).
 WOMAN, UNKNOWN = "woman", "unknown"
 
 
@@ -326,3 +327,14 @@ def test_approval_keeps_existing_gold_boxes(client, campaign, concepts):
     assignment = submit_boxes(client, campaign, [box(concepts["woman"])])
     approve_assignment(assignment)
     assert list(Box.objects.values_list("number", "source", "assignment_id")) == [(0, "gold", None)]
+
+
+def test_add_boxes_numbers_after_the_existing_boxes(concepts):
+    """The service draw_boxes approval uses: new boxes continue the image's numbering (0, then 1, 2...)."""
+    from annotation.services.boxes import BoxSpec, add_boxes
+
+    image = make_image("numbered.png", size=(WIDTH, HEIGHT))
+    woman = concepts["woman"].pk
+    add_boxes(image, [BoxSpec(woman, 0, 0, 5, 5)], source="gold")
+    add_boxes(image, [BoxSpec(woman, 1, 1, 5, 5), BoxSpec(woman, 2, 2, 5, 5)], source="gold")
+    assert list(image.boxes.values_list("number", "x")) == [(0, 0), (1, 1), (2, 2)]

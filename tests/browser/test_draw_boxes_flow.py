@@ -82,6 +82,8 @@ def current_boxes(page):
 
 def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign):
     woman, dog = Concept.objects.get(name="woman"), Concept.objects.get(name="dog")
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(live_server.url + campaign_link(campaign))
     expect(page.locator(".instructions")).to_contain_text("Draw a tight box")
     expect(page.locator("#boxes-help")).to_contain_text("Ctrl")
@@ -172,6 +174,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     for box in answer["boxes"]:
         assert box["x"] + box["width"] <= WIDTH and box["y"] + box["height"] <= HEIGHT
     assert page.context.cookies() == []
+    assert errors == []  # no script error on the page
 
 
 def test_keyboard_nudges_and_undo(live_server, page, campaign):
@@ -250,6 +253,7 @@ def test_works_in_an_iframe_with_storage_blocked(live_server, browser, campaign)
     mouse.down()
     mouse.move(shown["x"] + 0.5 * shown["width"], shown["y"] + 0.4 * shown["height"], steps=5)
     mouse.up()
+    frame.get_by_label("Label of box 0").fill("wo")
     frame.get_by_label("Label of box 0").fill("woman")
     frame.get_by_role("button", name="Submit").click()
     expect(frame.get_by_role("heading", name="Thank you!")).to_be_visible()

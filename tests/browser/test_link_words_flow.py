@@ -58,6 +58,8 @@ def markup(page):
 
 
 def test_worker_links_words_to_boxes(live_server, page, campaign):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(live_server.url + campaign_link(campaign))
     expect(page.locator(".instructions")).to_contain_text("click the word and then its box")
     expect(page.locator("#boxes-svg .bx")).to_have_count(3)
@@ -145,6 +147,7 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
     assert Assignment.objects.get().answer == {"links": {"1": 0, "5": 1, "9": 2}}
     assert page.context.cookies() == []
+    assert errors == []  # no script error on the page
 
 
 def test_no_link_is_a_valid_answer(live_server, page, campaign):

@@ -243,7 +243,7 @@ def test_requesting_a_wrong_kind_export_ends_failed_with_the_reason(api, monkeyp
 # --- media: images are public, exports are not ------------------------------------------------------
 
 
-def test_exports_are_not_served_as_media_but_images_are(client, campaign, django_capture_on_commit_callbacks):
+def test_exports_are_not_served_as_media_but_images_are(client, campaign):
     export = DatasetExport.objects.create(format="assignments-jsonl")
     build_export(export)
     export.refresh_from_db()

@@ -10,7 +10,7 @@ from mturk.services.campaigns import create_campaign, publish_campaign, set_camp
 from mturk.services.review import approve_assignment, reject_assignment
 from mturk.services.stages import feed_next_stages
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
-from tests.factories import make_campaign, submitted
+from tests.factories import make_campaign, make_image, submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -141,7 +141,7 @@ def test_every_open_stage_is_fed_and_other_campaigns_are_not(describe):
     assert hits_of(unrelated) == hits_of(fed_by_other) == []
 
 
-def test_boxes_stage_feeds_a_describe_stage_once_per_image(client, django_capture_on_commit_callbacks):
+def test_boxes_stage_feeds_a_describe_stage_once_per_image(django_capture_on_commit_callbacks):
     woman = Concept.objects.create(name="woman")
     boxes = make_campaign_of_boxes(images=2, assignments=2)
     describe_stage = create_campaign(name="describe after boxes", task_kind="describe_image", source_stage=boxes)
@@ -159,8 +159,6 @@ def test_boxes_stage_feeds_a_describe_stage_once_per_image(client, django_captur
 
 
 def make_campaign_of_boxes(images: int, assignments: int) -> Campaign:
-    from tests.factories import make_image
-
     pictures = [make_image(f"boxes-{i}.png") for i in range(images)]
     campaign = create_campaign(name="boxes", task_kind="draw_boxes", assignments_per_hit=assignments,
                                items=[{"image": p.pk} for p in pictures])
@@ -185,7 +183,7 @@ def test_a_stage_that_cannot_take_the_item_leaves_the_approval_undone_or_whole()
     assignment = submitted(describe)
     try:
         approve_assignment(assignment)
-    except Exception:  # noqa: BLE001 - the behaviour under test is the state left behind
+    except Exception:  # the behaviour under test is the state left behind
         assignment.refresh_from_db()
         assert assignment.status == AssignmentStatus.SUBMITTED
         assert Description.objects.count() == 0 and hits_of(stage) == []

@@ -50,8 +50,8 @@ class Command(BaseCommand):
         if o["all_descriptions"]:
             from annotation.models import Description
 
-            items = [{"description": pk} for pk in Description.objects.filter(
-                correspondences=None, image__boxes__isnull=False).distinct().order_by("pk").values_list("pk", flat=True)]
+            waiting = Description.objects.filter(correspondences=None, image__boxes__isnull=False).distinct()
+            items = [{"description": pk} for pk in waiting.order_by("pk").values_list("pk", flat=True)]
         source_stage = find_campaign(o["after"]) if o["after"] else None
         try:
             campaign = create_campaign(

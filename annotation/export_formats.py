@@ -1,0 +1,41 @@
+"""Registers the grounded-descriptions export formats; each carries the content-selection report."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mturk.exports import ExportBundle, ExportFormat, register_format
+from mturk.models import Campaign
+
+from .exports.coco import write_coco
+from .exports.flickr30k import write_flickr30k
+from .exports.imageclef import write_imageclef
+from .reports import write_grounded_report
+from .selectors import GroundedDataset, grounded_dataset
+
+GROUNDED_KINDS = ("draw_boxes", "describe_image", "link_words")
+
+
+Writer = Callable[[ExportBundle, GroundedDataset], int]
+
+
+def _with_report(write: Writer) -> Callable[[ExportBundle, list[Campaign]], int]:
+    def export(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
+        dataset = grounded_dataset(campaigns)
+        records = write(bundle, dataset)
+        write_grounded_report(bundle, dataset)
+        return records
+
+    return export
+
+
+for name, write, description, doc in (
+    ("imageclef", write_imageclef,
+     "Grounded descriptions, ImageCLEF style: concepts, images, labelled boxes and descriptions with their "
+     "word-to-box correspondence markup.", "docs/formats/imageclef.md"),
+    ("coco", write_coco, "COCO captions and instances JSON (descriptions and labelled boxes).", "docs/formats/coco.md"),
+    ("flickr30k", write_flickr30k,
+     "Flickr30k-Entities style sentences with box phrases and PASCAL-VOC-like box annotations.",
+     "docs/formats/flickr30k.md"),
+):
+    register_format(ExportFormat(name=name, description=description, write=_with_report(write), documentation=doc,
+                                 kinds=GROUNDED_KINDS))
