@@ -103,16 +103,22 @@ def format_names() -> list[str]:
     return sorted(_FORMATS)
 
 
-def write_export(format_name: str, target: IO[bytes], campaigns: list[Campaign]) -> ExportResult:
-    """Write the whole export zip to an open binary file."""
-    from .export_card import write_card_and_crowd_report
-
+def check_scope(format_name: str, campaigns: list[Campaign]) -> ExportFormat:
+    """The format, if it can export these campaigns; else ExportError saying why."""
     export_format = get_format(format_name)
     wrong = [c.name for c in campaigns if export_format.kinds and c.task_kind not in export_format.kinds]
     if wrong:
         raise ExportError(
             f"format '{format_name}' exports {', '.join(export_format.kinds)} campaigns, not: {', '.join(wrong)}"
         )
+    return export_format
+
+
+def write_export(format_name: str, target: IO[bytes], campaigns: list[Campaign]) -> ExportResult:
+    """Write the whole export zip to an open binary file."""
+    from .export_card import write_card_and_crowd_report
+
+    export_format = check_scope(format_name, campaigns)
     with zipfile.ZipFile(target, "w", allowZip64=True) as archive:
         bundle = ExportBundle(archive)
         records = export_format.write(bundle, campaigns)
@@ -122,7 +128,7 @@ def write_export(format_name: str, target: IO[bytes], campaigns: list[Campaign])
 
 def run_export(format_name: str, out: Path, campaigns: list[Campaign]) -> ExportResult:
     """Write the export to `out` atomically: a temporary file first, renamed into place when complete."""
-    get_format(format_name)
+    check_scope(format_name, campaigns)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     try:

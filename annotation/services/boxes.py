@@ -36,11 +36,15 @@ def box_problem(image_width: int, image_height: int, x: object, y: object, width
 
 
 def add_boxes(image: Image, specs: Iterable[BoxSpec], *, source: str, assignment: Assignment | None = None,
-              numbers: Iterable[int] | None = None) -> list[Box]:
-    """Add boxes to an image, numbered after its existing boxes (or with the given numbers)."""
+              numbers: Iterable[int] | None = None, only_if_none: bool = False) -> list[Box]:
+    """Add boxes to an image, numbered after its existing boxes (or with the given numbers).
+
+    With only_if_none, nothing is added when the image already has boxes (checked under the lock)."""
     specs = list(specs)
     with transaction.atomic():
         Image.objects.select_for_update().filter(pk=image.pk).first()  # serializes numbering per image
+        if only_if_none and image.boxes.exists():
+            return []
         if numbers is None:
             last = image.boxes.order_by("-number").values_list("number", flat=True).first()
             start = 0 if last is None else last + 1  # not `last or -1`: box 0 is a box

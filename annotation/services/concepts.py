@@ -68,9 +68,25 @@ def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
             errors.append(f"{source} line {row.line}: unknown parent concept '{row.parent}'")
         if row.parent == row.name:
             errors.append(f"{source} line {row.line}: '{row.name}' cannot be its own parent")
+    errors += _cycles(rows, source)
     if errors:
         raise ConceptImportError(errors)
     return rows
+
+
+def _cycles(rows: list[ConceptRow], source: str) -> list[str]:
+    """Parent chains that come back to where they started, through the file or the database."""
+    parent_of = dict(Concept.objects.filter(parent__isnull=False).values_list("name", "parent__name"))
+    parent_of.update({row.name: row.parent for row in rows})
+    errors = []
+    for row in rows:
+        seen, name = {row.name}, parent_of.get(row.name)
+        while name and name not in seen:
+            seen.add(name)
+            name = parent_of.get(name)
+        if name == row.name and row.parent != row.name:
+            errors.append(f"{source} line {row.line}: the parents of '{row.name}' form a cycle")
+    return errors
 
 
 @transaction.atomic

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
-from ..models import Box, Image, Vocabulary
+from ..models import Image, Vocabulary
 from ..services.boxes import BoxSpec, add_boxes, box_problem, concepts_for
 from .describe_image import image_payloads
 
@@ -75,7 +75,7 @@ class DrawBoxes(TaskKind):
         if name and not Vocabulary.objects.filter(name=name).exists():
             raise ValueError(f"unknown vocabulary '{name}' (import it with import_concepts)")
         for key in ("min_boxes", "max_boxes", "min_box_size"):
-            if not isinstance(options.get(key), int) or options[key] < 0:
+            if type(options.get(key)) is not int or options[key] < 0:  # not True either
                 raise ValueError(f"option {key} must be a whole number >= 0")
         if options["min_boxes"] > options["max_boxes"]:
             raise ValueError("min_boxes is larger than max_boxes")
@@ -114,7 +114,6 @@ class DrawBoxes(TaskKind):
     def on_approved(self, assignment: Assignment) -> None:
         """The first approved box set of an image becomes its boxes; later ones stay in their answers."""
         image = Image.objects.get(pk=assignment.hit.items["image"])
-        if Box.objects.filter(image=image).exists():
-            return
         specs = [BoxSpec(b["concept"], b["x"], b["y"], b["width"], b["height"]) for b in assignment.answer["boxes"]]
-        add_boxes(image, specs, source="simulated" if assignment.is_simulated else "crowd", assignment=assignment)
+        add_boxes(image, specs, source="simulated" if assignment.is_simulated else "crowd", assignment=assignment,
+                  only_if_none=True)

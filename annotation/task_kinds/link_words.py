@@ -111,6 +111,7 @@ class LinkWords(TaskKind):
                            source="simulated" if assignment.is_simulated else "crowd", assignment=assignment)
 
     def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:
-        """Every accepted description (describe_image) gets its correspondence collected."""
-        description = Description.objects.filter(assignment=assignment).values_list("pk", flat=True).first()
+        """Every accepted description (describe_image) of an image with boxes gets its correspondence collected."""
+        description = Description.objects.filter(assignment=assignment, image__boxes__isnull=False).values_list(
+            "pk", flat=True).first()
         return [{"description": description}] if description else []

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 
-from ..exports import ExportError, get_format, write_export
+from ..exports import ExportError, check_scope, write_export
 from ..models import Campaign, DatasetExport
 
 log = logging.getLogger(__name__)
@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 def request_export(format_name: str, campaigns: list[Campaign], user=None) -> DatasetExport:
     """Store the request, then hand it to a background job once the request is committed."""
-    get_format(format_name)
+    check_scope(format_name, campaigns)
     with transaction.atomic():
         export = DatasetExport.objects.create(format=format_name, created_by=user)
         export.campaigns.set(campaigns)

@@ -184,7 +184,6 @@
     changed();
   }
 
-  // --- pointer: draw on empty space, move a box by its body, resize by its corner handles ---
   function toImage(ev) {
     var r = svg.getBoundingClientRect();
     return {x: int((ev.clientX - r.left) * W / r.width, 0, W), y: int((ev.clientY - r.top) * H / r.height, 0, H)};
@@ -241,20 +240,15 @@
   svg.addEventListener("lostpointercapture", endDrag);
   window.addEventListener("resize", renderSvg);
 
-  // --- keyboard ---
   var ARROWS = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
   document.addEventListener("keydown", function (ev) {
     var t = ev.target, tag = t && t.tagName;
     var typing = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || t.isContentEditable;
     if (typing || drag || !(t === document.body || t.closest(".boxes-task"))) { return; }
-    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && !ev.shiftKey && ev.key.toLowerCase() === "z") {
-      ev.preventDefault();
-      undo();
-      return;
-    }
-    if (ev.ctrlKey || ev.metaKey) { return; }
-    var arrow = ARROWS[ev.key];
-    if (arrow && sel >= 0) {
+    var arrow = ARROWS[ev.key], n = boxes.length;
+    if (ev.ctrlKey || ev.metaKey) {
+      if (ev.key.toLowerCase() === "z" && !ev.altKey && !ev.shiftKey) { ev.preventDefault(); undo(); }
+    } else if (arrow && sel >= 0) {
       ev.preventDefault();
       nudge(arrow[0] * (ev.shiftKey ? 10 : 1), arrow[1] * (ev.shiftKey ? 10 : 1), ev.altKey);
     } else if ((ev.key === "Delete" || ev.key === "Backspace") && sel >= 0) {
@@ -264,12 +258,12 @@
     } else if (ev.key === "Escape" && sel >= 0) {
       ev.preventDefault();
       select(-1);
-    } else if ((ev.key === "n" || ev.key === "p") && boxes.length && !ev.altKey) {
+    } else if ((ev.key === "n" || ev.key === "p") && n && !ev.altKey) {
       ev.preventDefault();
-      select(sel < 0 ? (ev.key === "n" ? 0 : boxes.length - 1) : (sel + (ev.key === "n" ? 1 : boxes.length - 1)) % boxes.length);
-    } else if (ev.key === "Tab" && t === svg && boxes.length) {
+      select(sel < 0 ? (ev.key === "n" ? 0 : n - 1) : (sel + (ev.key === "n" ? 1 : n - 1)) % n);
+    } else if (ev.key === "Tab" && t === svg && n) {
       var next = sel < 0 ? (ev.shiftKey ? -1 : 0) : sel + (ev.shiftKey ? -1 : 1);
-      if (next >= 0 && next < boxes.length) { ev.preventDefault(); select(next); }  // else leave the image
+      if (next >= 0 && next < n) { ev.preventDefault(); select(next); }  // else leave the image
     } else if ((ev.key === "+" || ev.key === "Enter") && t === svg) {
       ev.preventDefault();
       var w = clamp(Math.round(W / 4), MIN, W), h = clamp(Math.round(H / 4), MIN, H);
@@ -277,7 +271,6 @@
     }
   });
 
-  // --- task.js hooks ---
   window.TaskKinds = window.TaskKinds || {};
   window.TaskKinds.draw_boxes = {
     collect: function () {

@@ -173,3 +173,10 @@ def test_concepts_tsv_round_trips(tmp_path):
     result = import_concepts(text, "street")
     assert (result.created, result.updated) == (0, 0)
     assert state() == before
+
+
+def test_a_parent_cycle_is_refused(tmp_path):
+    with pytest.raises(CommandError) as caught:
+        run(write(tmp_path, HEADER + "a\t\t\tb\nb\t\t\ta\n"))
+    assert "cycle" in str(caught.value) and "line 2" in str(caught.value)
+    assert state() == ((), ())

@@ -82,6 +82,7 @@ def test_unknown_vocabulary_is_refused_at_creation_and_nothing_is_stored(concept
         ({"min_boxes": -1}, "option min_boxes must be a whole number >= 0"),
         ({"max_boxes": "5"}, "option max_boxes must be a whole number >= 0"),
         ({"min_box_size": 2.5}, "option min_box_size must be a whole number >= 0"),
+        ({"min_boxes": True, "max_boxes": True}, "option min_boxes must be a whole number >= 0"),
         ({"min_boxes": 6, "max_boxes": 5}, "min_boxes is larger than max_boxes"),
         ({"colour": "red"}, "unknown option(s) for draw_boxes: colour"),
     ],

@@ -94,7 +94,7 @@ def test_request_then_background_build(api, campaign, django_capture_on_commit_c
     polled = api.get(f"/api/exports/{response.json()['id']}/").json()
     assert (polled["status"], polled["records"], polled["campaigns"]) == ("done", 2, [])
     archive = zip_of(api.get(polled["download_url"]))
-    assert "Scope: every record in the database" in archive.read("README.md").decode()
+    assert len(archive.read("assignments.jsonl").decode().splitlines()) == 2  # no campaign given: everything
 
 
 @pytest.mark.parametrize("state", [DatasetExport.Status.QUEUED, DatasetExport.Status.RUNNING,
@@ -228,16 +228,14 @@ def test_write_export_refuses_campaigns_of_another_task_kind(monkeypatch, campai
     assert write_export("assignments-jsonl", io.BytesIO(), [campaign]).records == 2
 
 
-def test_requesting_a_wrong_kind_export_ends_failed_with_the_reason(api, monkeypatch, campaign,
-                                                                     django_capture_on_commit_callbacks):
+def test_requesting_a_wrong_kind_export_is_refused_and_stores_nothing(api, monkeypatch, campaign,
+                                                                      django_capture_on_commit_callbacks):
     fake_format(monkeypatch, "boxes-only", one_file, kinds=("draw_boxes",))
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post("/api/exports/", {"format": "boxes-only", "campaigns": [campaign.pk]}, format="json")
-    assert response.status_code == 202
-    polled = api.get(f"/api/exports/{response.json()['id']}/").json()
-    assert (polled["status"], polled["error"], polled["download_url"]) == (
-        "failed", "format 'boxes-only' exports draw_boxes campaigns, not: describe street", None)
-    assert api.get(f"/api/exports/{polled['id']}/download/").status_code == 409
+    assert response.status_code == 400
+    assert response.json() == {"detail": "format 'boxes-only' exports draw_boxes campaigns, not: describe street"}
+    assert not DatasetExport.objects.exists()
 
 
 # --- media: images are public, exports are not ------------------------------------------------------

@@ -192,10 +192,6 @@ def test_a_stage_that_cannot_take_the_item_leaves_the_approval_undone_or_whole()
         assert assignment.status == AssignmentStatus.APPROVED and Description.objects.count() == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "feed_next_stages lets add_hits' CampaignError ('their image has no boxes yet') escape approve_assignment: "
-    "valid work cannot be approved (or paid) because a downstream stage refuses the item, and the API's "
-    "approve-submitted action and the researcher pages, which do not catch CampaignError, answer 500"))
 def test_approval_is_not_blocked_by_a_stage_that_cannot_take_the_item(api):
     describe = make_campaign(images=1, assignments=1, name="no boxes")
     stage = link_stage(describe)
