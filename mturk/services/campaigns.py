@@ -105,6 +105,7 @@ def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]]) -> list[HIT]:
         get_task_kind(campaign.task_kind).validate_items(items)
     except ValueError as exc:
         raise CampaignError(str(exc)) from None
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).first()  # concurrent adds see each other's items
     existing = {_item_key(i) for i in campaign.hits.values_list("items", flat=True)}
     start = (campaign.hits.aggregate(m=Max("position"))["m"] or 0) + 1
     new: list[HIT] = []
