@@ -42,6 +42,17 @@ def image_payloads(image_ids: list[int]) -> dict[int, dict[str, Any]]:
     }
 
 
+def validate_image_items(items: list[dict[str, Any]]) -> None:
+    """HIT items of the kinds that show one image: {"image": <existing image id>}."""
+    for index, item in enumerate(items):
+        if set(item) != {"image"} or not isinstance(item["image"], int):
+            raise ValueError(f"item {index}: expected {{\"image\": <image id>}}, got {item!r}")
+    wanted = {item["image"] for item in items}
+    missing = wanted - set(Image.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+    if missing:
+        raise ValueError(f"unknown image id(s): {', '.join(map(str, sorted(missing)))}")
+
+
 @register
 class DescribeImage(TaskKind):
     name = "describe_image"
@@ -62,13 +73,7 @@ class DescribeImage(TaskKind):
     )
 
     def validate_items(self, items: list[dict[str, Any]]) -> None:
-        for index, item in enumerate(items):
-            if set(item) != {"image"} or not isinstance(item["image"], int):
-                raise ValueError(f"item {index}: expected {{\"image\": <image id>}}, got {item!r}")
-        wanted = {item["image"] for item in items}
-        missing = wanted - set(Image.objects.filter(pk__in=wanted).values_list("pk", flat=True))
-        if missing:
-            raise ValueError(f"unknown image id(s): {', '.join(map(str, sorted(missing)))}")
+        validate_image_items(items)
 
     def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
         images = image_payloads([hit.items["image"] for hit in hits])

@@ -11,7 +11,7 @@ from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Image, Vocabulary
 from ..services.boxes import BoxSpec, add_boxes, box_problem, concepts_for
-from .describe_image import image_payloads
+from .describe_image import image_payloads, validate_image_items
 
 BOX_FIELDS = {"concept", "x", "y", "width", "height"}
 
@@ -81,13 +81,7 @@ class DrawBoxes(TaskKind):
             raise ValueError("min_boxes is larger than max_boxes")
 
     def validate_items(self, items: list[dict[str, Any]]) -> None:
-        for index, item in enumerate(items):
-            if set(item) != {"image"} or not isinstance(item["image"], int):
-                raise ValueError(f"item {index}: expected {{\"image\": <image id>}}, got {item!r}")
-        wanted = {item["image"] for item in items}
-        missing = wanted - set(Image.objects.filter(pk__in=wanted).values_list("pk", flat=True))
-        if missing:
-            raise ValueError(f"unknown image id(s): {', '.join(map(str, sorted(missing)))}")
+        validate_image_items(items)
 
     def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
         images = image_payloads([hit.items["image"] for hit in hits])
