@@ -103,6 +103,9 @@ class Description(models.Model):
     image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="descriptions")
     text = models.TextField()
     tokens = models.JSONField(default=list)
+    normalized_text = models.TextField(
+        blank=True, help_text="Lowercased, PTB-tokenized, names anonymized (the VIST `text` field)."
+    )
     assignment = models.OneToOneField(
         "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="description"
     )

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite needs (Chromium for the browser tests).
+# Installs the Debian packages the platform and its tests need: Java (METEOR 1.5 in story reports)
+# and Chromium (browser tests).
 # Idempotent: does nothing when they are already there.
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
