@@ -28,8 +28,9 @@ class ExportError(ValueError):
 class ExportBundle:
     """The archive a format writes into. Paths are relative to the archive root."""
 
-    def __init__(self, archive: zipfile.ZipFile) -> None:
+    def __init__(self, archive: zipfile.ZipFile, options: dict[str, Any] | None = None) -> None:
         self._archive = archive
+        self.options: dict[str, Any] = dict(options or {})  # format options the export was asked with
         self.counts: dict[str, int] = {}  # what the dataset card lists, e.g. {"images": 500}
         self.notes: list[str] = []  # format-specific paragraphs for the dataset card
         self.simulated = False  # set when any exported record was generated, not collected
@@ -45,6 +46,12 @@ class ExportBundle:
         with self._archive.open(self._info(name), "w", force_zip64=True) as raw:
             with io.TextIOWrapper(raw, encoding="utf-8", newline="\n") as text:
                 yield text
+
+    @contextmanager
+    def open_binary(self, name: str) -> Iterator[IO[bytes]]:
+        """A byte stream into the archive, for writers that produce UTF-8 bytes themselves."""
+        with self._archive.open(self._info(name), "w", force_zip64=True) as raw:
+            yield raw
 
     def write_text(self, name: str, text: str) -> None:
         with self.open_text(name) as handle:
@@ -72,6 +79,7 @@ class ExportFormat:
     write: Callable[[ExportBundle, list[Campaign]], int]  # writes the files, returns the records written
     documentation: str = ""  # path of the format's documentation in the repository
     kinds: tuple[str, ...] = ()  # task kinds whose campaigns it exports (empty: any)
+    options: tuple[str, ...] = ()  # names of the options it accepts (e.g. images, split_seed)
 
 
 @dataclass
@@ -103,9 +111,13 @@ def format_names() -> list[str]:
     return sorted(_FORMATS)
 
 
-def check_scope(format_name: str, campaigns: list[Campaign]) -> ExportFormat:
-    """The format, if it can export these campaigns; else ExportError saying why."""
+def check_scope(format_name: str, campaigns: list[Campaign], options: dict[str, Any] | None = None) -> ExportFormat:
+    """The format, if it can export these campaigns with these options; else ExportError saying why."""
     export_format = get_format(format_name)
+    unknown = sorted(set(options or {}) - set(export_format.options))
+    if unknown:
+        accepted = ", ".join(export_format.options) or "none"
+        raise ExportError(f"format '{format_name}' has no option {', '.join(unknown)} (its options: {accepted})")
     wrong = [c.name for c in campaigns if export_format.kinds and c.task_kind not in export_format.kinds]
     if wrong:
         raise ExportError(
@@ -114,26 +126,28 @@ def check_scope(format_name: str, campaigns: list[Campaign]) -> ExportFormat:
     return export_format
 
 
-def write_export(format_name: str, target: IO[bytes], campaigns: list[Campaign]) -> ExportResult:
+def write_export(format_name: str, target: IO[bytes], campaigns: list[Campaign],
+                 options: dict[str, Any] | None = None) -> ExportResult:
     """Write the whole export zip to an open binary file."""
     from .export_card import write_card_and_crowd_report
 
-    export_format = check_scope(format_name, campaigns)
+    export_format = check_scope(format_name, campaigns, options)
     with zipfile.ZipFile(target, "w", allowZip64=True) as archive:
-        bundle = ExportBundle(archive)
+        bundle = ExportBundle(archive, options)
         records = export_format.write(bundle, campaigns)
         write_card_and_crowd_report(bundle, export_format, campaigns, records)
         return ExportResult(format_name, records, dict(bundle.counts), bundle.names())
 
 
-def run_export(format_name: str, out: Path, campaigns: list[Campaign]) -> ExportResult:
+def run_export(format_name: str, out: Path, campaigns: list[Campaign],
+               options: dict[str, Any] | None = None) -> ExportResult:
     """Write the export to `out` atomically: a temporary file first, renamed into place when complete."""
-    check_scope(format_name, campaigns)
+    check_scope(format_name, campaigns, options)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     try:
         with partial.open("wb") as target:
-            result = write_export(format_name, target, campaigns)
+            result = write_export(format_name, target, campaigns, options)
         partial.replace(out)
     finally:
         if partial.exists():

@@ -161,6 +161,7 @@ class DatasetExport(models.Model):
 
     format = models.CharField(max_length=50)
     campaigns = models.ManyToManyField(Campaign, blank=True, related_name="exports")
+    options = models.JSONField(default=dict, blank=True, help_text="Format options, e.g. {\"images\": true}.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     file = models.FileField(upload_to="exports/", max_length=255, blank=True)
     records = models.PositiveIntegerField(null=True, blank=True)

@@ -153,3 +153,22 @@ def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
             simulated=campaign.is_simulated,
         ))
     return stats
+
+
+def stage_chain(campaign: Campaign) -> list[tuple[Campaign, CampaignProgress]]:
+    """Every campaign of the campaign's stage chain (from the first stage down, breadth first), each
+    with its progress. A few queries whatever the chain's length: one per chain level."""
+    root = campaign
+    seen = {root.pk}
+    while root.source_stage_id and root.source_stage_id not in seen:
+        seen.add(root.source_stage_id)
+        root = Campaign.objects.only("pk", "source_stage_id").get(pk=root.source_stage_id)
+    order, level = [root.pk], [root.pk]
+    while level:
+        level = [pk for pk in Campaign.objects.filter(source_stage_id__in=level).order_by("pk").values_list("pk", flat=True)
+                 if pk not in order]
+        order += level
+    if len(order) == 1:
+        return []
+    annotated = campaigns_with_progress().in_bulk(order)
+    return [(annotated[pk], progress_of(annotated[pk])) for pk in order]

@@ -87,6 +87,22 @@ class TaskKind(ABC):
         (campaign.source_stage), called after that assignment's on_approved. Default: none."""
         return []
 
+    def ready_images(self, assignment: Assignment) -> list[int]:
+        """Image ids an approved assignment of this kind makes ready for a later describe_image stage.
+        Default: the HIT's image, if it shows one."""
+        image = assignment.hit.items.get("image")
+        return [image] if isinstance(image, int) else []
+
+    def progress_notes(self, campaign: Campaign) -> list[str]:
+        """Kind-specific progress lines for the campaign page (e.g. albums discarded). Default: none."""
+        return []
+
+    def group_of(self, item: dict[str, Any]) -> str:
+        """What a HIT item is about across stages (e.g. "album:12"): a worker who took a HIT of one
+        group in one campaign is never given a HIT of that group in another. Default: no group; a
+        HIT created by stage chaining inherits the group of the HIT that fed it."""
+        return ""
+
 
 _REGISTRY: dict[str, TaskKind] = {}
 

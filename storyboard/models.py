@@ -138,6 +138,6 @@ class ChosenSequence(models.Model):
     """The photo sequence of an album that a majority of re-tellers chose: it gets DII and DIS."""
 
     album = models.OneToOneField(Album, on_delete=models.CASCADE, related_name="chosen_sequence")
-    sequence = models.ForeignKey(Story, on_delete=models.PROTECT, related_name="+")
+    sequence = models.ForeignKey(Story, on_delete=models.PROTECT, related_name="chosen_for")
     votes = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)

@@ -13,6 +13,7 @@ from annotation.services.images import import_image_bytes
 from mturk.models import Assignment, Campaign
 from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
+from storyboard.models import Album, Photo
 
 _colours = itertools.count(1)
 
@@ -65,3 +66,18 @@ def submitted(campaign: Campaign, text: str = GOOD_TEXT) -> Assignment:
     assignment = assign_next_hit(campaign, worker)
     return submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id,
                          answer={"text": text}).assignment
+
+
+def make_album(photos: int = 8, *, external_id: str | None = None, title: str = "A day out") -> Album:
+    """An album of `photos` small unique photos, one hour apart, created out of time order."""
+    from datetime import datetime, timedelta, timezone
+
+    number = next(_colours)
+    album = Album.objects.create(external_id=external_id or f"album-{number}", title=title, event_label="outing")
+    start = datetime(2024, 5, 4, 9, 0, tzinfo=timezone.utc)
+    for index in reversed(range(photos)):
+        Photo.objects.create(
+            album=album, image=make_image(f"{album.external_id}-{index}.png"), external_id=f"{album.external_id}-p{index}",
+            datetaken=start + timedelta(hours=index), title=f"Photo {index + 1} of the day", tags=["day", "out"],
+        )
+    return album

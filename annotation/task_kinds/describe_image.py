@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from mturk.models import HIT, Assignment, Campaign
-from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
+from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, get_task_kind, register
 
 from ..markup import tokenize
 from ..models import Description, Image
@@ -93,17 +93,21 @@ class DescribeImage(TaskKind):
         return "" if not answer else answer.get("text", "")
 
     def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:
-        """After an image's boxes are accepted (draw_boxes), the image is described."""
-        image = assignment.hit.items.get("image")
-        return [{"image": image}] if isinstance(image, int) else []
+        """The images the feeding stage made ready: an image whose boxes were accepted (draw_boxes),
+        the photos of an album's chosen sequence (retell_story, for DII)."""
+        source = get_task_kind(assignment.hit.campaign.task_kind)
+        return [{"image": image} for image in source.ready_images(assignment)]
 
     def on_approved(self, assignment: Assignment) -> None:
+        from storyboard.normalize import normalize  # the VIST text normalization (DII)
+
         Description.objects.get_or_create(
             assignment=assignment,
             defaults={
                 "image_id": assignment.hit.items["image"],
                 "text": assignment.answer["text"],
                 "tokens": tokenize(assignment.answer["text"]),
+                "normalized_text": normalize(assignment.answer["text"]),
                 "source": "simulated" if assignment.is_simulated else "crowd",
             },
         )

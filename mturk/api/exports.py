@@ -19,6 +19,7 @@ from ..task_kinds import StrictSerializer
 class ExportRequestSerializer(StrictSerializer):
     format = serializers.ChoiceField(choices=[])
     campaigns = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all(), many=True, required=False)
+    options = serializers.DictField(required=False, help_text="Format options, e.g. {\"images\": true} for sind.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -30,7 +31,7 @@ class DatasetExportSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = DatasetExport
-        fields = ["id", "format", "campaigns", "status", "records", "counts", "error", "created_at", "finished_at",
+        fields = ["id", "format", "campaigns", "options", "status", "records", "counts", "error", "created_at", "finished_at",
                   "download_url"]
         read_only_fields = fields
 
@@ -53,7 +54,7 @@ class DatasetExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
         serializer.is_valid(raise_exception=True)
         try:
             export = request_export(serializer.validated_data["format"], serializer.validated_data.get("campaigns", []),
-                                    request.user)
+                                    request.user, serializer.validated_data.get("options"))
         except ExportError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         export.refresh_from_db()  # in-process task runners have already built it

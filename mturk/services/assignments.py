@@ -56,8 +56,9 @@ def expire_stale_assignments(campaign: Campaign | None = None) -> int:
 def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
     """The worker's open assignment in this campaign, or a new one on the next eligible HIT.
 
-    Eligible: HIT published, not already done by this worker, not full; worker not blocked and
-    under the campaign's per-worker limit. HITs with the fewest taken slots come first."""
+    Eligible: HIT published, not already done by this worker, not full, not of a group (an album)
+    the worker took in another campaign (a worker never does two stages of one album); worker not
+    blocked and under the campaign's per-worker limit. HITs with the fewest taken slots come first."""
     if campaign.status != CampaignStatus.ACTIVE:
         raise NoTaskAvailable("This campaign is not accepting work at the moment.")
     if worker.blocked:
@@ -70,9 +71,13 @@ def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
     limit = campaign.max_assignments_per_worker
     if limit is not None and mine.filter(status__in=SLOT_HOLDING).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
+    groups_done_elsewhere = (
+        Assignment.objects.filter(worker=worker).exclude(hit__campaign=campaign).exclude(hit__group="").values("hit__group")
+    )
     candidates = (
         HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED)
         .exclude(assignments__worker=worker)
+        .exclude(group__in=groups_done_elsewhere)
         .annotate(taken=Count("assignments", filter=Q(assignments__status__in=SLOT_HOLDING)))
         .filter(taken__lt=F("max_assignments"))
         .order_by("taken", "position", "id")

@@ -98,11 +98,14 @@ def _item_key(items: dict[str, Any]) -> str:
 
 
 @transaction.atomic
-def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]]) -> list[HIT]:
-    """Add one HIT per item (skipping items the campaign already has). Returns the new HITs."""
+def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "") -> list[HIT]:
+    """Add one HIT per item (skipping items the campaign already has). Returns the new HITs.
+
+    A HIT's group is the task kind's group of its item, else `group` (inherited from a feeding stage)."""
     items = list(items)
+    kind = get_task_kind(campaign.task_kind)
     try:
-        get_task_kind(campaign.task_kind).validate_items(items)
+        kind.validate_items(items)
     except ValueError as exc:
         raise CampaignError(str(exc)) from None
     Campaign.objects.select_for_update().filter(pk=campaign.pk).first()  # concurrent adds see each other's items
@@ -115,7 +118,8 @@ def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]]) -> list[HIT]:
             continue
         existing.add(key)
         new.append(
-            HIT(campaign=campaign, items=item, max_assignments=campaign.assignments_per_hit, position=start + len(new))
+            HIT(campaign=campaign, items=item, group=kind.group_of(item) or group,
+                max_assignments=campaign.assignments_per_hit, position=start + len(new))
         )
     return HIT.objects.bulk_create(new, batch_size=1000)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from typing import Any
 
 from django.core.files import File
 from django.db import transaction
@@ -15,11 +16,12 @@ from ..models import Campaign, DatasetExport
 log = logging.getLogger(__name__)
 
 
-def request_export(format_name: str, campaigns: list[Campaign], user=None) -> DatasetExport:
+def request_export(format_name: str, campaigns: list[Campaign], user=None,
+                   options: dict[str, Any] | None = None) -> DatasetExport:
     """Store the request, then hand it to a background job once the request is committed."""
-    check_scope(format_name, campaigns)
+    check_scope(format_name, campaigns, options)
     with transaction.atomic():
-        export = DatasetExport.objects.create(format=format_name, created_by=user)
+        export = DatasetExport.objects.create(format=format_name, created_by=user, options=options or {})
         export.campaigns.set(campaigns)
     from ..tasks import build_dataset_export
 
@@ -40,7 +42,7 @@ def build_export(export: DatasetExport) -> DatasetExport:
     name = f"{export.format}-{stamp}-{get_random_string(8).lower()}.zip"
     try:
         with tempfile.TemporaryFile() as target:
-            result = write_export(export.format, target, campaigns)
+            result = write_export(export.format, target, campaigns, export.options)
             target.seek(0)
             export.file.save(name, File(target), save=False)
     except ExportError as exc:

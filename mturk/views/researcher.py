@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Assignment, Campaign
 from ..providers.registry import get_provider
-from ..selectors import campaign_assignments, campaigns_with_progress, progress_of
+from ..selectors import campaign_assignments, campaigns_with_progress, progress_of, stage_chain
 from ..services.campaigns import CampaignError, publish_campaign
 from ..services.review import ReviewError, approve_assignment, approve_submitted, reject_assignment
 from ..states import AssignmentStatus, InvalidTransition
@@ -55,6 +55,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "campaign": campaign,
         "progress": progress_of(campaign),
+        "stages": [(stage, progress, get_task_kind(stage.task_kind).progress_notes(stage))
+                   for stage, progress in stage_chain(campaign)],
         "kind": kind,
         "page": page,
         "rows": rows,

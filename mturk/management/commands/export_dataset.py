@@ -13,11 +13,19 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, help=f"({', '.join(format_names())})")
         parser.add_argument("--out", required=True, type=Path)
         parser.add_argument("--campaign", action="append", default=[], help="name or id (repeatable); default all")
+        parser.add_argument("--images", action="store_true", help="include the image files (formats with an images option)")
+        parser.add_argument("--split-seed", help="seed of the album split (sind; default: sind)")
 
-    def handle(self, *args, format: str, out: Path, campaign: list[str], **options):
+    def handle(self, *args, format: str, out: Path, campaign: list[str], images: bool, split_seed: str | None,
+               **options):
         campaigns = [find_campaign(c) for c in campaign]
+        format_options: dict[str, object] = {}
+        if images:
+            format_options["images"] = True
+        if split_seed is not None:
+            format_options["split_seed"] = split_seed
         try:
-            result = run_export(format, out, campaigns)
+            result = run_export(format, out, campaigns, format_options)
         except ExportError as exc:
             raise CommandError(str(exc)) from None
         counts = ", ".join(f"{n} {name}" for name, n in result.counts.items())

@@ -1,0 +1,122 @@
+"""Inline SVG plots for the stories report: a bar chart, a histogram and a scatter plot.
+
+Same conventions as `metrics.report_html.line_plot`: one `<figure>` holding an `<svg>` with axes, ticks and a
+caption, no script, every label escaped.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from metrics.report_html import esc
+
+WIDTH, HEIGHT = 640, 320
+LEFT, RIGHT, TOP, BOTTOM = 60, 20, 15, 50
+PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+BAR = "#1f77b4"
+POINT = "#d62728"
+
+
+def nice_max(value: float) -> float:
+    """The smallest 1, 2 or 5 times a power of ten that is >= value (1.0 for value <= 0)."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 5, 10):
+        if step * power >= value:
+            return step * power
+    return 10 * power
+
+
+def _number(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _open(caption: str) -> list[str]:
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{WIDTH}" height="{HEIGHT}" '
+            f'viewBox="0 0 {WIDTH} {HEIGHT}" aria-label="{esc(caption)}">']
+
+
+def _close(parts: list[str], caption: str) -> str:
+    parts.append("</svg>")
+    return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption></figure>'
+
+
+def _y_axis(parts: list[str], y_max: float, label: str, y_min: float = 0.0, ticks: int = 5) -> None:
+    for tick in range(ticks + 1):
+        value = y_min + (y_max - y_min) * tick / ticks
+        y = TOP + PLOT_H - tick / ticks * PLOT_H
+        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}" stroke="#eee"/>')
+        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{esc(_number(value))}</text>')
+    parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + PLOT_H}" stroke="#222"/>')
+    parts.append(f'<line x1="{LEFT}" y1="{TOP + PLOT_H}" x2="{LEFT + PLOT_W}" y2="{TOP + PLOT_H}" stroke="#222"/>')
+    middle = TOP + PLOT_H / 2
+    parts.append(f'<text x="14" y="{middle:.1f}" text-anchor="middle" transform="rotate(-90 14 {middle:.1f})">'
+                 f"{esc(label)}</text>")
+
+
+def _x_label(parts: list[str], label: str) -> None:
+    parts.append(f'<text x="{LEFT + PLOT_W / 2:.1f}" y="{HEIGHT - 8}" text-anchor="middle">{esc(label)}</text>')
+
+
+def bar_chart(bars: Sequence[tuple[str, float]], y_label: str, caption: str) -> str:
+    """One bar per (label, value), value printed above the bar."""
+    parts = _open(caption)
+    y_max = nice_max(max((value for _, value in bars), default=0.0))
+    _y_axis(parts, y_max, y_label)
+    slot = PLOT_W / max(len(bars), 1)
+    for index, (label, value) in enumerate(bars):
+        height = max(value, 0.0) / y_max * PLOT_H
+        x = LEFT + index * slot + slot * 0.2
+        y = TOP + PLOT_H - height
+        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.6:.1f}" height="{height:.1f}" fill="{BAR}">'
+                     f"<title>{esc(label)}: {esc(_number(value))}</title></rect>")
+        parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{y - 4:.1f}" text-anchor="middle">'
+                     f"{esc(_number(value))}</text>")
+        parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
+                     f"{esc(label)}</text>")
+    return _close(parts, caption)
+
+
+def histogram(values: Sequence[float], bins: int, low: float, high: float, x_label: str, caption: str) -> str:
+    """Counts of `values` in `bins` equal bins over [low, high] (values outside are clamped to the end bins)."""
+    counts = [0] * bins
+    width = (high - low) / bins
+    for value in values:
+        counts[min(max(int((value - low) / width), 0), bins - 1)] += 1
+    parts = _open(caption)
+    y_max = max(nice_max(max(counts, default=0)), 5.0)  # at least 5 so that the ticks are whole numbers
+    _y_axis(parts, y_max, "stories")
+    bar_w = PLOT_W / bins
+    for index, count in enumerate(counts):
+        height = count / y_max * PLOT_H
+        x = LEFT + index * bar_w
+        start, end = low + index * width, low + (index + 1) * width
+        parts.append(f'<rect x="{x + 1:.1f}" y="{TOP + PLOT_H - height:.1f}" width="{bar_w - 2:.1f}" '
+                     f'height="{height:.1f}" fill="{BAR}"><title>[{start:.2f}, {end:.2f}): {count}</title></rect>')
+    for tick in range(0, bins + 1, max(bins // 5, 1)):
+        x = LEFT + tick * bar_w
+        parts.append(f'<text x="{x:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
+                     f"{esc(_number(round(low + tick * width, 4)))}</text>")
+    _x_label(parts, x_label)
+    return _close(parts, caption)
+
+
+def scatter(points: Sequence[tuple[float, float]], x_range: tuple[float, float], y_range: tuple[float, float],
+            x_label: str, y_label: str, caption: str) -> str:
+    """One dot per (x, y) point."""
+    (x_low, x_high), (y_low, y_high) = x_range, y_range
+    x_span, y_span = (x_high - x_low) or 1.0, (y_high - y_low) or 1.0
+    parts = _open(caption)
+    whole = float(y_span).is_integer() and 2 <= y_span <= 10  # e.g. a 1-5 rating scale: one tick per point
+    _y_axis(parts, y_high, y_label, y_min=y_low, ticks=int(y_span) if whole else 5)
+    for tick in range(6):
+        x = LEFT + tick / 5 * PLOT_W
+        parts.append(f'<text x="{x:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
+                     f"{esc(_number(round(x_low + x_span * tick / 5, 4)))}</text>")
+    for x_value, y_value in points:
+        x = LEFT + (min(max(x_value, x_low), x_high) - x_low) / x_span * PLOT_W
+        y = TOP + PLOT_H - (min(max(y_value, y_low), y_high) - y_low) / y_span * PLOT_H
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{POINT}" fill-opacity="0.5"/>')
+    _x_label(parts, x_label)
+    return _close(parts, caption)

@@ -1,0 +1,28 @@
+"""Registers the SIND / VIST export format; it carries the stories report."""
+from __future__ import annotations
+
+from mturk.exports import ExportBundle, ExportFormat, register_format
+from mturk.models import Campaign
+
+from .exports.scope import STORY_KINDS
+from .exports.sind import write_sind
+from .reports import write_story_report
+
+
+def export_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
+    records, writer = write_sind(bundle, campaigns)
+    write_story_report(bundle, writer)
+    return records
+
+
+register_format(ExportFormat(
+    name="sind",
+    description=(
+        "Visual stories, SIND / VIST format: stories in sequence (SIS), descriptions of images in isolation "
+        "(DII) and in sequence (DIS) for train/val/test, the human stories in the challenge format, ratings."
+    ),
+    write=export_sind,
+    documentation="docs/formats/sind.md",
+    kinds=STORY_KINDS,
+    options=("images", "split_seed"),
+))

@@ -1,0 +1,289 @@
+"""The SIND / VIST export (documented in docs/formats/sind.md; the file format is VIST's).
+
+    sis/{split}.story-in-sequence.json          stories (storytelling, then re-telling, per album)
+    dii/{split}.description-in-isolation.json   descriptions of the chosen sequences' photos, alone
+    dis/{split}.description-in-sequence.json    descriptions of the same photos seen in sequence
+    challenge/{split}.human-stories.json        the first human story per sequence, challenge format
+    ratings/story-ratings.json                  human ratings of the stories (when collected)
+    images/{split}/{photo id}.jpg               with the images option
+
+Albums are processed in batches with a constant number of queries per batch; every file is
+streamed record by record (orjson), so memory does not grow with the dataset."""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
+from django.conf import settings
+from django.db.models import Max
+from django.utils import timezone
+
+from annotation.models import Description, Image
+from mturk.models import Worker
+
+from ..models import Album, ChosenSequence, Photo, Storylet
+from .records import SPLITS, WorkerIds, album_record, image_record, split_of
+from .scope import StoryScope
+
+if TYPE_CHECKING:
+    from mturk.exports import ExportBundle
+    from mturk.models import Campaign
+
+BATCH = 500  # albums per batch
+FILES = {  # tier -> (file suffix and `type`, annotation `tier`)
+    "sis": ("story-in-sequence", "story-in-sequence"),
+    "dii": ("description-in-isolation", "descriptions-in-isolation"),
+    "dis": ("description-in-sequence", "descriptions-in-sequence"),
+}
+PHOTO_FIELDS = ("external_id", "datetaken", "title", "text", "tags", "licence", "latitude", "longitude", "secret", "url")
+
+
+@dataclass
+class StoryIndex:
+    """Every exported story with its export id (consecutive per album: storytelling, then re-telling)."""
+
+    export_id: dict[int, int] = field(default_factory=dict)  # story pk -> story_id
+    by_album: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))  # album pk -> story pks
+    slots: int = 5  # storylet_id = slots * story_id + position
+
+
+@dataclass
+class Collected:
+    """What the report and the dataset card need, gathered while the files are written."""
+
+    texts: dict[str, list[str]] = field(default_factory=lambda: {"sis": [], "dii": [], "dis": []})
+    stories: dict[int, tuple[str, tuple[str, ...], list[str]]] = field(default_factory=dict)  # story_id -> album, photos, texts
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _chunks(items: list[int]) -> Iterator[list[int]]:
+    for start in range(0, len(items), BATCH):
+        yield items[start:start + BATCH]
+
+
+class SindWriter:
+    def __init__(self, bundle: ExportBundle, campaigns: list[Campaign]) -> None:
+        self.bundle = bundle
+        self.scope = StoryScope.of(campaigns)
+        self.seed = str(bundle.options.get("split_seed") or "sind")
+        self.with_images = bool(bundle.options.get("images"))
+        self.collected = Collected()
+        self.workers = WorkerIds({pk: (p, e) for pk, p, e in Worker.objects.values_list("pk", "provider", "external_id")})
+        self.stories = self._index_stories()
+        self.chosen = dict(ChosenSequence.objects.filter(album_id__in=list(self.stories.by_album))
+                           .values_list("album_id", "sequence_id"))
+        albums = Album.objects.filter(pk__in=list(self.stories.by_album)).order_by("pk").values_list(
+            "pk", "external_id", "title", "description", "event_label", "owner", "flickr")
+        self.albums = {row[0]: row for row in albums}
+        self.split = {pk: split_of(row[1], self.seed) for pk, row in self.albums.items()}
+
+    def _index_stories(self) -> StoryIndex:
+        index = StoryIndex()
+        rows = self.scope.story_rows().order_by("album_id", "setting", "pk").values_list("pk", "album_id")
+        for number, (pk, album) in enumerate(rows.iterator(chunk_size=5000), start=1):
+            index.export_id[pk] = number
+            index.by_album[album].append(pk)
+        longest = Storylet.objects.filter(story__in=self.scope.story_rows()).aggregate(m=Max("order"))["m"]
+        index.slots = max(5, (longest or 0) + 1)
+        return index
+
+    # --- the files ------------------------------------------------------------------------------------
+    def write(self) -> int:
+        records = 0
+        for split in SPLITS:
+            album_ids = sorted(pk for pk, s in self.split.items() if s == split)
+            self.collected.counts[f"{split} albums"] = len(album_ids)
+            sequences: dict[tuple[str, tuple[str, ...]], str] = {}
+            records += self._file("sis", split, album_ids, lambda batch, s=sequences: self._sis_rows(batch, s))
+            dii_albums = [pk for pk in album_ids if pk in self.chosen]
+            records += self._file("dii", split, dii_albums, self._dii_rows)
+            records += self._file("dis", split, dii_albums, self._dis_rows)
+            self._challenge(split, sequences)
+            if self.with_images:
+                self._images(split, album_ids)
+        self._ratings()
+        return records
+
+    def _file(self, tier: str, split: str, album_ids: list[int],
+              rows: Callable[[list[int]], Iterator[dict[str, Any]]]) -> int:
+        suffix, _ = FILES[tier]
+        info = {
+            "version": "1.0", "date_created": timezone.now().replace(microsecond=0).isoformat(),
+            "license": settings.DATASET_LICENCE, "platform": settings.PLATFORM_NAME, "split": split,
+            "split_seed": self.seed,
+        }
+        with self.bundle.open_binary(f"{tier}/{split}.{suffix}.json") as out:
+            out.write(b'{"info":' + orjson.dumps(info) + b',"type":' + orjson.dumps(suffix) + b',"images":[')
+            photo_counts, first_photos = self._write_images(out, album_ids)
+            out.write(b'],"albums":[')
+            self._write_list(out, (album_record(self.albums[pk], photo_counts.get(pk, 0), first_photos.get(pk, ""))
+                                   for pk in album_ids))
+            out.write(b'],"annotations":[')
+            count = self._write_list(out, ([row] for batch in _chunks(album_ids) for row in rows(batch)))
+            out.write(b"]}")
+        self.collected.counts[f"{tier} {split}"] = count
+        return count
+
+    @staticmethod
+    def _write_list(out: IO[bytes], items: Iterator[Any]) -> int:
+        count = 0
+        for item in items:
+            out.write((b"," if count else b"") + orjson.dumps(item))
+            count += 1
+        return count
+
+    def _write_images(self, out: IO[bytes], album_ids: list[int]) -> tuple[dict[int, int], dict[int, str]]:
+        counts: dict[int, int] = defaultdict(int)
+        first: dict[int, str] = {}
+
+        def records() -> Iterator[dict[str, Any]]:
+            for batch in _chunks(album_ids):
+                photos = Photo.objects.filter(album_id__in=batch).order_by("album_id", "datetaken", "pk")
+                for album, *photo in photos.values_list("album_id", *PHOTO_FIELDS):
+                    counts[album] += 1
+                    first.setdefault(album, photo[0])
+                    yield image_record(self.albums[album][1], tuple(photo))
+
+        self._write_list(out, records())
+        return counts, first
+
+    # --- annotations per tier -------------------------------------------------------------------------
+    def _sis_rows(self, batch: list[int], sequences: dict[tuple[str, tuple[str, ...]], str]) -> Iterator[dict[str, Any]]:
+        story_pks = [pk for album in batch for pk in self.stories.by_album.get(album, [])]
+        rows = Storylet.objects.filter(story_id__in=story_pks).values_list(
+            "story_id", "order", "photo__external_id", "text", "original_text", "story__setting", "story__worker_id",
+            "story__album_id")
+        ordered = sorted(rows, key=lambda r: (self.stories.export_id[r[0]], r[1]))
+        current: tuple[int, str, list[str], list[str]] | None = None
+        for pk, order, photo, text, original, setting, worker, album in ordered:
+            story_id = self.stories.export_id[pk]
+            album_id = self.albums[album][1]
+            if current is None or current[0] != story_id:
+                self._end_story(current, sequences)
+                current = (story_id, album_id, [], [])
+            current[2].append(photo)
+            current[3].append(text)
+            self.collected.texts["sis"].append(text)
+            yield {
+                "album_id": album_id, "original_text": original, "photo_flickr_id": photo, "setting": setting,
+                "story_id": str(story_id), "storylet_id": str(self.stories.slots * story_id + order), "text": text,
+                "tier": "story-in-sequence", "worker_arranged_photo_order": order, "worker_id": self.workers(worker),
+            }
+        self._end_story(current, sequences)
+
+    def _end_story(self, story: tuple[int, str, list[str], list[str]] | None,
+                   sequences: dict[tuple[str, tuple[str, ...]], str]) -> None:
+        if story is None:
+            return
+        story_id, album_id, photos, texts = story
+        self.collected.stories[story_id] = (album_id, tuple(photos), texts)
+        sequences.setdefault((album_id, tuple(photos)), " ".join(texts))
+
+    def _sequence_photos(self, batch: list[int]) -> dict[int, list[tuple[int, str, int]]]:
+        """album pk -> [(order, photo id, image pk)] of its chosen sequence."""
+        sequences = {self.chosen[album]: album for album in batch}
+        photos: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
+        for story, order, photo, image in Storylet.objects.filter(story_id__in=list(sequences)).order_by(
+                "story_id", "order").values_list("story_id", "order", "photo__external_id", "photo__image_id"):
+            photos[sequences[story]].append((order, photo, image))
+        return photos
+
+    def _dii_rows(self, batch: list[int]) -> Iterator[dict[str, Any]]:
+        photos = self._sequence_photos(batch)
+        images = {image for seq in photos.values() for _, _, image in seq}
+        descriptions: dict[int, list[tuple[str, str, int | None]]] = defaultdict(list)
+        rows = Description.objects.filter(image_id__in=images, assignment__hit__campaign_id__in=self.scope.dii)
+        for image, text, normalized, worker in rows.order_by("pk").values_list(
+                "image_id", "text", "normalized_text", "assignment__worker_id"):
+            descriptions[image].append((text, normalized, worker))
+        for album in batch:
+            album_id = self.albums[album][1]
+            for order, photo, image in photos.get(album, []):
+                for original, normalized, worker in descriptions.get(image, []):
+                    text = normalized or _normalize(original)
+                    self.collected.texts["dii"].append(text)
+                    yield {
+                        "album_id": album_id, "original_text": original, "photo_flickr_id": photo,
+                        "photo_order_in_story": order, "text": text, "tier": "descriptions-in-isolation",
+                        "worker_id": self.workers(worker),
+                    }
+
+    def _dis_rows(self, batch: list[int]) -> Iterator[dict[str, Any]]:
+        rows = self.scope.dis_rows().filter(sequence__album_id__in=batch).order_by(
+            "sequence__album_id", "assignment_id", "order").values_list(
+            "sequence__album_id", "sequence_id", "order", "photo__external_id", "text", "original_text", "worker_id")
+        for album, sequence, order, photo, text, original, worker in rows:
+            self.collected.texts["dis"].append(text)
+            yield {
+                "album_id": self.albums[album][1], "original_text": original, "photo_flickr_id": photo,
+                "photo_order_in_story": order, "story_id": str(self.stories.export_id.get(sequence, "")),
+                "text": text, "tier": "descriptions-in-sequence", "worker_id": self.workers(worker),
+            }
+
+    # --- the extras -----------------------------------------------------------------------------------
+    def _challenge(self, split: str, sequences: dict[tuple[str, tuple[str, ...]], str]) -> None:
+        stories = [{"album_id": album, "photo_sequence": list(photos), "story_text_normalized": text}
+                   for (album, photos), text in sequences.items()]
+        document = {"team_name": "human", "evaluation_info": {"additional_description":
+                    f"The first human story of each photo sequence of the {split} split."},
+                    "output_stories": stories}
+        with self.bundle.open_binary(f"challenge/{split}.human-stories.json") as out:
+            out.write(orjson.dumps(document))
+
+    def _ratings(self) -> None:
+        rows = self.scope.rating_rows().filter(story_id__in=list(self.stories.export_id)).order_by(
+            "story_id", "pk").values_list("story_id", "rating", "aspects", "worker_id")
+        ratings = [
+            {"aspects": aspects or {}, "rating": rating, "story_id": str(self.stories.export_id[story]),
+             "worker_id": self.workers(worker)}
+            for story, rating, aspects, worker in rows
+        ]
+        self.collected.counts["ratings"] = len(ratings)
+        if ratings:
+            with self.bundle.open_binary("ratings/story-ratings.json") as out:
+                out.write(orjson.dumps({"question": RATING_QUESTION, "ratings": ratings}))
+
+    def _images(self, split: str, album_ids: list[int]) -> None:
+        for batch in _chunks(album_ids):
+            photos = Photo.objects.filter(album_id__in=batch).values_list("external_id", "image_id")
+            images = Image.objects.in_bulk([image for _, image in photos])
+            for photo, image_pk in photos:
+                image = images[image_pk]
+                stored = image.original if image.format == "JPEG" or not image.thumb_large else image.thumb_large
+                self.bundle.copy_stored_file(f"images/{split}/{photo}.jpg", stored.name)
+
+
+RATING_QUESTION = (
+    "If these were my photos, I would like using a story like this to share my experience with my friends."
+)
+
+
+def _normalize(text: str) -> str:
+    from ..normalize import normalize
+
+    return normalize(text)
+
+
+def write_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> tuple[int, SindWriter]:
+    writer = SindWriter(bundle, campaigns)
+    records = writer.write()
+    counts = writer.collected.counts
+    bundle.counts.update({
+        "albums": len(writer.albums), "stories": len(writer.stories.export_id),
+        "storylets": sum(v for k, v in counts.items() if k.startswith("sis ")),
+        "dii": sum(v for k, v in counts.items() if k.startswith("dii ")),
+        "dis": sum(v for k, v in counts.items() if k.startswith("dis ")),
+        "ratings": counts.get("ratings", 0),
+        **{k: v for k, v in counts.items() if k.endswith(" albums")},
+    })
+    bundle.simulated = bundle.simulated or Album.objects.filter(pk__in=list(writer.albums), is_simulated=True).exists()
+    bundle.notes.append(
+        f"Albums are split 80/10/10 by a hash of the album id with the seed `{writer.seed}`; story ids are numbered "
+        f"per export, consecutively within an album; storylet_id = {writer.stories.slots} × story_id + position. "
+        "Worker ids are de-identified. `text` is normalized (lowercased, Penn-Treebank tokens, names anonymized); "
+        "`original_text` is what the worker typed."
+    )
+    return records, writer

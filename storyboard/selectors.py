@@ -1,0 +1,53 @@
+"""Reads of the storyboard app."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from mturk.models import Assignment, Campaign
+from mturk.states import AssignmentStatus
+
+from .models import Setting, Story
+from .task_kinds.common import story_sequences
+
+
+def storytelling_sequences(tell_campaign_id: int | None, album_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+    """Per album, the distinct photo sequences of its storytelling stories (from one campaign when
+    given), each named by the first story that made it: [{"id": story id, "photos": [...]}].
+    Two storytellers who picked the same photos in the same order make one sequence. Two queries."""
+    stories = Story.objects.filter(album_id__in=list(album_ids), setting=Setting.TELL).order_by("album_id", "id")
+    if tell_campaign_id is not None:
+        stories = stories.filter(assignment__hit__campaign_id=tell_campaign_id)
+    story_list = list(stories.only("id", "album_id"))
+    cards = story_sequences(s.pk for s in story_list)
+    result: dict[int, list[dict[str, Any]]] = {pk: [] for pk in album_ids}
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    for story in story_list:
+        photos = [payload for payload, _ in cards[story.pk]]
+        key = (story.album_id, tuple(p["id"] for p in photos))
+        if key in seen:
+            continue
+        seen.add(key)
+        result[story.album_id].append({"id": story.pk, "photos": photos})
+    return result
+
+
+def storytelling_outcomes(campaign: Campaign) -> dict[str, int]:
+    """Albums of a tell_story campaign: told (a storytelling story approved, stage complete), discarded
+    (not storyable by `discard_after_skips` workers) and waiting. Two queries."""
+    threshold = int(campaign.options.get("discard_after_skips", 2))
+    hits = list(campaign.hits.values_list("pk", "max_assignments"))
+    answers: dict[int, list[dict]] = {pk: [] for pk, _ in hits}
+    approved = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.APPROVED)
+    for hit, answer in approved.values_list("hit_id", "answer"):
+        answers[hit].append(answer)
+    outcome = {"told": 0, "discarded": 0, "waiting": 0}
+    for pk, needed in hits:
+        skips = sum(1 for a in answers[pk] if a.get("skip"))
+        if skips >= threshold:
+            outcome["discarded"] += 1
+        elif len(answers[pk]) >= needed:
+            outcome["told"] += 1
+        else:
+            outcome["waiting"] += 1
+    return outcome
