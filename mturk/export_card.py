@@ -26,7 +26,8 @@ def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportForma
                                 records: int) -> None:
     if not campaigns:  # the whole database: the card describes every campaign that can have contributed
         everything = Campaign.objects.order_by("name")
-        campaigns = list(everything.filter(task_kind__in=export_format.kinds) if export_format.kinds else everything)
+        campaigns = bundle.campaigns or list(
+            everything.filter(task_kind__in=export_format.kinds) if export_format.kinds else everything)
     stats = crowd_statistics(campaigns)
     created = timezone.now().replace(microsecond=0).isoformat()
     bundle.write_json("report/crowd.json", {"created": created, "campaigns": [asdict(s) for s in stats]})

@@ -34,6 +34,7 @@ class ExportBundle:
         self.counts: dict[str, int] = {}  # what the dataset card lists, e.g. {"images": 500}
         self.notes: list[str] = []  # format-specific paragraphs for the dataset card
         self.simulated = False  # set when any exported record was generated, not collected
+        self.campaigns: list[Campaign] = []  # what the dataset card describes when no campaigns were given
 
     def _info(self, name: str, compress: bool = True) -> zipfile.ZipInfo:
         info = zipfile.ZipInfo(name, date_time=timezone.now().timetuple()[:6])

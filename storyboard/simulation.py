@@ -15,6 +15,9 @@ from mturk.services.campaigns import publish_campaign
 from mturk.services.review import approve_submitted
 from mturk.task_kinds import get_task_kind
 
+from .models import Album
+from .services.workflow import create_story_workflow
+
 NAMES = ("John", "Mary", "Peter", "Susan", "David", "Emma")
 PLACES = ("Paris", "London", "Boston", "Madrid")
 OPENINGS = ("We started the day with", "Then we found", "After that there was", "Later we saw", "At the end we had",
@@ -43,7 +46,8 @@ def _sentences(photos: list[dict[str, Any]], rng: random.Random) -> list[str]:
 
 
 def _description(photo: dict[str, Any], rng: random.Random) -> str:
-    return f"A photo of {_lower_title(photo)} taken {rng.choice(('in the morning', 'at noon', 'later that day'))}."
+    when = rng.choice(("in the morning", "at noon", "later that day", "in the afternoon", "before sunset", "early on"))
+    return f"{rng.choice(('A photo of', 'A picture of', 'We see'))} {_lower_title(photo)} {when}."
 
 
 def answer_for(kind: str, payload: dict[str, Any], options: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -58,10 +62,18 @@ def answer_for(kind: str, payload: dict[str, Any], options: dict[str, Any], rng:
         sequence = sequences[0] if rng.random() < 0.7 or len(sequences) == 1 else rng.choice(sequences[1:])
         return {"sequence": sequence["id"], "texts": _sentences(sequence["photos"], rng)}
     if kind == "describe_image":
-        title = "an album photo"
-        return {"text": f"This is {title} with people and things in it, taken {rng.choice(('outdoors', 'indoors'))}."}
+        who = rng.choice(("people", "a few friends", "a family", "a group of people", "two children"))
+        doing = rng.choice(("enjoying the day", "standing together", "having fun", "walking around", "smiling"))
+        where = rng.choice(("outdoors", "in the sun", "near the water", "at the event", "on a sunny afternoon"))
+        return {"text": f"In this photo we can see {who} {doing} {where}."}
     if kind == "describe_sequence":
-        return {"texts": [_description(p, rng) for p in payload["sequence"]["photos"]]}
+        texts: list[str] = []
+        for photo in payload["sequence"]["photos"]:
+            text = _description(photo, rng)
+            while text in texts:
+                text = _description(photo, rng)
+            texts.append(text)
+        return {"texts": texts}
     if kind == "rate_story":
         cards = payload["story"]["cards"]
         rating = min(5, max(1, round(1 + sum(len(c["text"].split()) for c in cards) / 25 + rng.uniform(-1, 1))))
@@ -103,3 +115,16 @@ def run_story_workflow(campaigns: dict[str, Campaign], seed: int = 4) -> dict[st
         done[stage] = work_campaign(campaign, campaign.assignments_per_hit, rng)
         approve_submitted(campaign)
     return done
+
+
+DEMO_WORKFLOW = "Demo: visual stories (simulated)"
+
+
+def seed_story_demo(albums: list[Album]) -> dict[str, Campaign]:
+    """Create (once) a completed, simulated story workflow with ratings over the demo albums."""
+    existing = {c.name.rsplit(" · ", 1)[1]: c for c in Campaign.objects.filter(name__startswith=DEMO_WORKFLOW + " · ")}
+    if existing:
+        return existing
+    campaigns = create_story_workflow(DEMO_WORKFLOW, albums, ratings=True, publish=True, is_simulated=True)
+    run_story_workflow(campaigns)
+    return campaigns

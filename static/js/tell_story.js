@@ -16,7 +16,7 @@
   function button(className, label, text, onClick) {
     var b = S.h("button", {type: "button", className: className}, text);
     b.setAttribute("aria-label", label);
-    b.addEventListener("click", onClick);
+    if (onClick) { b.addEventListener("click", onClick); }
     return b;
   }
 
@@ -28,8 +28,8 @@
     var c = {li: li, label: S.h("label", {className: "sb-card-n", htmlFor: "sb-text-" + id})};
     c.left = button("sb-icon", "", "◀", function () { move(id, -1); });
     c.right = button("sb-icon", "", "▶", function () { move(id, 1); });
-    c.zoom = button("sb-icon sb-zoom-button", "Enlarge photo " + n, "⤢", function () {});
-    c.zoom.dataset.large = p.large;
+    c.zoom = button("sb-icon sb-zoom-button", "Enlarge photo " + n, "⤢", null);
+    c.zoom.dataset.large = p.large;  // opened by storyboard.js
     c.del = button("sb-icon sb-del", "", "✕", function () { remove(id); });
     c.text = S.h("textarea", {id: "sb-text-" + id, rows: 3, maxLength: 500, className: "sb-text", value: texts[id] || ""});
     c.text.setAttribute("aria-describedby", c.text.id + "-error");

@@ -33,6 +33,16 @@ class StoryScope:
 
         return cls(ids("tell_story", "retell_story"), ids("describe_image"), ids("describe_sequence"), ids("rate_story"))
 
+    def campaigns(self) -> list[Campaign]:
+        """The campaigns the export draws from."""
+        roles = (self.stories, self.dis, self.ratings)
+        kinds = [k for k, ids in zip(("tell_story", "describe_sequence", "rate_story"), roles, strict=True) if ids is None]
+        if self.stories is None:
+            kinds.append("retell_story")
+        chosen = {pk for ids in (*roles, self.dii) if ids for pk in ids}
+        found = Campaign.objects.filter(task_kind__in=kinds) | Campaign.objects.filter(pk__in=chosen)
+        return list(found.order_by("name"))
+
     def story_rows(self) -> QuerySet[Story]:
         stories = Story.objects.all()
         if self.stories is not None:

@@ -279,6 +279,7 @@ def write_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> tuple[int, Si
         "ratings": counts.get("ratings", 0),
         **{k: v for k, v in counts.items() if k.endswith(" albums")},
     })
+    bundle.campaigns = writer.scope.campaigns()
     bundle.simulated = bundle.simulated or Album.objects.filter(pk__in=list(writer.albums), is_simulated=True).exists()
     bundle.notes.append(
         f"Albums are split 80/10/10 by a hash of the album id with the seed `{writer.seed}`; story ids are numbered "

@@ -10,6 +10,7 @@ from mturk.models import Campaign
 from mturk.providers.registry import get_provider
 from mturk.services.campaigns import create_campaign, publish_campaign
 from storyboard.demo import seed_albums
+from storyboard.simulation import seed_story_demo
 
 from ...demo.grounded import seed_grounded_demo
 from ...demo.seed import BOXED_IMAGE_COUNT, seed_concepts, seed_images
@@ -19,13 +20,14 @@ DEMO_CAMPAIGN = "Demo: describe images"
 
 class Command(BaseCommand):
     help = ("Load the demo data (images, concepts with boxes, albums, a running campaign, a completed simulated "
-            "grounded-descriptions campaign, a researcher). Idempotent.")
+            "grounded-descriptions campaign, a completed simulated story workflow, a researcher). Idempotent.")
 
     def handle(self, *args, **options):
         concepts = seed_concepts()
         demo = seed_images(concepts)
         albums = seed_albums()
         described, linked = seed_grounded_demo(demo.images[:BOXED_IMAGE_COUNT])
+        stories = seed_story_demo(albums)
         campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
         if campaign is None:
             campaign = create_campaign(
@@ -53,6 +55,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Completed simulated campaigns '{described.name}' and '{linked.name}': try "
             f"`python manage.py export_dataset --format imageclef --out grounded.zip`"
+        )
+        self.stdout.write(
+            f"Completed simulated story workflow '{stories['tell'].name}' and its {len(stories) - 1} later stages: try "
+            f"`python manage.py export_dataset --format sind --out stories.zip`"
         )
         self.stdout.write(f"Researcher login: {username} / {password_note}")
         self.stdout.write(f"Dashboard: {base}{reverse('dashboard')}")
