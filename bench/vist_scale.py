@@ -118,9 +118,9 @@ def synthesize(albums: int = 10_000, workers: int = 3_000, dis_per_photo: int = 
         return (hit_pk * 7 + j * 101) % workers + 1
 
     with transaction.atomic():
-        counts["workers"] = _insert(Worker, (Worker(id=w, provider="mturk", external_id=f"A{w:013d}")
+        counts["workers"] = _insert(Worker, (Worker(id=w, provider="local", external_id=f"A{w:013d}")
                                              for w in range(1, workers + 1)), log)
-        campaign_kw = dict(provider="mturk", status="closed", is_simulated=False, published_at=now,
+        campaign_kw = dict(provider="local", status="closed", is_simulated=False, published_at=now,
                            assignments_per_hit=3)
         tell = Campaign(id=1, name="vist · tell", task_kind="tell_story", reward=Decimal("0.30"), **campaign_kw)
         retell = Campaign(id=2, name="vist · retell", task_kind="retell_story", reward=Decimal("0.25"),

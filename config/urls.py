@@ -12,6 +12,7 @@ from rest_framework.routers import DefaultRouter
 from annotation.api import ImageViewSet, RunEvaluationView
 from mturk.api.exports import DatasetExportViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
+from storyboard.api import StoryEvaluationView
 
 router = DefaultRouter()
 router.register("images", ImageViewSet, basename="image")
@@ -27,6 +28,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
+    path("api/story-evaluations/", StoryEvaluationView.as_view(), name="story-evaluation"),
     path("api/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

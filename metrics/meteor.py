@@ -4,10 +4,11 @@
         meteor.score("the dog ran .", ["the dog ran .", "a cat sat ."])          # 1.0
         meteor.score_many([(hypothesis, references), ...])                       # [float, ...]
 
-The JVM runs `java -Xmx2G -jar meteor-1.5.jar - - -stdio -l en -norm -t hter` (English, tokenize / normalize
-punctuation and lowercase, the HTER task's parameters alpha 0.4, beta 1.5, gamma 0.35, delta 0.55 and module weights
-exact 1.0, stem 0.2, synonym 0.6, paraphrase 0.8, as in the VIST paper). It starts once, when the scorer is created
-or the `with` block is entered (it loads the paraphrase table: a few seconds), and serves every score until `close()`.
+The JVM runs `java -Xmx2G -jar meteor-1.5.jar - - -stdio -l en -norm -t hter`: English; tokenize / normalize
+punctuation and lowercase; the HTER task's parameters alpha 0.4, beta 1.5, gamma 0.35, delta 0.55 and module weights
+exact 1.0, stem 0.2, synonym 0.6, paraphrase 0.8, as in the VIST paper; the JVM's locale pinned to en_US and UTF-8
+(`JVM_LOCALE`). It starts once, when the scorer is created, and serves every score until `close()` (or the end of
+the `with` block). Loading the paraphrase table takes about 6 s on a 2-core machine (the first score waits for it).
 
 The jar's stdio protocol, one request per line, one answer per line:
 
@@ -32,7 +33,6 @@ the penalty gamma * frag^beta is 0; with the hter parameters fMean = 1 / (0.6 / 
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 import shutil
 import subprocess
@@ -44,6 +44,9 @@ from types import TracebackType
 from typing import Protocol
 
 JAVA_MISSING = "METEOR needs Java: install default-jre-headless"
+# The jar parses the statistics of EVAL lines with java.util.Scanner, which follows the default locale (under a
+# German locale "7.0" is not a number and the JVM dies), and reads some word lists in the default charset.
+JVM_LOCALE = ("-Duser.language=en", "-Duser.country=US", "-Dfile.encoding=UTF-8")
 CHUNK = 200  # pairs per round trip; 200 lines of statistics (~25 KB) stay well below a 64 KB pipe buffer
 _PIPES = re.compile(r"\|(?=\|)")
 
@@ -82,14 +85,13 @@ class Meteor:
         if executable is None:
             raise MeteorError(f"{JAVA_MISSING} (no '{java}' executable found)")
         jar = meteor_jar()
-        self.command: list[str] = [executable, f"-Xmx{memory}", "-jar", str(jar), "-", "-", "-stdio",
+        self.command: list[str] = [executable, f"-Xmx{memory}", *JVM_LOCALE, "-jar", str(jar), "-", "-", "-stdio",
                                    "-l", language, "-norm", "-t", task]
         self._stderr = tempfile.TemporaryFile()
         self._lock = threading.Lock()
         try:
             self._process = subprocess.Popen(self.command, cwd=jar.parent, stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, stderr=self._stderr,
-                                             env={**os.environ, "LC_ALL": "C"})
+                                             stdout=subprocess.PIPE, stderr=self._stderr)
         except OSError as error:
             self._stderr.close()
             raise MeteorError(f"{JAVA_MISSING} (could not run '{java}': {error})") from None

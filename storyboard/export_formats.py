@@ -24,5 +24,5 @@ register_format(ExportFormat(
     write=export_sind,
     documentation="docs/formats/sind.md",
     kinds=STORY_KINDS,
-    options=("images", "split_seed"),
+    options=("images", "split_seed", "report_sample"),
 ))

@@ -1,6 +1,92 @@
-"""The stories report attached to a SIND export (filled in below once the metrics exist)."""
+"""The stories report attached to a SIND export: report/stories.json and report/stories.html.
+
+Tier statistics and top words (seed 004's Tables 2 and 3), inter-worker agreement (METEOR 1.5 with
+the hter weights, BLEU-4, CIDEr; each story against the other stories of its sequence), their
+correlation with the mean human rating when ratings exist (Table 4), and the crowd figures."""
 from __future__ import annotations
 
+import hashlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from typing import Any
+from typing import TYPE_CHECKING
 
-def write_story_report(bundle, writer) -> None:
-    return None
+from metrics.meteor import Meteor, MeteorError
+from metrics.story_report import StoryText, story_report
+from metrics.story_report_html import story_report_html
+from mturk.selectors import crowd_statistics
+
+if TYPE_CHECKING:
+    from mturk.exports import ExportBundle
+
+    from .exports.sind import SindWriter
+
+log = logging.getLogger(__name__)
+REPORT_SAMPLE = 1000
+
+
+def exported_stories(writer: SindWriter) -> list[StoryText]:
+    ratings = writer.collected.ratings
+    return [
+        StoryText(story_id=str(story_id), sequence=photos, album_id=album, text=" ".join(texts),
+                  rating=sum(ratings[story_id]) / len(ratings[story_id]) if ratings.get(story_id) else None)
+        for story_id, (album, photos, texts) in sorted(writer.collected.stories.items())
+    ]
+
+
+class _NoMeteor:
+    """Stands in when Java is missing: zeros, removed from the report by _drop_meteor."""
+
+    def score_many(self, pairs: Iterable[tuple[str, Sequence[str]]]) -> list[float]:
+        return [0.0 for _ in pairs]
+
+
+def _drop_meteor(report: dict[str, Any], error: str) -> None:
+    report["meteor_error"] = error
+    agreement = report["agreement"]
+    agreement["meteor_mean"] = agreement["meteor_std"] = None
+    for row in agreement["per_story"]:
+        row["meteor"] = None
+    if report.get("correlations"):
+        report["correlations"]["table"].pop("meteor", None)
+
+
+def agreement_sample(stories: list[StoryText], limit: int) -> list[StoryText]:
+    """Whole photo sequences, picked by a hash of their ids (the same pick in every export), until
+    `limit` stories are reached; all stories when `limit` is 0 or not reached."""
+    if not limit or len(stories) <= limit:
+        return stories
+    groups: dict[tuple[str, tuple[str, ...]], list[StoryText]] = {}
+    for story in stories:
+        groups.setdefault((story.album_id, story.sequence), []).append(story)
+
+    def rank(key: tuple[str, tuple[str, ...]]) -> bytes:
+        return hashlib.sha256("\x00".join((key[0], *key[1])).encode()).digest()
+
+    picked: list[StoryText] = []
+    for key in sorted(groups, key=rank):
+        if len(picked) + len(groups[key]) > limit:
+            continue
+        picked += groups[key]
+    return sorted(picked, key=lambda s: int(s.story_id))
+
+
+def write_story_report(bundle: ExportBundle, writer: SindWriter) -> None:
+    """METEOR costs about 2 ms per story-reference pair, so agreement and correlations are measured
+    on a sample of `report_sample` stories (default 1,000; 0 = all); tier statistics use everything."""
+    everything = exported_stories(writer)
+    limit = int(bundle.options.get("report_sample", REPORT_SAMPLE))
+    stories = agreement_sample(everything, limit)
+    crowd = {"campaigns": [asdict(s) for s in crowd_statistics(bundle.campaigns)]}
+    try:
+        with Meteor() as meteor:
+            report = story_report(writer.collected.texts, stories, crowd, meteor)
+    except MeteorError as exc:  # the data is still exported; the report says why METEOR is missing
+        log.error("stories report without METEOR: %s", exc)
+        report = story_report(writer.collected.texts, stories, crowd, _NoMeteor())
+        _drop_meteor(report, str(exc))
+        bundle.notes.append(f"The stories report has no METEOR scores: {exc}")
+    report["sample"] = {"stories": len(stories), "of": len(everything), "limit": limit}
+    bundle.write_json("report/stories.json", report)
+    bundle.write_text("report/stories.html", story_report_html(report))

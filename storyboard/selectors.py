@@ -51,3 +51,29 @@ def storytelling_outcomes(campaign: Campaign) -> dict[str, int]:
         else:
             outcome["waiting"] += 1
     return outcome
+
+
+def story_references(campaigns: list[Campaign], split: str | None = None, split_seed: str = "sind") -> list:
+    """Every story (normalized text of its storylets joined by spaces, in photo order) with its album
+    and photo sequence, in export order, for scoring generated stories; optionally one split only.
+    Two queries."""
+    from metrics.story_report import StoryText
+
+    from .exports.records import split_of
+    from .exports.scope import StoryScope
+    from .models import Storylet
+
+    stories = StoryScope.of(campaigns).story_rows().order_by("album_id", "setting", "pk")
+    rows = Storylet.objects.filter(story__in=stories).order_by(
+        "story__album_id", "story__setting", "story_id", "order").values_list(
+        "story_id", "story__album__external_id", "photo__external_id", "text")
+    texts: dict[int, tuple[str, list[str], list[str]]] = {}
+    for story, album, photo, text in rows.iterator(chunk_size=5000):
+        entry = texts.setdefault(story, (album, [], []))
+        entry[1].append(photo)
+        entry[2].append(text)
+    return [
+        StoryText(story_id=str(pk), sequence=tuple(photos), album_id=album, text=" ".join(parts))
+        for pk, (album, photos, parts) in texts.items()
+        if split is None or split_of(album, split_seed) == split
+    ]

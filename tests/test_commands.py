@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Box, Concept, Correspondence, Description, Image
 from mturk.models import Assignment, Campaign
-from storyboard.models import Album
+from storyboard.models import Album, Story, StoryRating
 from tests.factories import image_bytes, submitted
 
 pytestmark = pytest.mark.django_db
@@ -98,7 +98,7 @@ def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):
     second = run("seed_demo")
     assert counts == (Image.objects.count(), Box.objects.count(), Concept.objects.count(),
                       Album.objects.count(), Campaign.objects.count())
-    assert counts[0] == 24 + 36 and counts[3] == 3 and counts[4] == 3 and counts[1] > 0
+    assert counts[0] == 24 + 36 and counts[3] == 3 and counts[4] == 3 + 5 and counts[1] > 0
     assert all(album.photos.count() == 12 for album in Album.objects.all())
     link = [line for line in first.splitlines() if line.startswith("Worker link: ")]
     assert link and link == [line for line in second.splitlines() if line.startswith("Worker link: ")]
@@ -107,7 +107,12 @@ def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):
     described = Campaign.objects.get(name="Demo: grounded descriptions, 1 describe (simulated)")
     linked = Campaign.objects.get(name="Demo: grounded descriptions, 2 link words (simulated)")
     assert described.is_simulated and linked.is_simulated and linked.source_stage == described
-    assert Description.objects.filter(source="simulated").count() == 60
+    assert Description.objects.filter(source="simulated", assignment__hit__campaign=described).count() == 60
+    # the completed story workflow: every stage done by simulated workers, marked simulated
+    stories = {c.name.rsplit(" · ", 1)[1]: c for c in Campaign.objects.filter(name__startswith="Demo: visual stories")}
+    assert set(stories) == {"tell", "retell", "dii", "dis", "rate"} and all(c.is_simulated for c in stories.values())
+    assert Story.objects.count() == 15 and StoryRating.objects.count() == 75
+    assert "export_dataset --format sind" in first
     assert Correspondence.objects.filter(source="simulated", description__source="simulated").count() == 60
     assert not Assignment.objects.filter(hit__campaign__in=[described, linked]).exclude(status="approved").exists()
     assert Image.objects.filter(thumb_small="").count() == 0

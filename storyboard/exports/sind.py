@@ -57,6 +57,7 @@ class Collected:
     texts: dict[str, list[str]] = field(default_factory=lambda: {"sis": [], "dii": [], "dis": []})
     stories: dict[int, tuple[str, tuple[str, ...], list[str]]] = field(default_factory=dict)  # story_id -> album, photos, texts
     counts: dict[str, int] = field(default_factory=dict)
+    ratings: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))  # story_id -> ratings
 
 
 def _chunks(items: list[int]) -> Iterator[list[int]]:
@@ -236,11 +237,12 @@ class SindWriter:
     def _ratings(self) -> None:
         rows = self.scope.rating_rows().filter(story_id__in=list(self.stories.export_id)).order_by(
             "story_id", "pk").values_list("story_id", "rating", "aspects", "worker_id")
-        ratings = [
-            {"aspects": aspects or {}, "rating": rating, "story_id": str(self.stories.export_id[story]),
-             "worker_id": self.workers(worker)}
-            for story, rating, aspects, worker in rows
-        ]
+        ratings = []
+        for story, rating, aspects, worker in rows:
+            story_id = self.stories.export_id[story]
+            self.collected.ratings[story_id].append(rating)
+            ratings.append({"aspects": aspects or {}, "rating": rating, "story_id": str(story_id),
+                            "worker_id": self.workers(worker)})
         self.collected.counts["ratings"] = len(ratings)
         if ratings:
             with self.bundle.open_binary("ratings/story-ratings.json") as out:

@@ -20,10 +20,19 @@ CAT = "the cat sat on the mat ."
 DOG = "a dog ran in the park"
 
 
+GERMAN = "-Duser.language=de -Duser.country=DE"
+
+
 def shared_meteor(config: pytest.Config) -> Meteor:
-    """One METEOR JVM for the whole test session, stopped when the session ends."""
+    """One METEOR JVM for the whole test session, stopped when the session ends.
+
+    It is started under a German default locale (JAVA_TOOL_OPTIONS), which breaks the jar unless the scorer pins
+    en_US: every test that scores then also checks that (see test_a_foreign_default_locale_does_not_break_the_jar).
+    """
     if _SHARED not in config.stash:
-        scorer = Meteor()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("JAVA_TOOL_OPTIONS", GERMAN)
+            scorer = Meteor()
         config.stash[_SHARED] = scorer
         config.add_cleanup(scorer.close)
     return config.stash[_SHARED]
@@ -59,6 +68,13 @@ def test_identical_texts_score_exactly_one(meteor: Meteor):
 
 def test_norm_lowercases_and_splits_punctuation(meteor: Meteor):
     assert meteor.score("The cat sat on the mat.", [CAT]) == 1.0
+
+
+def test_non_ascii_text_goes_through_as_utf8(meteor: Meteor):
+    text = "the café was naïve — we ate crème brûlée 😀 ."
+    assert meteor.score(text, [text]) == 1.0
+    assert meteor.score(text, ["the cafe was naive"]) < 1.0
+    assert meteor.score("\ud800 lone surrogate", ["? lone surrogate"]) == 1.0  # unencodable: replaced by "?"
 
 
 def test_unrelated_text_scores_low_and_partial_overlap_in_between(meteor: Meteor):
@@ -138,6 +154,14 @@ def test_empty_texts_and_bad_references(meteor: Meteor):
         meteor.score_many([(CAT, [CAT]), (CAT, [])])
     with pytest.raises(ValueError, match="non-empty list of strings"):
         meteor.score(CAT, CAT)  # type: ignore[arg-type]
+
+
+def test_a_foreign_default_locale_does_not_break_the_jar(meteor: Meteor):
+    # under a German locale the jar's Scanner cannot read back "7.0" and the JVM dies on the first EVAL line; the
+    # command line pins en_US, which wins over JAVA_TOOL_OPTIONS
+    environment = Path(f"/proc/{meteor.pid}/environ").read_bytes().split(b"\0")
+    assert f"JAVA_TOOL_OPTIONS={GERMAN}".encode() in environment
+    assert meteor.score_many([(DOG, [CAT]), (CAT, [CAT])]) == [pytest.approx(0.0919811, abs=1e-7), 1.0]
 
 
 def test_missing_java_gives_an_install_hint(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""Challenge-format submissions: parse errors naming the entry, scores with the real METEOR jar, the human smoke test."""
+"""Challenge-format submissions: parse errors naming the entry, scores with the real METEOR jar, the smoke test."""
 from __future__ import annotations
 
 import json
@@ -35,7 +35,8 @@ def meteor(pytestconfig: pytest.Config) -> Meteor:
 
 
 def entry(album="al1", sequence=("p1", "p2", "p3", "p4", "p5"), text=BEACH) -> dict:
-    return {"album_id": album, "photo_sequence": list(sequence), "story_text_normalized": text}
+    photos = list(sequence) if isinstance(sequence, tuple) else sequence
+    return {"album_id": album, "photo_sequence": photos, "story_text_normalized": text}
 
 
 def submission(*entries) -> str:

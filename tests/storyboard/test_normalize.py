@@ -57,6 +57,7 @@ def test_organisations() -> None:
     assert normalize("We went to the Museum.") == "we went to the organization ."
     assert normalize("The Church of England is old.") == "the organization organization organization is old ."
     assert normalize("New York University is big.") == "organization organization organization is big ."
+    assert normalize("St. Mary's Church was full.") == "organization organization organization organization was full ."
     # one capitalized designator word without "the" is not enough
     assert normalize("We went to a Museum.") == "we went to a museum ."
 
@@ -94,6 +95,8 @@ def test_sentence_initial_words_are_replaced_only_when_not_common_words(text: st
     ("Then Will and Grace arrived.", "then will and grace arrived ."),  # no evidence: kept (a documented miss)
     ("We saw Bill and Rose there.", "we saw [male] and [female] there ."),
     ("We lived in Sydney.", "we lived in location ."),
+    ("We took Will's car.", "we took [male] 's car ."),
+    ("We met Casey there.", "we met [male] there ."),  # unisex ("andy") names get [male]
 ])
 def test_mid_sentence_names_that_are_common_words(text: str, expected: str) -> None:
     assert normalize(text) == expected

@@ -8,6 +8,7 @@ import zipfile
 from collections import Counter
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from mturk.exports import write_export
 from mturk.models import HIT, Assignment
@@ -186,3 +187,58 @@ def test_split_is_deterministic_and_by_album(finished):
     splits = {split: {al["id"] for al in a[f"sis/{split}.story-in-sequence.json"]["albums"]} for split in ("train", "val", "test")}
     assert sum(len(s) for s in splits.values()) == 3
     assert other.keys() == a.keys()
+
+
+def test_human_stories_challenge_file_scores_meteor_one(finished, tmp_path):
+    files = export_files()
+    stories = [s for split in ("train", "val", "test") for s in files[f"challenge/{split}.human-stories.json"]["output_stories"]]
+    assert len(stories) == len({(s["album_id"], tuple(s["photo_sequence"])) for s in stories}) >= 3
+    submission = tmp_path / "human.json"
+    submission.write_text(json.dumps({"team_name": "human", "output_stories": stories}))
+    out = io.StringIO()
+    call_command("evaluate_stories", str(submission), "--out", str(tmp_path / "scores.json"), stdout=out)
+    assert "METEOR = 1.0000" in out.getvalue()
+    result = json.loads((tmp_path / "scores.json").read_text())
+    assert result["matched"] == len(stories) and result["unmatched"] == 0
+    assert all(row["meteor"] == 1.0 for row in result["per_sequence"])
+    # a story that is not a human one scores lower
+    worse = [{**s, "story_text_normalized": "the cat sat on the mat ."} for s in stories]
+    submission.write_text(json.dumps({"team_name": "cat", "output_stories": worse}))
+    out = io.StringIO()
+    call_command("evaluate_stories", str(submission), stdout=out)
+    assert float(out.getvalue().split("METEOR = ")[1].split()[0]) < 0.2
+
+
+def test_evaluate_stories_names_bad_entries(finished, tmp_path):
+    submission = tmp_path / "bad.json"
+    submission.write_text(json.dumps({"output_stories": [{"album_id": "x", "photo_sequence": "nope"}]}))
+    with pytest.raises(CommandError, match=r"output_stories\[0\]"):
+        call_command("evaluate_stories", str(submission))
+
+
+def test_story_evaluation_api(finished, api):
+    stories = export_files()["challenge/train.human-stories.json"]["output_stories"]
+    body = json.dumps({"team_name": "t", "output_stories": stories}).encode()
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = api.post("/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", body)}, format="multipart")
+    if stories:
+        assert response.status_code == 200, response.content
+        assert response.json()["meteor"] == 1.0
+    bad = api.post("/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", b"{")}, format="multipart")
+    assert bad.status_code == 400 and bad.json()["errors"]
+
+
+def test_export_carries_the_stories_report(finished):
+    files = export_files()
+    report = files["report/stories.json"]
+    tiers = {row["tier"]: row for row in report["tiers"]}
+    assert tiers["sis"]["pairs"] == 75 and tiers["dii"]["pairs"] == 45 and tiers["dis"]["pairs"] == 45
+    agreement = report["agreement"]
+    assert agreement["stories_scored"] + agreement["stories_skipped"] == 15 and agreement["stories_scored"] >= 9
+    assert report["sample"] == {"stories": 15, "of": 15, "limit": 1000}
+    assert 0 < agreement["meteor_mean"] < 1 and 0 < agreement["bleu4_mean"] < 1 and agreement["cider_mean"] > 0
+    table = report["correlations"]["table"]
+    assert set(table) == {"meteor", "bleu4", "cider"} and table["meteor"]["n"] == agreement["stories_scored"]
+    html = files["report/stories.html"].decode()
+    assert "<svg" in html and "METEOR" in html

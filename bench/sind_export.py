@@ -1,0 +1,499 @@
+"""Benchmark of the SIND / VIST export at VIST scale (target: <= 60 s, <= 400 MB peak RSS, within 3x of the floor).
+
+Run (honours DATABASE_URL; without it, a SQLite file /tmp/vist-bench.sqlite3, never the project's var/ database):
+
+    .venv/bin/python bench/sind_export.py synth [--albums 10000] [--dis-per-photo 0] [--fresh]
+    .venv/bin/python bench/sind_export.py export [--out /tmp/vist-bench-export.zip] [--profile]
+    .venv/bin/python bench/sind_export.py floor [--out-dir /tmp/vist-bench-floor] [--profile]
+    .venv/bin/python bench/sind_export.py check      # the floor wrote the same annotations as the export
+    .venv/bin/python bench/sind_export.py all [--runs 2]
+
+`synth` migrates, then fills an empty database with bench/vist_scale.py (10k albums, 210k photos, 50k
+stories, 250k storylets, 150k DII; `--fresh` first deletes the SQLite file). `export` runs
+`mturk.exports.run_export("sind", out, [], {})` in this (fresh) process and prints the wall time with
+its parts (files: SindWriter set-up and each tier; the stories report, write_story_report; the dataset
+card and crowd report), the peak RSS (ru_maxrss, absolute) beside the RSS after django.setup(), the SQL
+statements (counted by an execute wrapper, texts not kept), the zip size and the records. `floor` is
+the same rows fetched with raw SQL on the DB cursor and written as the same JSON files with orjson (no
+ORM, no zip). `all` synthesizes if the database is empty, runs export and floor --runs times each, each
+in a fresh process, and prints the ratio export / floor."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DATABASE_URL", "sqlite:////tmp/vist-bench.sqlite3")
+DEFAULT_ZIP = Path(tempfile.gettempdir()) / "vist-bench-export.zip"
+DEFAULT_FLOOR = Path(tempfile.gettempdir()) / "vist-bench-floor"
+TIERS = (("sis", "story-in-sequence", "story-in-sequence"),
+         ("dii", "description-in-isolation", "descriptions-in-isolation"),
+         ("dis", "description-in-sequence", "descriptions-in-sequence"))
+
+
+def setup() -> dict[str, float]:
+    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
+    import django
+
+    django.setup()
+    return {"baseline_rss_mb": current_rss_mb(), "baseline_peak_mb": peak_rss_mb()}
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process (user + system): less sensitive than wall time to other load."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def current_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def describe_database() -> str:
+    from django.db import connection
+
+    settings = connection.settings_dict
+    return f"{connection.vendor} ({settings['NAME']})"
+
+
+class QueryCounter:
+    """Counts SQL statements and the time spent executing them (no texts kept: 100k+ statements must not cost
+    memory). The time excludes fetching, and server-side cursors (PostgreSQL .iterator()) run at the first fetch."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+
+    def __call__(self, execute, sql, params, many, context):
+        self.count += 1
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+# --- synth --------------------------------------------------------------------------------------------------
+def cmd_synth(args) -> None:
+    url = os.environ["DATABASE_URL"]
+    if args.fresh:
+        if not url.startswith("sqlite:///"):
+            sys.exit("--fresh only deletes a SQLite file; for PostgreSQL drop and create the database yourself")
+        path = Path(url.removeprefix("sqlite://"))
+        if path.resolve().is_relative_to(ROOT):
+            sys.exit(f"refusing to delete {path}: it is inside the project")
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+    setup()
+    from django.core.management import call_command
+
+    from storyboard.models import Album
+    from vist_scale import synthesize
+
+    print(f"database: {describe_database()}")
+    started = time.perf_counter()
+    call_command("migrate", verbosity=0, interactive=False)
+    migrated = time.perf_counter()
+    print(f"migrate: {migrated - started:.1f} s")
+    if Album.objects.exists():
+        sys.exit("the database already has albums: synth needs an empty database (SQLite: add --fresh)")
+    counts = synthesize(albums=args.albums, workers=args.workers, dis_per_photo=args.dis_per_photo)
+    print(f"synth: {time.perf_counter() - migrated:.1f} s; " + ", ".join(f"{v:,} {k}" for k, v in counts.items()))
+
+
+# --- export -------------------------------------------------------------------------------------------------
+def cmd_export(args) -> dict:
+    figures = setup()
+    from django.db import connection
+
+    import mturk.export_card
+    import storyboard.export_formats as sind_format
+    from mturk.exports import run_export
+    from storyboard.exports import sind
+
+    counter = QueryCounter()
+    parts: dict[str, float] = defaultdict(float)
+    queries: dict[str, int] = defaultdict(int)
+    rss: dict[str, float] = {}
+
+    def timed(name, function):
+        def wrapper(*a, **k):
+            started, before = time.perf_counter(), counter.count
+            try:
+                return function(*a, **k)
+            finally:
+                parts[name] += time.perf_counter() - started
+                queries[name] += counter.count - before
+                rss[f"after {name}"] = current_rss_mb()
+        return wrapper
+
+    original_file = sind.SindWriter._file
+
+    def file_part(self, tier, *args, **kwargs):  # any signature: only the tier (first argument) is used
+        return timed(f"files: {tier}", original_file)(self, tier, *args, **kwargs)
+
+    sind.SindWriter._file = file_part
+    sind.SindWriter.__init__ = timed("files: set-up (workers, story index, albums)", sind.SindWriter.__init__)
+    sind.SindWriter._challenge = timed("files: challenge", sind.SindWriter._challenge)
+    sind.SindWriter._ratings = timed("files: ratings", sind.SindWriter._ratings)
+    sind_format.write_sind = timed("files (write_sind)", sind_format.write_sind)
+    sind_format.write_story_report = timed("stories report (write_story_report)", sind_format.write_story_report)
+    mturk.export_card.write_card_and_crowd_report = timed(
+        "dataset card + crowd report", mturk.export_card.write_card_and_crowd_report)
+
+    out = Path(args.out)
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+    started, cpu_started = time.perf_counter(), cpu_s()
+    with connection.execute_wrapper(counter):
+        if profiler:
+            profiler.enable()
+        result = run_export("sind", out, [], {})
+        if profiler:
+            profiler.disable()
+    wall = time.perf_counter() - started
+    figures.update({
+        "database": describe_database(), "wall_s": wall, "cpu_s": cpu_s() - cpu_started, "peak_rss_mb": peak_rss_mb(), "queries": counter.count, "execute_s": counter.seconds,
+        "zip_mb": out.stat().st_size / 2**20, "records": result.records, "counts": result.counts,
+        "parts_s": dict(parts), "part_queries": dict(queries), "rss_mb": rss,
+    })
+    print_export(figures)
+    if profiler:
+        print_profile(profiler)
+    return figures
+
+
+def print_export(f: dict) -> None:
+    print(f"database: {f['database']}")
+    print(f"export: {f['wall_s']:.1f} s wall ({f['cpu_s']:.1f} s CPU in this process), peak RSS {f['peak_rss_mb']:.0f} MB (after django.setup(): "
+          f"{f['baseline_rss_mb']:.0f} MB), {f['queries']:,} SQL statements, zip {f['zip_mb']:.1f} MB, "
+          f"{f['records']:,} records")
+    print(f"  time inside cursor.execute (the database's share, fetches not included): {f['execute_s']:.1f} s")
+    print("  counts: " + ", ".join(f"{k} {v:,}" for k, v in f["counts"].items()))
+    named = ("files (write_sind)", "stories report (write_story_report)", "dataset card + crowd report")
+    rest = f["wall_s"] - sum(f["parts_s"].get(name, 0) for name in named)
+    for name, seconds in f["parts_s"].items():
+        indent = "    " if name.startswith("files: ") else "  "
+        print(f"{indent}{name:<48} {seconds:6.1f} s  {f['part_queries'][name]:6,} queries  "
+              f"RSS after {f['rss_mb'][f'after {name}']:.0f} MB")
+    print(f"  {'rest (zip central directory, rename)':<48} {rest:6.1f} s")
+
+
+def print_profile(profiler, limit: int = 30) -> None:
+    import io
+    import pstats
+
+    for key in ("tottime", "cumulative"):
+        stream = io.StringIO()
+        pstats.Stats(profiler, stream=stream).sort_stats(key).print_stats(limit)
+        print(f"--- profile by {key} ---")
+        print("\n".join(stream.getvalue().splitlines()[:limit + 12]))
+
+
+# --- floor --------------------------------------------------------------------------------------------------
+def cmd_floor(args) -> dict:
+    figures = setup()
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    started, cpu_started = time.perf_counter(), cpu_s()
+    records, written = floor(Path(args.out_dir))
+    wall, cpu = time.perf_counter() - started, cpu_s() - cpu_started
+    if profiler:
+        profiler.disable()
+    figures.update({"database": describe_database(), "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": peak_rss_mb(),
+                    "records": records, "written_mb": written / 2**20})
+    print(f"database: {figures['database']}")
+    print(f"floor (raw SQL + orjson, no ORM, no zip): {wall:.1f} s wall ({cpu:.1f} s CPU in this process), peak RSS {figures['peak_rss_mb']:.0f} MB, "
+          f"{records:,} records, {figures['written_mb']:.0f} MB of JSON in {args.out_dir}")
+    if profiler:
+        print_profile(profiler)
+    return figures
+
+
+def floor(out_dir: Path) -> tuple[int, int]:
+    """The export's files (sis/dii/dis per split with their images and albums, and the challenge files),
+    from the same rows, fetched with one raw query per section and written record by record with orjson."""
+    import orjson
+    from django.conf import settings
+    from django.db import connection
+
+    from storyboard.exports.records import SPLITS, WorkerIds, split_of
+
+    shutil.rmtree(out_dir, ignore_errors=True)
+    for tier in ("sis", "dii", "dis", "challenge"):
+        (out_dir / tier).mkdir(parents=True)
+    postgres = connection.vendor == "postgresql"
+    cursor = connection.cursor()
+
+    def rows(sql: str, params=()):
+        cursor.execute(sql, params)
+        while chunk := cursor.fetchmany(5000):
+            yield from chunk
+
+    def ids_in(column: str, ids: list[int]) -> tuple[str, list]:
+        if postgres:
+            return f"{column} = ANY(%s)", [ids]
+        return f"{column} IN ({','.join('%s' for _ in ids)})", ids
+
+    workers = WorkerIds({pk: (p, e) for pk, p, e in rows("SELECT id, provider, external_id FROM mturk_worker")})
+    export_id: dict[int, int] = {}
+    for number, (pk, _) in enumerate(rows("SELECT id, album_id FROM storyboard_story ORDER BY album_id, setting, id"),
+                                     start=1):
+        export_id[pk] = number
+    cursor.execute('SELECT MAX("order") FROM storyboard_storylet')
+    slots = max(5, (cursor.fetchone()[0] or 0) + 1)
+    chosen = dict(rows("SELECT album_id, sequence_id FROM storyboard_chosensequence"))
+    dii_campaigns = [pk for (pk,) in rows(
+        "SELECT c.id FROM mturk_campaign c JOIN mturk_campaign s ON s.id = c.source_stage_id "
+        "WHERE c.task_kind = 'describe_image' AND s.task_kind = 'retell_story'")]
+    story_albums = {album for (album,) in rows("SELECT DISTINCT album_id FROM storyboard_story")}
+    albums = {row[0]: row for row in rows(
+        "SELECT id, external_id, title, description, event_label, owner, flickr FROM storyboard_album ORDER BY id")
+        if row[0] in story_albums}
+    seed = "sind"
+    split = {pk: split_of(row[1], seed) for pk, row in albums.items()}
+    records = written = 0
+
+    def image_rows(album_ids: list[int]):
+        where, params = ids_in("album_id", album_ids)
+        for (album, external, taken, title, text, tags, licence, lat, lon, secret, url) in rows(
+                "SELECT album_id, external_id, datetaken, title, text, tags, licence, latitude, longitude, secret, url "
+                f"FROM storyboard_photo WHERE {where} ORDER BY album_id, datetaken, id", params):
+            if isinstance(tags, str):
+                tags = orjson.loads(tags)
+            yield album, external, {
+                "album_id": albums[album][1],
+                "datetaken": taken[:19] if isinstance(taken, str) else taken.strftime("%Y-%m-%d %H:%M:%S"),
+                "id": external, "latitude": "0" if lat is None else repr(lat), "license": licence,
+                "longitude": "0" if lon is None else repr(lon), "media": "photo", "secret": secret,
+                "tags": " ".join(tags) if isinstance(tags, list) else str(tags or ""), "text": text, "title": title,
+                "url_o": url,
+            }
+
+    def album_record(pk: int, count: int, first: str) -> dict:
+        _, external, title, description, label, owner, flickr = albums[pk]
+        if isinstance(flickr, str):
+            flickr = orjson.loads(flickr)
+        flickr = flickr or {}
+        return {"date_create": str(flickr.get("date_create", "")), "date_update": str(flickr.get("date_update", "")),
+                "description": description, "farm": str(flickr.get("farm", "")), "id": external, "owner": owner,
+                "photos": str(count), "primary": str(flickr.get("primary") or first),
+                "secret": str(flickr.get("secret", "")), "server": str(flickr.get("server", "")), "title": title,
+                "vist_label": label}
+
+    def sis(album_ids: list[int], sequences: dict):
+        where, params = ids_in("s.album_id", album_ids)
+        current = None
+        for album, story, order, photo, text, original, setting, worker in rows(
+                'SELECT s.album_id, s.id, l."order", p.external_id, l.text, l.original_text, s.setting, s.worker_id '
+                "FROM storyboard_storylet l JOIN storyboard_story s ON s.id = l.story_id "
+                f"JOIN storyboard_photo p ON p.id = l.photo_id WHERE {where} "
+                'ORDER BY s.album_id, s.setting, s.id, l."order"', params):
+            story_id = export_id[story]
+            album_id = albums[album][1]
+            if current is None or current[0] != story_id:
+                if current:
+                    sequences.setdefault((current[1], tuple(current[2])), " ".join(current[3]))
+                current = (story_id, album_id, [], [])
+            current[2].append(photo)
+            current[3].append(text)
+            yield {"album_id": album_id, "original_text": original, "photo_flickr_id": photo, "setting": setting,
+                   "story_id": str(story_id), "storylet_id": str(slots * story_id + order), "text": text,
+                   "tier": "story-in-sequence", "worker_arranged_photo_order": order, "worker_id": workers(worker)}
+        if current:
+            sequences.setdefault((current[1], tuple(current[2])), " ".join(current[3]))
+
+    def dii(album_ids: list[int]):
+        where, params = ids_in("c.album_id", album_ids)
+        campaigns, campaign_params = ids_in("h.campaign_id", dii_campaigns)
+        for album, order, photo, original, normalized, worker in rows(
+                'SELECT c.album_id, l."order", p.external_id, d.text, d.normalized_text, a.worker_id '
+                "FROM storyboard_chosensequence c JOIN storyboard_storylet l ON l.story_id = c.sequence_id "
+                "JOIN storyboard_photo p ON p.id = l.photo_id JOIN annotation_description d ON d.image_id = p.image_id "
+                "JOIN mturk_assignment a ON a.id = d.assignment_id JOIN mturk_hit h ON h.id = a.hit_id "
+                f'WHERE {where} AND {campaigns} ORDER BY c.album_id, l."order", d.id', params + campaign_params):
+            yield {"album_id": albums[album][1], "original_text": original, "photo_flickr_id": photo,
+                   "photo_order_in_story": order, "text": normalized, "tier": "descriptions-in-isolation",
+                   "worker_id": workers(worker)}
+
+    def dis(album_ids: list[int]):
+        where, params = ids_in("s.album_id", album_ids)
+        for album, sequence, order, photo, text, original, worker in rows(
+                'SELECT s.album_id, d.sequence_id, d."order", p.external_id, d.text, d.original_text, d.worker_id '
+                "FROM storyboard_sequencedescription d JOIN storyboard_story s ON s.id = d.sequence_id "
+                f"JOIN storyboard_photo p ON p.id = d.photo_id WHERE {where} "
+                'ORDER BY s.album_id, d.assignment_id, d."order"', params):
+            yield {"album_id": albums[album][1], "original_text": original, "photo_flickr_id": photo,
+                   "photo_order_in_story": order, "story_id": str(export_id.get(sequence, "")), "text": text,
+                   "tier": "descriptions-in-sequence", "worker_id": workers(worker)}
+
+    def write_list(out, items) -> int:
+        count = 0
+        for item in items:
+            out.write((b"," if count else b"") + orjson.dumps(item))
+            count += 1
+        return count
+
+    for split_name in SPLITS:
+        album_ids = sorted(pk for pk, s in split.items() if s == split_name)
+        dii_albums = [pk for pk in album_ids if pk in chosen]
+        sequences: dict = {}
+        for tier, suffix, _ in TIERS:
+            section_albums = album_ids if tier == "sis" else dii_albums
+            path = out_dir / tier / f"{split_name}.{suffix}.json"
+            info = {"version": "1.0", "license": settings.DATASET_LICENCE, "platform": settings.PLATFORM_NAME,
+                    "split": split_name, "split_seed": seed}
+            with path.open("wb") as out:
+                out.write(b'{"info":' + orjson.dumps(info) + b',"type":' + orjson.dumps(suffix) + b',"images":[')
+                counts: dict[int, int] = defaultdict(int)
+                first: dict[int, str] = {}
+
+                def images(section_albums=section_albums, counts=counts, first=first):
+                    for album, external, record in image_rows(section_albums) if section_albums else ():
+                        counts[album] += 1
+                        first.setdefault(album, external)
+                        yield record
+                write_list(out, images())
+                out.write(b'],"albums":[')
+                write_list(out, (album_record(pk, counts.get(pk, 0), first.get(pk, "")) for pk in section_albums))
+                out.write(b'],"annotations":[')
+                annotations = {"sis": lambda: sis(album_ids, sequences), "dii": lambda: dii(dii_albums),
+                               "dis": lambda: dis(dii_albums)}[tier]
+                records += write_list(out, ([row] for row in annotations()) if section_albums else ())
+                out.write(b"]}")
+            written += path.stat().st_size
+        document = {"team_name": "human", "evaluation_info": {"additional_description":
+                    f"The first human story of each photo sequence of the {split_name} split."},
+                    "output_stories": [{"album_id": album, "photo_sequence": list(photos),
+                                        "story_text_normalized": text} for (album, photos), text in sequences.items()]}
+        path = out_dir / "challenge" / f"{split_name}.human-stories.json"
+        path.write_bytes(orjson.dumps(document))
+        written += path.stat().st_size
+    return records, written
+
+
+# --- check --------------------------------------------------------------------------------------------------
+def cmd_check(args) -> None:
+    """The floor's files hold what the export's do (info aside): so the floor does the same work."""
+    import zipfile
+
+    import orjson
+
+    differences = 0
+    with zipfile.ZipFile(args.out) as archive:
+        names = [n for n in archive.namelist() if n.split("/")[0] in ("sis", "dii", "dis", "challenge")]
+        for name in sorted(names):
+            exported = orjson.loads(archive.read(name))
+            floor_file = Path(args.out_dir) / name
+            if not floor_file.exists():
+                print(f"{name}: missing from the floor")
+                differences += 1
+                continue
+            floored = orjson.loads(floor_file.read_bytes())
+            exported.pop("info", None)
+            floored.pop("info", None)
+            same = exported == floored
+            differences += not same
+            size = len(exported.get("annotations", exported.get("output_stories", [])))
+            print(f"{name}: {'same' if same else 'DIFFERENT'} ({size:,} annotations)")
+    sys.exit(1 if differences else 0)
+
+
+# --- all ----------------------------------------------------------------------------------------------------
+def run_child(command: list[str]) -> dict:
+    process = subprocess.run([sys.executable, __file__, *command, "--json"], capture_output=True, text=True,
+                             env=os.environ.copy())
+    sys.stdout.write(process.stdout.split("\nRESULT ")[0].rstrip("\n") + "\n")
+    if process.returncode:
+        sys.stderr.write(process.stderr)
+        sys.exit(f"{command[0]} failed")
+    return json.loads(process.stdout.rsplit("\nRESULT ", 1)[1])
+
+
+def cmd_all(args) -> None:
+    setup()
+    from django.core.management import call_command
+
+    from storyboard.models import Album
+
+    call_command("migrate", verbosity=0, interactive=False)
+    if not Album.objects.exists():
+        synth = subprocess.run([sys.executable, __file__, "synth", "--albums", str(args.albums)], env=os.environ.copy())
+        if synth.returncode:
+            sys.exit("synth failed")
+    else:
+        print(f"reusing the synthesized database ({Album.objects.count():,} albums)")
+    from django.db import connection
+
+    connection.close()
+    exports, floors = [], []
+    for run in range(1, args.runs + 1):
+        print(f"--- run {run}: export ---")
+        exports.append(run_child(["export", "--out", args.out]))
+        print(f"--- run {run}: floor ---")
+        floors.append(run_child(["floor", "--out-dir", args.out_dir]))
+    print("--- summary ---")
+    for n, (e, f) in enumerate(zip(exports, floors, strict=True), start=1):
+        print(f"run {n}: export {e['wall_s']:.1f} s wall / {e['cpu_s']:.1f} s CPU (peak RSS {e['peak_rss_mb']:.0f} MB, "
+              f"{e['queries']:,} queries, zip {e['zip_mb']:.1f} MB, {e['records']:,} records), "
+              f"floor {f['wall_s']:.1f} s wall / {f['cpu_s']:.1f} s CPU (peak RSS {f['peak_rss_mb']:.0f} MB); "
+              f"ratio {e['wall_s'] / f['wall_s']:.2f} wall, {e['cpu_s'] / f['cpu_s']:.2f} CPU")
+    best_e, best_f = min(e["wall_s"] for e in exports), min(f["wall_s"] for f in floors)
+    cpu_e, cpu_f = min(e["cpu_s"] for e in exports), min(f["cpu_s"] for f in floors)
+    peak = max(e["peak_rss_mb"] for e in exports)
+    print(f"best of {args.runs}: export {best_e:.1f} s wall / {cpu_e:.1f} s CPU, floor {best_f:.1f} s wall / "
+          f"{cpu_f:.1f} s CPU, ratio {best_e / best_f:.2f} wall / {cpu_e / cpu_f:.2f} CPU; export peak RSS {peak:.0f} MB "
+          f"(targets: <= 60 s, <= 400 MB, ratio <= 3)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    synth = commands.add_parser("synth")
+    synth.add_argument("--albums", type=int, default=10_000)
+    synth.add_argument("--workers", type=int, default=3_000)
+    synth.add_argument("--dis-per-photo", type=int, default=0, help="DIS workers per chosen sequence (VIST had none)")
+    synth.add_argument("--fresh", action="store_true", help="delete the SQLite file first")
+    for name in ("export", "floor", "check", "all"):
+        command = commands.add_parser(name)
+        command.add_argument("--out", default=str(DEFAULT_ZIP))
+        command.add_argument("--out-dir", default=str(DEFAULT_FLOOR))
+        command.add_argument("--profile", action="store_true")
+        command.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+        command.add_argument("--runs", type=int, default=2)
+        command.add_argument("--albums", type=int, default=10_000)
+    args = parser.parse_args()
+    result = {"synth": cmd_synth, "export": cmd_export, "floor": cmd_floor, "check": cmd_check,
+              "all": cmd_all}[args.command](args)
+    if getattr(args, "json", False) and result is not None:
+        print("\nRESULT " + json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
