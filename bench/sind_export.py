@@ -105,9 +105,9 @@ def cmd_synth(args) -> None:
             Path(str(path) + suffix).unlink(missing_ok=True)
     setup()
     from django.core.management import call_command
+    from vist_scale import synthesize
 
     from storyboard.models import Album
-    from vist_scale import synthesize
 
     print(f"database: {describe_database()}")
     started = time.perf_counter()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from itertools import islice
 
@@ -89,8 +89,8 @@ def synthesize(albums: int = 10_000, workers: int = 3_000, dis_per_photo: int = 
     from storyboard.models import Album, ChosenSequence, Photo, SequenceDescription, Setting, Story, Storylet
 
     rng = random.Random(seed)
-    now = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
-    base_taken = datetime(2008, 1, 1, 8, 0, tzinfo=timezone.utc)
+    now = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    base_taken = datetime(2008, 1, 1, 8, 0, tzinfo=UTC)
     counts: dict[str, int] = {}
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:

@@ -64,7 +64,10 @@ class HIT(models.Model):
     items = models.JSONField(help_text="What the page shows, e.g. {\"image\": 12}.")
     group = models.CharField(
         max_length=100, blank=True, db_index=True,
-        help_text="What the HIT is about across stages, e.g. album:12; a worker never works on one group in two campaigns.",
+        help_text=(
+            "What the HIT is about across stages, e.g. album:12; "
+            "a worker never works on one group in two campaigns."
+        ),
     )
     max_assignments = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
     status = models.CharField(max_length=10, choices=HITStatus.choices, default=HITStatus.DRAFT)

@@ -165,8 +165,8 @@ def stage_chain(campaign: Campaign) -> list[tuple[Campaign, CampaignProgress]]:
         root = Campaign.objects.only("pk", "source_stage_id").get(pk=root.source_stage_id)
     order, level = [root.pk], [root.pk]
     while level:
-        level = [pk for pk in Campaign.objects.filter(source_stage_id__in=level).order_by("pk").values_list("pk", flat=True)
-                 if pk not in order]
+        children = Campaign.objects.filter(source_stage_id__in=level).order_by("pk").values_list("pk", flat=True)
+        level = [pk for pk in children if pk not in order]
         order += level
     if len(order) == 1:
         return []

@@ -15,7 +15,10 @@ class Album(models.Model):
     owner = models.CharField(max_length=100, blank=True)
     flickr = models.JSONField(
         default=dict, blank=True,
-        help_text="Optional Flickr album fields kept for the export: primary, date_create, date_update, farm, server, secret.",
+        help_text=(
+            "Optional Flickr album fields kept for the export: "
+            "primary, date_create, date_update, farm, server, secret."
+        ),
     )
     is_simulated = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)

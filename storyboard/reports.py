@@ -9,8 +9,7 @@ import hashlib
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
-from typing import Any
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from metrics.meteor import Meteor, MeteorError
 from metrics.story_report import StoryText, story_report

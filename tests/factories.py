@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import itertools
+from datetime import UTC
 from decimal import Decimal
 from typing import Any
 
@@ -70,14 +71,15 @@ def submitted(campaign: Campaign, text: str = GOOD_TEXT) -> Assignment:
 
 def make_album(photos: int = 8, *, external_id: str | None = None, title: str = "A day out") -> Album:
     """An album of `photos` small unique photos, one hour apart, created out of time order."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     number = next(_colours)
     album = Album.objects.create(external_id=external_id or f"album-{number}", title=title, event_label="outing")
-    start = datetime(2024, 5, 4, 9, 0, tzinfo=timezone.utc)
+    start = datetime(2024, 5, 4, 9, 0, tzinfo=UTC)
     for index in reversed(range(photos)):
         Photo.objects.create(
-            album=album, image=make_image(f"{album.external_id}-{index}.png"), external_id=f"{album.external_id}-p{index}",
+            album=album, image=make_image(f"{album.external_id}-{index}.png"),
+            external_id=f"{album.external_id}-p{index}",
             datetaken=start + timedelta(hours=index), title=f"Photo {index + 1} of the day", tags=["day", "out"],
         )
     return album

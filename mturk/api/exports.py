@@ -31,8 +31,10 @@ class DatasetExportSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = DatasetExport
-        fields = ["id", "format", "campaigns", "options", "status", "records", "counts", "error", "created_at", "finished_at",
-                  "download_url"]
+        fields = [
+            "id", "format", "campaigns", "options", "status", "records", "counts", "error", "created_at", "finished_at",
+            "download_url",
+        ]
         read_only_fields = fields
 
     def get_download_url(self, export: DatasetExport) -> str | None:

@@ -31,12 +31,15 @@ class StoryScope:
         def ids(*kinds: str) -> list[int]:
             return [c.pk for c in campaigns if c.task_kind in kinds]
 
-        return cls(ids("tell_story", "retell_story"), ids("describe_image"), ids("describe_sequence"), ids("rate_story"))
+        return cls(
+            ids("tell_story", "retell_story"), ids("describe_image"), ids("describe_sequence"), ids("rate_story")
+        )
 
     def campaigns(self) -> list[Campaign]:
         """The campaigns the export draws from."""
         roles = (self.stories, self.dis, self.ratings)
-        kinds = [k for k, ids in zip(("tell_story", "describe_sequence", "rate_story"), roles, strict=True) if ids is None]
+        role_kinds = ("tell_story", "describe_sequence", "rate_story")
+        kinds = [k for k, ids in zip(role_kinds, roles, strict=True) if ids is None]
         if self.stories is None:
             kinds.append("retell_story")
         chosen = {pk for ids in (*roles, self.dii) if ids for pk in ids}

@@ -38,7 +38,9 @@ FILES = {  # tier -> (file suffix and `type`, annotation `tier`)
     "dii": ("description-in-isolation", "descriptions-in-isolation"),
     "dis": ("description-in-sequence", "descriptions-in-sequence"),
 }
-PHOTO_FIELDS = ("external_id", "datetaken", "title", "text", "tags", "licence", "latitude", "longitude", "secret", "url")
+PHOTO_FIELDS = (
+    "external_id", "datetaken", "title", "text", "tags", "licence", "latitude", "longitude", "secret", "url",
+)
 
 
 @dataclass
@@ -55,7 +57,8 @@ class Collected:
     """What the report and the dataset card need, gathered while the files are written."""
 
     texts: dict[str, list[str]] = field(default_factory=lambda: {"sis": [], "dii": [], "dis": []})
-    stories: dict[int, tuple[str, tuple[str, ...], list[str]]] = field(default_factory=dict)  # story_id -> album, photos, texts
+    # story_id -> album, photos, texts
+    stories: dict[int, tuple[str, tuple[str, ...], list[str]]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     ratings: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))  # story_id -> ratings
 
@@ -72,7 +75,8 @@ class SindWriter:
         self.seed = str(bundle.options.get("split_seed") or "sind")
         self.with_images = bool(bundle.options.get("images"))
         self.collected = Collected()
-        self.workers = WorkerIds({pk: (p, e) for pk, p, e in Worker.objects.values_list("pk", "provider", "external_id")})
+        worker_rows = Worker.objects.values_list("pk", "provider", "external_id")
+        self.workers = WorkerIds({pk: (p, e) for pk, p, e in worker_rows})
         self.stories = self._index_stories()
         self.chosen = dict(ChosenSequence.objects.filter(album_id__in=list(self.stories.by_album))
                            .values_list("album_id", "sequence_id"))
@@ -152,7 +156,9 @@ class SindWriter:
         return counts, first
 
     # --- annotations per tier -------------------------------------------------------------------------
-    def _sis_rows(self, batch: list[int], sequences: dict[tuple[str, tuple[str, ...]], str]) -> Iterator[dict[str, Any]]:
+    def _sis_rows(
+        self, batch: list[int], sequences: dict[tuple[str, tuple[str, ...]], str]
+    ) -> Iterator[dict[str, Any]]:
         story_pks = [pk for album in batch for pk in self.stories.by_album.get(album, [])]
         rows = Storylet.objects.filter(story_id__in=story_pks).values_list(
             "story_id", "order", "photo__external_id", "text", "original_text", "story__setting", "story__worker_id",

@@ -50,7 +50,9 @@ def create_story_workflow(
     for stage, values in settings.items():
         bad = sorted(set(values) - SETTABLE)
         if bad:
-            raise CampaignError(f"stage {stage}: unknown setting(s) {', '.join(bad)} (settable: {', '.join(sorted(SETTABLE))})")
+            raise CampaignError(
+                f"stage {stage}: unknown setting(s) {', '.join(bad)} (settable: {', '.join(sorted(SETTABLE))})"
+            )
     if not albums:
         raise CampaignError("a story workflow needs at least one album")
     campaigns: dict[str, Campaign] = {}

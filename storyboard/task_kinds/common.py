@@ -83,11 +83,15 @@ def check_texts(texts: list[str], *, min_words_total: int = 0, min_words_each: i
     for index, text in enumerate(texts, start=1):
         key = _same_sentence_key(text)
         if key and key in seen:
-            problems.append(f"{noun.capitalize()}s {seen[key]} and {index} have the same text: write a different sentence on each.")
+            problems.append(
+                f"{noun.capitalize()}s {seen[key]} and {index} have the same text: write a different sentence on each."
+            )
         seen.setdefault(key, index)
     total = sum(len(words(t)) for t in texts)
     if min_words_total and total < min_words_total:
-        problems.append(f"Your story is too short: write at least {min_words_total} words in total (you wrote {total}).")
+        problems.append(
+            f"Your story is too short: write at least {min_words_total} words in total (you wrote {total})."
+        )
     if problems:
         raise serializers.ValidationError(problems)
 

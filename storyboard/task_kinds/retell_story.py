@@ -64,7 +64,8 @@ class RetellStory(TaskKind):
     def progress_notes(self, campaign: Campaign) -> list[str]:
         from ..models import ChosenSequence
 
-        chosen = ChosenSequence.objects.filter(album_id__in=[h["album"] for h in campaign.hits.values_list("items", flat=True)]).count()
+        albums = [h["album"] for h in campaign.hits.values_list("items", flat=True)]
+        chosen = ChosenSequence.objects.filter(album_id__in=albums).count()
         return [f"{chosen} album(s) with a sequence chosen by a majority of re-tellers (DII and DIS describe it)"]
 
     def group_of(self, item: dict[str, Any]) -> str:

@@ -35,7 +35,9 @@ class TellStoryResult(StrictSerializer):
     def _clean_cards(self, cards: Any) -> list[dict[str, Any]]:
         options, payload = self.context["options"], self.context["payload"]
         if not isinstance(cards, list) or not all(isinstance(c, dict) and set(c) == {"photo", "text"} for c in cards):
-            raise serializers.ValidationError({"cards": "Expected a list of cards, each {\"photo\": <id>, \"text\": <text>}."})
+            raise serializers.ValidationError(
+                {"cards": "Expected a list of cards, each {\"photo\": <id>, \"text\": <text>}."}
+            )
         low, high = int(options["min_cards"]), int(options["max_cards"])
         if not low <= len(cards) <= high:
             wanted = f"exactly {low}" if low == high else f"between {low} and {high}"

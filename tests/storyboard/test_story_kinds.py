@@ -139,7 +139,9 @@ def test_skip_is_stored_with_its_reason_and_flagged(client, tell):
 
 
 def test_card_limits_are_campaign_options(client, album):
-    campaign = campaign_of("tell_story", [{"album": album.pk}], options={"min_cards": 3, "max_cards": 6, "min_words": 5})
+    campaign = campaign_of(
+        "tell_story", [{"album": album.pk}], options={"min_cards": 3, "max_cards": 6, "min_words": 5}
+    )
     token = start_task(client, campaign)
     response = submit(client, {"token": token, "answer": {"cards": cards(album, (0, 1), TEXTS[:2])}})
     assert response.json()["fields"]["cards"] == ["Your story needs between 3 and 6 photos (you chose 2)."]
@@ -149,7 +151,7 @@ def test_card_limits_are_campaign_options(client, album):
 def stage_one(album, workers=2):
     tell = campaign_of("tell_story", [{"album": album.pk}])
     for number, order in zip(range(workers), ((0, 1, 2, 3, 4), (7, 6, 5, 4, 3)), strict=False):
-        worker = get_or_create_worker("local", f"teller-{number}")
+        worker = get_or_create_worker("local", f"teller-{album.pk}-{number}")
         assignment = assign_next_hit(tell, worker)
         submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id,
                       answer={"cards": cards(album, order)})
@@ -224,3 +226,17 @@ def test_items_are_checked_when_added():
         create_campaign(name="y", task_kind="describe_sequence", items=[{"sequence": 424242}])
     with pytest.raises(CampaignError, match="min_cards must not be more than max_cards"):
         create_campaign(name="z", task_kind="tell_story", options={"min_cards": 6, "max_cards": 5})
+
+
+@pytest.mark.parametrize("kind", ["retell_story", "describe_sequence", "rate_story"])
+def test_later_stage_pages_have_a_constant_small_query_count(client, kind):
+    counts = []
+    for size in (8, 50):
+        album = make_album(size)
+        tell, stories = stage_one(album)
+        item = {"retell_story": {"album": album.pk}, "describe_sequence": {"sequence": stories[0].pk},
+                "rate_story": {"story": stories[1].pk}}[kind]
+        campaign = campaign_of(kind, [item], source_stage=tell if kind == "retell_story" else None)
+        token = start_task(client, campaign)
+        counts.append(queries_for(client, reverse("task-page") + f"?t={token}"))
+    assert counts[0] == counts[1] <= 8

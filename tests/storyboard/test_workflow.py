@@ -160,7 +160,9 @@ def test_sind_export_follows_the_vist_format(finished):
     for chosen in ChosenSequence.objects.select_related("album"):
         photos = list(Storylet.objects.filter(story=chosen.sequence).order_by("order")
                       .values_list("photo__external_id", flat=True))
-        mine = [(r["photo_flickr_id"], r["photo_order_in_story"]) for r in dii if r["album_id"] == chosen.album.external_id]
+        mine = [
+            (r["photo_flickr_id"], r["photo_order_in_story"]) for r in dii if r["album_id"] == chosen.album.external_id
+        ]
         assert sorted(set(mine), key=lambda p: p[1]) == [(p, i) for i, p in enumerate(photos)]
         assert Counter(mine) == {(p, i): 3 for i, p in enumerate(photos)}
     ratings = files["ratings/story-ratings.json"]["ratings"]
@@ -184,14 +186,21 @@ def test_split_is_deterministic_and_by_album(finished):
         if name.startswith(("sis/", "dii/", "dis/")):
             assert a[name]["annotations"] == b[name]["annotations"]
     other = export_files(split_seed="another")
-    splits = {split: {al["id"] for al in a[f"sis/{split}.story-in-sequence.json"]["albums"]} for split in ("train", "val", "test")}
+    splits = {
+        split: {al["id"] for al in a[f"sis/{split}.story-in-sequence.json"]["albums"]}
+        for split in ("train", "val", "test")
+    }
     assert sum(len(s) for s in splits.values()) == 3
     assert other.keys() == a.keys()
 
 
 def test_human_stories_challenge_file_scores_meteor_one(finished, tmp_path):
     files = export_files()
-    stories = [s for split in ("train", "val", "test") for s in files[f"challenge/{split}.human-stories.json"]["output_stories"]]
+    stories = [
+        s
+        for split in ("train", "val", "test")
+        for s in files[f"challenge/{split}.human-stories.json"]["output_stories"]
+    ]
     assert len(stories) == len({(s["album_id"], tuple(s["photo_sequence"])) for s in stories}) >= 3
     submission = tmp_path / "human.json"
     submission.write_text(json.dumps({"team_name": "human", "output_stories": stories}))
@@ -221,7 +230,9 @@ def test_story_evaluation_api(finished, api):
     body = json.dumps({"team_name": "t", "output_stories": stories}).encode()
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    response = api.post("/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", body)}, format="multipart")
+    response = api.post(
+        "/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", body)}, format="multipart"
+    )
     if stories:
         assert response.status_code == 200, response.content
         assert response.json()["meteor"] == 1.0

@@ -13,7 +13,9 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, help=f"({', '.join(format_names())})")
         parser.add_argument("--out", required=True, type=Path)
         parser.add_argument("--campaign", action="append", default=[], help="name or id (repeatable); default all")
-        parser.add_argument("--images", action="store_true", help="include the image files (formats with an images option)")
+        parser.add_argument(
+            "--images", action="store_true", help="include the image files (formats with an images option)"
+        )
         parser.add_argument("--split-seed", help="seed of the album split (sind; default: sind)")
 
     def handle(self, *args, format: str, out: Path, campaign: list[str], images: bool, split_seed: str | None,

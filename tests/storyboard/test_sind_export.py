@@ -1,0 +1,87 @@
+"""The SIND export's mechanics: queries per album batch, options (images, split seed, unknown
+options), the API with options, and the campaign page's stage progress."""
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from mturk.exports import ExportBundle, ExportError, run_export
+from storyboard.exports import sind
+from storyboard.exports.records import split_of
+from storyboard.services.workflow import create_story_workflow
+from storyboard.simulation import run_story_workflow
+from tests.factories import make_album
+
+pytestmark = pytest.mark.django_db
+
+
+def workflow(albums: int, name: str = "Stories", ratings: bool = False):
+    campaigns = create_story_workflow(name, [make_album(6) for _ in range(albums)], ratings=ratings, publish=True,
+                                      is_simulated=True)
+    run_story_workflow(campaigns, seed=albums)
+    return campaigns
+
+
+def files_queries(monkeypatch) -> int:
+    """Queries of the export's files (not the report), one album per batch."""
+    monkeypatch.setattr(sind, "BATCH", 1)
+    with zipfile.ZipFile(io.BytesIO(), "w") as archive, CaptureQueriesContext(connection) as ctx:
+        sind.write_sind(ExportBundle(archive), [])
+    return len(ctx.captured_queries)
+
+
+def test_queries_per_album_batch_are_constant(monkeypatch):
+    counts = []
+    for albums in (1, 2, 3):
+        workflow(1, name=f"wf{albums}")
+        counts.append(files_queries(monkeypatch))
+    assert counts[1] - counts[0] == counts[2] - counts[1] > 0
+    assert counts[1] - counts[0] <= 3 * 3 + 2  # per album batch: images + annotations per tier, DII sequence photos
+
+
+def test_images_option_adds_the_photos_by_split(tmp_path):
+    workflow(2)
+    result = run_export("sind", tmp_path / "s.zip", [], {"images": True, "split_seed": "x"})
+    names = zipfile.ZipFile(tmp_path / "s.zip").namelist()
+    images = [n for n in names if n.startswith("images/")]
+    assert len(images) == 12 and result.counts["albums"] == 2
+    from storyboard.models import Photo
+
+    for photo in Photo.objects.select_related("album"):
+        assert f"images/{split_of(photo.album.external_id, 'x')}/{photo.external_id}.jpg" in images
+
+
+def test_unknown_option_is_refused(tmp_path):
+    with pytest.raises(ExportError, match="format 'sind' has no option colour"):
+        run_export("sind", tmp_path / "s.zip", [], {"colour": "red"})
+    assert not (tmp_path / "s.zip").exists()
+
+
+def test_api_export_with_options(api, django_capture_on_commit_callbacks):
+    workflow(1)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post("/api/exports/", {"format": "sind", "options": {"split_seed": "abc", "report_sample": 0}},
+                            format="json")
+    assert response.status_code == 202, response.content
+    assert response.json()["options"] == {"split_seed": "abc", "report_sample": 0}
+    export = api.get(f"/api/exports/{response.json()['id']}/").json()
+    assert export["status"] == "done" and export["counts"]["albums"] == 1
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(api.get(f"/api/exports/{export['id']}/download/").streaming_content)))
+    assert '"split_seed":"abc"' in archive.read("sis/train.story-in-sequence.json").decode()
+    bad = api.post("/api/exports/", {"format": "sind", "options": {"nope": 1}}, format="json")
+    assert bad.status_code == 400 and "has no option nope" in bad.json()["detail"]
+
+
+def test_campaign_page_shows_every_stage_with_its_progress(researcher_client):
+    campaigns = workflow(2, ratings=True)
+    page = researcher_client.get(reverse("campaign-page", args=[campaigns["retell"].pk])).content.decode()
+    for stage in ("tell", "retell", "dii", "dis", "rate"):
+        assert f"Stories · {stage}</a>" in page
+    assert "2 album(s) told, 0 discarded as not storyable, 0 waiting for storytellers" in page
+    assert "2 album(s) with a sequence chosen by a majority of re-tellers" in page
+    assert 'aria-label="Progress of Stories · dii"' in page
