@@ -50,7 +50,8 @@ def main() -> None:
         client = Client()
         tokens = [start_task(client, campaign) for _ in range(args.requests)]
         photos = list(album.photos.order_by("datetaken").values_list("pk", flat=True))[:5]
-        answer = {"cards": [{"photo": p, "text": f"Sentence {i} of a story about a day out."} for i, p in enumerate(photos)]}
+        answer = {"cards": [{"photo": p, "text": f"Sentence {i} of a story about a day out."}
+                            for i, p in enumerate(photos)]}
         page_queries = count_queries(connection, lambda: client.get(f"/task/?t={tokens[0]}"))
         size = len(client.get(f"/task/?t={tokens[0]}").content)
         page_times, submit_times = [], []
