@@ -244,6 +244,7 @@ def floor(out_dir: Path) -> tuple[int, int]:
     from django.db import connection
 
     from storyboard.exports.records import SPLITS, WorkerIds, split_of
+    from storyboard.models import ChosenSequence  # only to read which columns the schema has
 
     shutil.rmtree(out_dir, ignore_errors=True)
     for tier in ("sis", "dii", "dis", "challenge"):
@@ -268,7 +269,7 @@ def floor(out_dir: Path) -> tuple[int, int]:
         export_id[pk] = number
     cursor.execute('SELECT MAX("order") FROM storyboard_storylet')
     slots = max(5, (cursor.fetchone()[0] or 0) + 1)
-    chosen = dict(rows("SELECT album_id, sequence_id FROM storyboard_chosensequence"))
+    chosen = {album for (album,) in rows("SELECT DISTINCT album_id FROM storyboard_chosensequence")}
     dii_campaigns = [pk for (pk,) in rows(
         "SELECT c.id FROM mturk_campaign c JOIN mturk_campaign s ON s.id = c.source_stage_id "
         "WHERE c.task_kind = 'describe_image' AND s.task_kind = 'retell_story'")]
@@ -329,6 +330,13 @@ def floor(out_dir: Path) -> tuple[int, int]:
         if current:
             sequences.setdefault((current[1], tuple(current[2])), " ".join(current[3]))
 
+    # A chosen sequence's DII come from the describe_image campaigns fed by the re-telling campaign that
+    # chose it (when ChosenSequence records that campaign; before, from any DII campaign).
+    per_campaign = any(f.name == "campaign" for f in ChosenSequence._meta.fields)
+    source = ("JOIN mturk_campaign dc ON dc.id = h.campaign_id AND dc.source_stage_id = c.campaign_id "
+              if per_campaign else "")
+    chosen_order = "c.campaign_id, " if per_campaign else ""
+
     def dii(album_ids: list[int]):
         where, params = ids_in("c.album_id", album_ids)
         campaigns, campaign_params = ids_in("h.campaign_id", dii_campaigns)
@@ -336,8 +344,9 @@ def floor(out_dir: Path) -> tuple[int, int]:
                 'SELECT c.album_id, l."order", p.external_id, d.text, d.normalized_text, a.worker_id '
                 "FROM storyboard_chosensequence c JOIN storyboard_storylet l ON l.story_id = c.sequence_id "
                 "JOIN storyboard_photo p ON p.id = l.photo_id JOIN annotation_description d ON d.image_id = p.image_id "
-                "JOIN mturk_assignment a ON a.id = d.assignment_id JOIN mturk_hit h ON h.id = a.hit_id "
-                f'WHERE {where} AND {campaigns} ORDER BY c.album_id, l."order", d.id', params + campaign_params):
+                f"JOIN mturk_assignment a ON a.id = d.assignment_id JOIN mturk_hit h ON h.id = a.hit_id {source}"
+                f'WHERE {where} AND {campaigns} ORDER BY c.album_id, {chosen_order}l."order", d.id',
+                params + campaign_params):
             yield {"album_id": albums[album][1], "original_text": original, "photo_flickr_id": photo,
                    "photo_order_in_story": order, "text": normalized, "tier": "descriptions-in-isolation",
                    "worker_id": workers(worker)}

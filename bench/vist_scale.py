@@ -227,8 +227,10 @@ def synthesize(albums: int = 10_000, workers: int = 3_000, dis_per_photo: int = 
                                        photo_id=photo_pk(a, sequence[order]), original_text=original, text=text)
         counts["storylets"] = _insert(Storylet, storylets(), log)
 
+        # The re-telling campaign whose workers chose the sequence (when the model records it).
+        by_campaign = {"campaign_id": 2} if any(f.name == "campaign" for f in ChosenSequence._meta.fields) else {}
         counts["chosen sequences"] = _insert(ChosenSequence, (
-            ChosenSequence(id=a, album_id=a, sequence_id=story_pk(a, 0), votes=2, created_at=now)
+            ChosenSequence(id=a, album_id=a, sequence_id=story_pk(a, 0), votes=2, created_at=now, **by_campaign)
             for a in range(1, albums + 1)), log)
 
         def descriptions() -> Iterator[Description]:

@@ -138,9 +138,14 @@ class StoryRating(models.Model):
 
 
 class ChosenSequence(models.Model):
-    """The photo sequence of an album that a majority of re-tellers chose: it gets DII and DIS."""
+    """The photo sequence of an album that a majority of a re-telling campaign's workers chose: it
+    gets DII and DIS. One per album and re-telling campaign (a pilot and a main run each have theirs)."""
 
-    album = models.OneToOneField(Album, on_delete=models.CASCADE, related_name="chosen_sequence")
+    campaign = models.ForeignKey("mturk.Campaign", on_delete=models.CASCADE, related_name="chosen_sequences")
+    album = models.ForeignKey(Album, on_delete=models.CASCADE, related_name="chosen_sequences")
     sequence = models.ForeignKey(Story, on_delete=models.PROTECT, related_name="chosen_for")
     votes = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "album"], name="one_chosen_sequence_per_album")]

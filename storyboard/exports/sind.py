@@ -22,7 +22,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotation.models import Description, Image
-from mturk.models import Worker
+from mturk.models import Campaign, Worker
 
 from ..models import Album, ChosenSequence, Photo, Storylet
 from .records import SPLITS, WorkerIds, album_record, image_record, split_of
@@ -30,7 +30,6 @@ from .scope import StoryScope
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
-    from mturk.models import Campaign
 
 BATCH = 500  # albums per batch
 FILES = {  # tier -> (file suffix and `type`, annotation `tier`)
@@ -78,8 +77,16 @@ class SindWriter:
         worker_rows = Worker.objects.values_list("pk", "provider", "external_id")
         self.workers = WorkerIds({pk: (p, e) for pk, p, e in worker_rows})
         self.stories = self._index_stories()
-        self.chosen = dict(ChosenSequence.objects.filter(album_id__in=list(self.stories.by_album))
-                           .values_list("album_id", "sequence_id"))
+        # album -> [(re-telling campaign, chosen sequence)]; DII of a sequence come from the describe_image
+        # campaigns fed by that re-telling campaign
+        chosen = ChosenSequence.objects.filter(album_id__in=list(self.stories.by_album))
+        if self.scope.stories is not None:
+            chosen = chosen.filter(campaign_id__in=self.scope.stories)
+        self.chosen: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for album, campaign, sequence in chosen.order_by("album_id", "campaign_id").values_list(
+                "album_id", "campaign_id", "sequence_id"):
+            self.chosen[album].append((campaign, sequence))
+        self.dii_source = dict(Campaign.objects.filter(pk__in=self.scope.dii).values_list("pk", "source_stage_id"))
         albums = Album.objects.filter(pk__in=list(self.stories.by_album)).order_by("pk").values_list(
             "pk", "external_id", "title", "description", "event_label", "owner", "flickr")
         self.albums = {row[0]: row for row in albums}
@@ -190,33 +197,35 @@ class SindWriter:
         sequences.setdefault((album_id, tuple(photos)), " ".join(texts))
 
     def _sequence_photos(self, batch: list[int]) -> dict[int, list[tuple[int, str, int]]]:
-        """album pk -> [(order, photo id, image pk)] of its chosen sequence."""
-        sequences = {self.chosen[album]: album for album in batch}
+        """chosen sequence (story pk) -> [(order, photo id, image pk)]."""
+        sequences = [sequence for album in batch for _, sequence in self.chosen.get(album, [])]
         photos: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
-        for story, order, photo, image in Storylet.objects.filter(story_id__in=list(sequences)).order_by(
+        for story, order, photo, image in Storylet.objects.filter(story_id__in=sequences).order_by(
                 "story_id", "order").values_list("story_id", "order", "photo__external_id", "photo__image_id"):
-            photos[sequences[story]].append((order, photo, image))
+            photos[story].append((order, photo, image))
         return photos
 
     def _dii_rows(self, batch: list[int]) -> Iterator[dict[str, Any]]:
         photos = self._sequence_photos(batch)
         images = {image for seq in photos.values() for _, _, image in seq}
-        descriptions: dict[int, list[tuple[str, str, int | None]]] = defaultdict(list)
+        # (image, re-telling campaign) -> descriptions
+        descriptions: dict[tuple[int, int | None], list[tuple[str, str, int | None]]] = defaultdict(list)
         rows = Description.objects.filter(image_id__in=images, assignment__hit__campaign_id__in=self.scope.dii)
-        for image, text, normalized, worker in rows.order_by("pk").values_list(
-                "image_id", "text", "normalized_text", "assignment__worker_id"):
-            descriptions[image].append((text, normalized, worker))
+        for image, campaign, text, normalized, worker in rows.order_by("pk").values_list(
+                "image_id", "assignment__hit__campaign_id", "text", "normalized_text", "assignment__worker_id"):
+            descriptions[(image, self.dii_source.get(campaign))].append((text, normalized, worker))
         for album in batch:
             album_id = self.albums[album][1]
-            for order, photo, image in photos.get(album, []):
-                for original, normalized, worker in descriptions.get(image, []):
-                    text = normalized or _normalize(original)
-                    self.collected.texts["dii"].append(text)
-                    yield {
-                        "album_id": album_id, "original_text": original, "photo_flickr_id": photo,
-                        "photo_order_in_story": order, "text": text, "tier": "descriptions-in-isolation",
-                        "worker_id": self.workers(worker),
-                    }
+            for retell, sequence in self.chosen.get(album, []):
+                for order, photo, image in photos[sequence]:
+                    for original, normalized, worker in descriptions.get((image, retell), []):
+                        text = normalized or _normalize(original)
+                        self.collected.texts["dii"].append(text)
+                        yield {
+                            "album_id": album_id, "original_text": original, "photo_flickr_id": photo,
+                            "photo_order_in_story": order, "text": text, "tier": "descriptions-in-isolation",
+                            "worker_id": self.workers(worker),
+                        }
 
     def _dis_rows(self, batch: list[int]) -> Iterator[dict[str, Any]]:
         rows = self.scope.dis_rows().filter(sequence__album_id__in=batch).order_by(

@@ -48,15 +48,15 @@ def choose_sequence(assignment: Assignment) -> ChosenSequence | None:
     answers = _approved_answers(assignment)
     if answers is None:
         return None
-    album = assignment.hit.items["album"]
-    existing = ChosenSequence.objects.filter(album_id=album).first()
+    album, campaign = assignment.hit.items["album"], assignment.hit.campaign_id
+    existing = ChosenSequence.objects.filter(campaign_id=campaign, album_id=album).first()
     if existing is not None:
         return existing
     (sequence, votes), = Counter(a["sequence"] for a in answers).most_common(1)
     if votes * 2 <= len(answers):
         log.info("album %s: no sequence chosen by a majority of %d re-tellers", album, len(answers))
         return None
-    return ChosenSequence.objects.create(album_id=album, sequence_id=sequence, votes=votes)
+    return ChosenSequence.objects.create(campaign_id=campaign, album_id=album, sequence_id=sequence, votes=votes)
 
 
 def chosen_sequence_photos(assignment: Assignment) -> list[Photo]:

@@ -64,8 +64,7 @@ class RetellStory(TaskKind):
     def progress_notes(self, campaign: Campaign) -> list[str]:
         from ..models import ChosenSequence
 
-        albums = [h["album"] for h in campaign.hits.values_list("items", flat=True)]
-        chosen = ChosenSequence.objects.filter(album_id__in=albums).count()
+        chosen = ChosenSequence.objects.filter(campaign=campaign).count()
         return [f"{chosen} album(s) with a sequence chosen by a majority of re-tellers (DII and DIS describe it)"]
 
     def group_of(self, item: dict[str, Any]) -> str:

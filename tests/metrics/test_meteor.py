@@ -133,7 +133,8 @@ def test_one_jvm_serves_every_score(meteor: Meteor, monkeypatch: pytest.MonkeyPa
         meteor.score(DOG, [CAT])
     assert started == []
     assert meteor.pid == pid
-    assert jvm_children() == before == [pid]
+    assert pid in before  # other tests' JVMs may be alive too (the story tests share one per session)
+    assert jvm_children() == before
 
 
 def test_separator_and_newlines_in_texts_are_neutralized(meteor: Meteor):

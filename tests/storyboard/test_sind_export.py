@@ -3,6 +3,7 @@ options), the API with options, and the campaign page's stage progress."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import pytest
@@ -85,3 +86,30 @@ def test_campaign_page_shows_every_stage_with_its_progress(researcher_client):
     assert "2 album(s) told, 0 discarded as not storyable, 0 waiting for storytellers" in page
     assert "2 album(s) with a sequence chosen by a majority of re-tellers" in page
     assert 'aria-label="Progress of Stories · dii"' in page
+
+
+def test_two_workflows_on_one_album_keep_their_own_chosen_sequences():
+    from storyboard.models import ChosenSequence, Storylet
+
+    album = make_album(6)
+    pilot = create_story_workflow("Pilot", [album], publish=True)
+    run_story_workflow(pilot, seed=1)
+    main = create_story_workflow("Main", [album], publish=True)
+    run_story_workflow(main, seed=2)
+    assert ChosenSequence.objects.filter(album=album).count() == 2
+    chosen = ChosenSequence.objects.get(campaign=main["retell"])
+    order = list(Storylet.objects.filter(story=chosen.sequence).order_by("order")
+                 .values_list("photo__external_id", flat=True))
+
+    def dii_rows(campaigns) -> list[dict]:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            sind.write_sind(ExportBundle(archive), campaigns)
+        with zipfile.ZipFile(buffer) as archive:
+            return [json.loads(archive.read(f"dii/{s}.description-in-isolation.json"))["annotations"]
+                    for s in ("train", "val", "test")]
+
+    only_main = [a[0] for split in dii_rows(list(main.values())) for a in split]
+    assert len(only_main) == 15
+    assert sorted({(r["photo_order_in_story"], r["photo_flickr_id"]) for r in only_main}) == list(enumerate(order))
+    assert len([a for split in dii_rows([]) for a in split]) == 30
