@@ -74,19 +74,30 @@ def _stories_section(report: dict[str, Any]) -> str:
     return f"<h2>Stories</h2><table>{body}</table>"
 
 
+def _sample_note(report: dict[str, Any]) -> str:
+    notes = []
+    sample = report.get("sample")
+    if sample and sample["stories"] < sample["of"]:
+        notes.append(f"Measured on a sample of {esc(sample['stories'])} of the {esc(sample['of'])} stories (whole "
+                     "photo sequences, picked by a hash of their ids); the tier statistics use every text.")
+    if report.get("meteor_error"):
+        notes.append(f"No METEOR scores: {esc(report['meteor_error'])}")
+    return "".join(f"<p class=note>{note}</p>" for note in notes)
+
+
 def _agreement_section(report: dict[str, Any]) -> str:
     agreement = report["agreement"]
     row = "".join(f"<td class=num>{_value(agreement[f'{metric}_mean'])} ± {_value(agreement[f'{metric}_std'])}</td>"
                   for metric in METRIC_LABELS)
     header = "".join(f"<th>{label}</th>" for label in METRIC_LABELS.values())
-    meteor = [story["meteor"] for story in agreement["per_story"]]
+    meteor = [story["meteor"] for story in agreement["per_story"] if story["meteor"] is not None]
     figure = histogram(meteor, 20, 0.0, 1.0, "METEOR against the other stories of the sequence",
                        "Per-story METEOR (inter-worker agreement).") if meteor else ""
     return ("<h2>Inter-worker agreement</h2><p>Each story scored against the other stories of the same photo "
             f"sequence: {esc(agreement['stories_scored'])} stories on {esc(agreement['sequences_scored'])} sequences; "
             f"{esc(agreement['stories_skipped'])} stories skipped (their sequence has no other story). "
             "Mean ± standard deviation over stories.</p>"
-            f"<table><tr>{header}<th>BLEU-4 (corpus)</th></tr><tr>{row}"
+            f"{_sample_note(report)}<table><tr>{header}<th>BLEU-4 (corpus)</th></tr><tr>{row}"
             f"<td class=num>{_value(agreement['bleu4_corpus'])}</td></tr></table>{figure}")
 
 
@@ -106,7 +117,7 @@ def _correlations_section(report: dict[str, Any]) -> str:
     notes = "".join(f"<li>{METRIC_LABELS.get(metric, esc(metric))}: {esc(values['note'])}</li>"
                     for metric, values in table.items() if values.get("note"))
     points = [(story["meteor"], story["rating"]) for story in report["agreement"]["per_story"]
-              if story["rating"] is not None]
+              if story["rating"] is not None and story["meteor"] is not None]
     low = min((rating for _, rating in points), default=1.0)
     high = max((rating for _, rating in points), default=5.0)
     figure = scatter(points, (0.0, 1.0), (min(1.0, low), max(5.0, high)), "METEOR", "mean rating",

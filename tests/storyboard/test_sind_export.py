@@ -113,3 +113,22 @@ def test_two_workflows_on_one_album_keep_their_own_chosen_sequences():
     assert len(only_main) == 15
     assert sorted({(r["photo_order_in_story"], r["photo_flickr_id"]) for r in only_main}) == list(enumerate(order))
     assert len([a for split in dii_rows([]) for a in split]) == 30
+
+
+def test_without_java_the_data_is_exported_and_the_report_says_why(monkeypatch, tmp_path):
+    from metrics.meteor import JAVA_MISSING, MeteorError
+
+    def no_java():
+        raise MeteorError(JAVA_MISSING)
+
+    monkeypatch.setattr("storyboard.reports.Meteor", no_java)
+    workflow(2, ratings=True)
+    result = run_export("sind", tmp_path / "s.zip", [])
+    archive = zipfile.ZipFile(tmp_path / "s.zip")
+    report = json.loads(archive.read("report/stories.json"))
+    assert report["meteor_error"] == JAVA_MISSING
+    assert report["agreement"]["meteor_mean"] is None and report["agreement"]["bleu4_mean"] is not None
+    assert "meteor" not in report["correlations"]["table"] and "bleu4" in report["correlations"]["table"]
+    assert "No METEOR scores: METEOR needs Java" in archive.read("report/stories.html").decode()
+    assert f"The stories report has no METEOR scores: {JAVA_MISSING}" in archive.read("README.md").decode()
+    assert result.counts["storylets"] == 50
