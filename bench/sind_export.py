@@ -79,9 +79,11 @@ class QueryCounter:
     """Counts SQL statements and the time spent executing them (no texts kept: 100k+ statements must not cost
     memory). The time excludes fetching, and server-side cursors (PostgreSQL .iterator()) run at the first fetch."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_slowest: int = 0) -> None:
         self.count = 0
         self.seconds = 0.0
+        self.keep = keep_slowest
+        self.slowest: list[tuple[float, int, str]] = []  # a min-heap of at most `keep` (seconds, n, sql start)
 
     def __call__(self, execute, sql, params, many, context):
         self.count += 1
@@ -89,7 +91,16 @@ class QueryCounter:
         try:
             return execute(sql, params, many, context)
         finally:
-            self.seconds += time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            self.seconds += seconds
+            if self.keep:
+                import heapq
+
+                item = (seconds, self.count, sql[:300])
+                if len(self.slowest) < self.keep:
+                    heapq.heappush(self.slowest, item)
+                elif seconds > self.slowest[0][0]:
+                    heapq.heapreplace(self.slowest, item)
 
 
 # --- synth --------------------------------------------------------------------------------------------------
@@ -130,7 +141,7 @@ def cmd_export(args) -> dict:
     from mturk.exports import run_export
     from storyboard.exports import sind
 
-    counter = QueryCounter()
+    counter = QueryCounter(args.slow)
     parts: dict[str, float] = defaultdict(float)
     queries: dict[str, int] = defaultdict(int)
     rss: dict[str, float] = {}
@@ -155,8 +166,8 @@ def cmd_export(args) -> dict:
     sind.SindWriter.__init__ = timed("files: set-up (workers, story index, albums)", sind.SindWriter.__init__)
     sind.SindWriter._challenge = timed("files: challenge", sind.SindWriter._challenge)
     sind.SindWriter._ratings = timed("files: ratings", sind.SindWriter._ratings)
-    sind_format.write_sind = timed("files (write_sind)", sind_format.write_sind)
-    sind_format.write_story_report = timed("stories report (write_story_report)", sind_format.write_story_report)
+    sind_format.write_sind = timed(FILES, sind_format.write_sind)
+    sind_format.write_story_report = timed(REPORT, sind_format.write_story_report)
     mturk.export_card.write_card_and_crowd_report = timed(
         "dataset card + crowd report", mturk.export_card.write_card_and_crowd_report)
 
@@ -180,6 +191,8 @@ def cmd_export(args) -> dict:
         "parts_s": dict(parts), "part_queries": dict(queries), "rss_mb": rss,
     })
     print_export(figures)
+    for seconds, number, sql in sorted(counter.slowest, reverse=True):
+        print(f"  slow statement #{number}: {seconds:.2f} s  {sql}")
     if profiler:
         print_profile(profiler)
     return figures
@@ -192,7 +205,7 @@ def print_export(f: dict) -> None:
           f"{f['records']:,} records")
     print(f"  time inside cursor.execute (the database's share, fetches not included): {f['execute_s']:.1f} s")
     print("  counts: " + ", ".join(f"{k} {v:,}" for k, v in f["counts"].items()))
-    named = ("files (write_sind)", "stories report (write_story_report)", "dataset card + crowd report")
+    named = (FILES, REPORT, "dataset card + crowd report")
     rest = f["wall_s"] - sum(f["parts_s"].get(name, 0) for name in named)
     for name, seconds in f["parts_s"].items():
         indent = "    " if name.startswith("files: ") else "  "
@@ -435,6 +448,13 @@ def cmd_check(args) -> None:
 
 
 # --- all ----------------------------------------------------------------------------------------------------
+FILES, REPORT = "files (write_sind)", "stories report (write_story_report)"
+
+
+def files_s(export: dict) -> float:
+    return export["parts_s"].get(FILES, 0.0)
+
+
 def run_child(command: list[str]) -> dict:
     process = subprocess.run([sys.executable, __file__, *command, "--json"], capture_output=True, text=True,
                              env=os.environ.copy())
@@ -472,13 +492,17 @@ def cmd_all(args) -> None:
         print(f"run {n}: export {e['wall_s']:.1f} s wall / {e['cpu_s']:.1f} s CPU (peak RSS {e['peak_rss_mb']:.0f} MB, "
               f"{e['queries']:,} queries, zip {e['zip_mb']:.1f} MB, {e['records']:,} records), "
               f"floor {f['wall_s']:.1f} s wall / {f['cpu_s']:.1f} s CPU (peak RSS {f['peak_rss_mb']:.0f} MB); "
-              f"ratio {e['wall_s'] / f['wall_s']:.2f} wall, {e['cpu_s'] / f['cpu_s']:.2f} CPU")
+              f"ratio {e['wall_s'] / f['wall_s']:.2f} wall, {e['cpu_s'] / f['cpu_s']:.2f} CPU; files part "
+              f"(write_sind) {files_s(e):.1f} s, ratio {files_s(e) / f['wall_s']:.2f}; stories report "
+              f"{e['parts_s'].get(REPORT, 0):.1f} s")
     best_e, best_f = min(e["wall_s"] for e in exports), min(f["wall_s"] for f in floors)
     cpu_e, cpu_f = min(e["cpu_s"] for e in exports), min(f["cpu_s"] for f in floors)
     peak = max(e["peak_rss_mb"] for e in exports)
+    best_files = min(files_s(e) for e in exports)
     print(f"best of {args.runs}: export {best_e:.1f} s wall / {cpu_e:.1f} s CPU, floor {best_f:.1f} s wall / "
           f"{cpu_f:.1f} s CPU, ratio {best_e / best_f:.2f} wall / {cpu_e / cpu_f:.2f} CPU; export peak RSS {peak:.0f} MB "
-          f"(targets: <= 60 s, <= 400 MB, ratio <= 3)")
+          f"(targets: <= 60 s, <= 400 MB, ratio <= 3); files part alone {best_files:.1f} s, ratio "
+          f"{best_files / best_f:.2f}")
 
 
 def main() -> None:
@@ -494,6 +518,7 @@ def main() -> None:
         command.add_argument("--out", default=str(DEFAULT_ZIP))
         command.add_argument("--out-dir", default=str(DEFAULT_FLOOR))
         command.add_argument("--profile", action="store_true")
+        command.add_argument("--slow", type=int, default=0, help="export: print the N slowest statements")
         command.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
         command.add_argument("--runs", type=int, default=2)
         command.add_argument("--albums", type=int, default=10_000)
