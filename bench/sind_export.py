@@ -155,6 +155,7 @@ def cmd_export(args) -> dict:
                 parts[name] += time.perf_counter() - started
                 queries[name] += counter.count - before
                 rss[f"after {name}"] = current_rss_mb()
+                rss[f"peak after {name}"] = peak_rss_mb()
         return wrapper
 
     original_file = sind.SindWriter._file
@@ -210,7 +211,7 @@ def print_export(f: dict) -> None:
     for name, seconds in f["parts_s"].items():
         indent = "    " if name.startswith("files: ") else "  "
         print(f"{indent}{name:<48} {seconds:6.1f} s  {f['part_queries'][name]:6,} queries  "
-              f"RSS after {f['rss_mb'][f'after {name}']:.0f} MB")
+              f"RSS after {f['rss_mb'][f'after {name}']:.0f} MB (peak so far {f['rss_mb'][f'peak after {name}']:.0f})")
     print(f"  {'rest (zip central directory, rename)':<48} {rest:6.1f} s")
 
 

@@ -7,8 +7,49 @@ from typing import Any
 from mturk.models import Assignment, Campaign
 from mturk.states import AssignmentStatus
 
-from .models import Setting, Story
-from .task_kinds.common import story_sequences
+from .models import Album, Photo, Setting, Story, Storylet
+
+
+def photo_payload(photo: Photo) -> dict[str, Any]:
+    image = photo.image
+    return {
+        "id": photo.pk,
+        "external_id": photo.external_id,
+        "url": image.small_url,
+        "large": image.display_url,
+        "width": image.width,
+        "height": image.height,
+        "title": photo.title,
+        "datetaken": photo.datetaken.strftime("%Y-%m-%d %H:%M"),
+    }
+
+
+def album_payload(album: Album) -> dict[str, Any]:
+    return {"id": album.pk, "title": album.title or album.external_id}
+
+
+def album_photos(album_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+    """Photo payloads of each album in time order, in one query."""
+    photos: dict[int, list[dict[str, Any]]] = {pk: [] for pk in album_ids}
+    for photo in Photo.objects.filter(album_id__in=list(photos)).select_related("image").order_by(
+        "album_id", "datetaken", "id"
+    ):
+        photos[photo.album_id].append(photo_payload(photo))
+    return photos
+
+
+def story_sequences(story_ids: Iterable[int]) -> dict[int, list[tuple[dict[str, Any], Storylet]]]:
+    """Each story's cards in order: (photo payload, storylet), in one query."""
+    cards: dict[int, list[tuple[dict[str, Any], Storylet]]] = {pk: [] for pk in story_ids}
+    for storylet in Storylet.objects.filter(story_id__in=list(cards)).select_related("photo__image").order_by(
+        "story_id", "order"
+    ):
+        cards[storylet.story_id].append((photo_payload(storylet.photo), storylet))
+    return cards
+
+
+def stories_with_albums(story_ids: Iterable[int]) -> dict[int, Story]:
+    return Story.objects.select_related("album").in_bulk(list(story_ids))
 
 
 def storytelling_sequences(tell_campaign_id: int | None, album_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:

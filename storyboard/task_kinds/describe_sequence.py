@@ -9,17 +9,10 @@ from rest_framework import serializers
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
+from ..selectors import album_payload, stories_with_albums, story_sequences
 from ..services.stages import choose_sequence
 from ..services.stories import record_sequence_descriptions
-from .common import (
-    album_payload,
-    check_texts,
-    clean_text,
-    integer,
-    stories_with_albums,
-    story_sequences,
-    validate_story_items,
-)
+from .common import check_texts, clean_text, integer, validate_story_items
 
 
 class DescribeSequenceResult(StrictSerializer):

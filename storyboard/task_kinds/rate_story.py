@@ -9,9 +9,10 @@ from rest_framework import serializers
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
+from ..selectors import album_payload, stories_with_albums, story_sequences
 from ..services.stages import album_stories, retelling_complete
 from ..services.stories import record_rating
-from .common import album_payload, integer, stories_with_albums, story_sequences, validate_story_items
+from .common import integer, validate_story_items
 
 QUESTION = (
     "If these were my photos, I would like using a story like this to share my experience with my friends."

@@ -9,11 +9,11 @@ from rest_framework import serializers
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
-from ..models import Album
-from ..selectors import storytelling_sequences
+from ..models import Album, ChosenSequence
+from ..selectors import album_payload, storytelling_sequences
 from ..services.stages import chosen_sequence_photos, ready_for_retelling
 from ..services.stories import record_story
-from .common import album_payload, check_texts, clean_text, integer, validate_album_items
+from .common import check_texts, clean_text, integer, validate_album_items
 
 
 class RetellStoryResult(StrictSerializer):
@@ -62,8 +62,6 @@ class RetellStory(TaskKind):
             raise ValueError("option min_words must be a whole number")
 
     def progress_notes(self, campaign: Campaign) -> list[str]:
-        from ..models import ChosenSequence
-
         chosen = ChosenSequence.objects.filter(campaign=campaign).count()
         return [f"{chosen} album(s) with a sequence chosen by a majority of re-tellers (DII and DIS describe it)"]
 

@@ -10,8 +10,9 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Album
+from ..selectors import album_payload, album_photos, storytelling_outcomes
 from ..services.stories import record_story
-from .common import album_payload, album_photos, check_texts, clean_text, integer, validate_album_items
+from .common import check_texts, clean_text, integer, validate_album_items
 
 
 class TellStoryResult(StrictSerializer):
@@ -90,8 +91,6 @@ class TellStory(TaskKind):
             raise ValueError("option min_cards must not be more than max_cards")
 
     def progress_notes(self, campaign: Campaign) -> list[str]:
-        from ..selectors import storytelling_outcomes
-
         outcome = storytelling_outcomes(campaign)
         return [f"{outcome['told']} album(s) told, {outcome['discarded']} discarded as not storyable, "
                 f"{outcome['waiting']} waiting for storytellers"]
