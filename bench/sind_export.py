@@ -3,7 +3,7 @@
 Run (honours DATABASE_URL; without it, a SQLite file /tmp/vist-bench.sqlite3, never the project's var/ database):
 
     .venv/bin/python bench/sind_export.py synth [--albums 10000] [--dis-per-photo 0] [--fresh]
-    .venv/bin/python bench/sind_export.py export [--out /tmp/vist-bench-export.zip] [--profile]
+    .venv/bin/python bench/sind_export.py export [--out /tmp/vist-bench-export.zip] [--profile] [--slow N]
     .venv/bin/python bench/sind_export.py floor [--out-dir /tmp/vist-bench-floor] [--profile]
     .venv/bin/python bench/sind_export.py check      # the floor wrote the same annotations as the export
     .venv/bin/python bench/sind_export.py all [--runs 2]
@@ -12,8 +12,10 @@ Run (honours DATABASE_URL; without it, a SQLite file /tmp/vist-bench.sqlite3, ne
 stories, 250k storylets, 150k DII; `--fresh` first deletes the SQLite file). `export` runs
 `mturk.exports.run_export("sind", out, [], {})` in this (fresh) process and prints the wall time with
 its parts (files: SindWriter set-up and each tier; the stories report, write_story_report; the dataset
-card and crowd report), the peak RSS (ru_maxrss, absolute) beside the RSS after django.setup(), the SQL
-statements (counted by an execute wrapper, texts not kept), the zip size and the records. `floor` is
+card and crowd report), the CPU seconds of the process (other load on the machine inflates wall time; on
+PostgreSQL the server's work is not in it), the peak RSS (ru_maxrss, absolute) beside the RSS after
+django.setup(), the SQL statements (counted by an execute wrapper, texts not kept; --slow N keeps the N
+slowest), the zip size and the records; --profile adds cProfile's top functions. `floor` is
 the same rows fetched with raw SQL on the DB cursor and written as the same JSON files with orjson (no
 ORM, no zip). `all` synthesizes if the database is empty, runs export and floor --runs times each, each
 in a fresh process, and prints the ratio export / floor."""
@@ -187,7 +189,8 @@ def cmd_export(args) -> dict:
             profiler.disable()
     wall = time.perf_counter() - started
     figures.update({
-        "database": describe_database(), "wall_s": wall, "cpu_s": cpu_s() - cpu_started, "peak_rss_mb": peak_rss_mb(), "queries": counter.count, "execute_s": counter.seconds,
+        "database": describe_database(), "wall_s": wall, "cpu_s": cpu_s() - cpu_started, "peak_rss_mb": peak_rss_mb(),
+        "queries": counter.count, "execute_s": counter.seconds,
         "zip_mb": out.stat().st_size / 2**20, "records": result.records, "counts": result.counts,
         "parts_s": dict(parts), "part_queries": dict(queries), "rss_mb": rss,
     })
@@ -201,7 +204,8 @@ def cmd_export(args) -> dict:
 
 def print_export(f: dict) -> None:
     print(f"database: {f['database']}")
-    print(f"export: {f['wall_s']:.1f} s wall ({f['cpu_s']:.1f} s CPU in this process), peak RSS {f['peak_rss_mb']:.0f} MB (after django.setup(): "
+    print(f"export: {f['wall_s']:.1f} s wall ({f['cpu_s']:.1f} s CPU in this process), "
+          f"peak RSS {f['peak_rss_mb']:.0f} MB (after django.setup(): "
           f"{f['baseline_rss_mb']:.0f} MB), {f['queries']:,} SQL statements, zip {f['zip_mb']:.1f} MB, "
           f"{f['records']:,} records")
     print(f"  time inside cursor.execute (the database's share, fetches not included): {f['execute_s']:.1f} s")
@@ -243,7 +247,8 @@ def cmd_floor(args) -> dict:
     figures.update({"database": describe_database(), "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": peak_rss_mb(),
                     "records": records, "written_mb": written / 2**20})
     print(f"database: {figures['database']}")
-    print(f"floor (raw SQL + orjson, no ORM, no zip): {wall:.1f} s wall ({cpu:.1f} s CPU in this process), peak RSS {figures['peak_rss_mb']:.0f} MB, "
+    print(f"floor (raw SQL + orjson, no ORM, no zip): {wall:.1f} s wall ({cpu:.1f} s CPU in this process), "
+          f"peak RSS {figures['peak_rss_mb']:.0f} MB, "
           f"{records:,} records, {figures['written_mb']:.0f} MB of JSON in {args.out_dir}")
     if profiler:
         print_profile(profiler)
@@ -406,9 +411,9 @@ def floor(out_dir: Path) -> tuple[int, int]:
                 out.write(b'],"albums":[')
                 write_list(out, (album_record(pk, counts.get(pk, 0), first.get(pk, "")) for pk in section_albums))
                 out.write(b'],"annotations":[')
-                annotations = {"sis": lambda: sis(album_ids, sequences), "dii": lambda: dii(dii_albums),
-                               "dis": lambda: dis(dii_albums)}[tier]
-                records += write_list(out, ([row] for row in annotations()) if section_albums else ())
+                annotations = sis(album_ids, sequences) if tier == "sis" else dii(dii_albums) if tier == "dii" \
+                    else dis(dii_albums)
+                records += write_list(out, ([row] for row in annotations) if section_albums else ())
                 out.write(b"]}")
             written += path.stat().st_size
         document = {"team_name": "human", "evaluation_info": {"additional_description":
@@ -501,7 +506,8 @@ def cmd_all(args) -> None:
     peak = max(e["peak_rss_mb"] for e in exports)
     best_files = min(files_s(e) for e in exports)
     print(f"best of {args.runs}: export {best_e:.1f} s wall / {cpu_e:.1f} s CPU, floor {best_f:.1f} s wall / "
-          f"{cpu_f:.1f} s CPU, ratio {best_e / best_f:.2f} wall / {cpu_e / cpu_f:.2f} CPU; export peak RSS {peak:.0f} MB "
+          f"{cpu_f:.1f} s CPU, ratio {best_e / best_f:.2f} wall / {cpu_e / cpu_f:.2f} CPU; export peak RSS "
+          f"{peak:.0f} MB "
           f"(targets: <= 60 s, <= 400 MB, ratio <= 3); files part alone {best_files:.1f} s, ratio "
           f"{best_files / best_f:.2f}")
 

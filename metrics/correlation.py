@@ -15,8 +15,6 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-from scipy import stats
-
 MIN_PAIRS = 3
 FIELDS = ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p")
 
@@ -57,6 +55,8 @@ def correlate(scores: Sequence[float | None], ratings: Sequence[float | None]) -
     constant = [name for name, values in (("scores", xs), ("ratings", ys)) if len(set(values)) == 1]
     if constant:
         return Correlation(n, note=f"undefined: the {' and the '.join(constant)} are constant")
+    from scipy import stats  # imported when needed: about 80 MB that other processes need not carry
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pearson = stats.pearsonr(xs, ys)

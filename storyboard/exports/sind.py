@@ -7,10 +7,14 @@
     ratings/story-ratings.json                  human ratings of the stories (when collected)
     images/{split}/{photo id}.jpg               with the images option
 
-Albums are processed in batches with a constant number of queries per batch; every file is
-streamed record by record (orjson), so memory does not grow with the dataset."""
+Albums are processed in batches with a constant number of queries per batch, and every file is
+streamed (orjson, written in 256 KB pieces); the image records of a split are fetched once and
+copied into its three files. What grows with the dataset is what the report needs: the normalized
+texts and the stories (about 90 MB at VIST scale; see bench/sind_export.py)."""
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -79,7 +83,8 @@ class SindWriter:
         self.stories = self._index_stories()
         # album -> [(re-telling campaign, chosen sequence)]; DII of a sequence come from the describe_image
         # campaigns fed by that re-telling campaign
-        chosen = ChosenSequence.objects.filter(album_id__in=list(self.stories.by_album))
+        exported_albums = self.scope.story_rows().values("album_id")  # a subquery: no bound-parameter limit
+        chosen = ChosenSequence.objects.filter(album_id__in=exported_albums)
         if self.scope.stories is not None:
             chosen = chosen.filter(campaign_id__in=self.scope.stories)
         self.chosen: dict[int, list[tuple[int, int]]] = defaultdict(list)
@@ -87,7 +92,7 @@ class SindWriter:
                 "album_id", "campaign_id", "sequence_id"):
             self.chosen[album].append((campaign, sequence))
         self.dii_source = dict(Campaign.objects.filter(pk__in=self.scope.dii).values_list("pk", "source_stage_id"))
-        albums = Album.objects.filter(pk__in=list(self.stories.by_album)).order_by("pk").values_list(
+        albums = Album.objects.filter(pk__in=exported_albums).order_by("pk").values_list(
             "pk", "external_id", "title", "description", "event_label", "owner", "flickr")
         self.albums = {row[0]: row for row in albums}
         self.split = {pk: split_of(row[1], self.seed) for pk, row in self.albums.items()}
@@ -109,10 +114,14 @@ class SindWriter:
             album_ids = sorted(pk for pk, s in self.split.items() if s == split)
             self.collected.counts[f"{split} albums"] = len(album_ids)
             sequences: dict[tuple[str, tuple[str, ...]], str] = {}
-            records += self._file("sis", split, album_ids, lambda batch, s=sequences: self._sis_rows(batch, s))
             dii_albums = [pk for pk in album_ids if pk in self.chosen]
-            records += self._file("dii", split, dii_albums, self._dii_rows)
-            records += self._file("dis", split, dii_albums, self._dis_rows)
+            with tempfile.TemporaryFile() as spool:  # the split's image records, fetched once for its 3 files
+                images = (spool, *self._write_images(spool, album_ids))
+                records += self._file("sis", split, album_ids, lambda batch, s=sequences: self._sis_rows(batch, s),
+                                      images)
+                same = images if dii_albums == album_ids else None
+                records += self._file("dii", split, dii_albums, self._dii_rows, same)
+                records += self._file("dis", split, dii_albums, self._dis_rows, same)
             self._challenge(split, sequences)
             if self.with_images:
                 self._images(split, album_ids)
@@ -120,7 +129,8 @@ class SindWriter:
         return records
 
     def _file(self, tier: str, split: str, album_ids: list[int],
-              rows: Callable[[list[int]], Iterator[dict[str, Any]]]) -> int:
+              rows: Callable[[list[int]], Iterator[dict[str, Any]]],
+              images: tuple[IO[bytes], dict[int, int], dict[int, str]] | None = None) -> int:
         suffix, _ = FILES[tier]
         info = {
             "version": "1.0", "date_created": timezone.now().replace(microsecond=0).isoformat(),
@@ -129,7 +139,12 @@ class SindWriter:
         }
         with self.bundle.open_binary(f"{tier}/{split}.{suffix}.json") as out:
             out.write(b'{"info":' + orjson.dumps(info) + b',"type":' + orjson.dumps(suffix) + b',"images":[')
-            photo_counts, first_photos = self._write_images(out, album_ids)
+            if images is None:
+                photo_counts, first_photos = self._write_images(out, album_ids)
+            else:
+                spool, photo_counts, first_photos = images
+                spool.seek(0)
+                shutil.copyfileobj(spool, out, 1 << 20)
             out.write(b'],"albums":[')
             self._write_list(out, (album_record(self.albums[pk], photo_counts.get(pk, 0), first_photos.get(pk, ""))
                                    for pk in album_ids))
@@ -142,9 +157,16 @@ class SindWriter:
     @staticmethod
     def _write_list(out: IO[bytes], items: Iterator[Any]) -> int:
         count = 0
+        buffer = bytearray()  # one write per 256 KB, not per record: each zip write costs a deflate call + CRC
         for item in items:
-            out.write((b"," if count else b"") + orjson.dumps(item))
+            if count:
+                buffer += b","
+            buffer += orjson.dumps(item)
             count += 1
+            if len(buffer) >= 1 << 18:
+                out.write(buffer)
+                buffer.clear()
+        out.write(buffer)
         return count
 
     def _write_images(self, out: IO[bytes], album_ids: list[int]) -> tuple[dict[int, int], dict[int, str]]:
@@ -250,7 +272,7 @@ class SindWriter:
             out.write(orjson.dumps(document))
 
     def _ratings(self) -> None:
-        rows = self.scope.rating_rows().filter(story_id__in=list(self.stories.export_id)).order_by(
+        rows = self.scope.rating_rows().filter(story__in=self.scope.story_rows()).order_by(
             "story_id", "pk").values_list("story_id", "rating", "aspects", "worker_id")
         ratings = []
         for story, rating, aspects, worker in rows:
@@ -297,7 +319,8 @@ def write_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> tuple[int, Si
         **{k: v for k, v in counts.items() if k.endswith(" albums")},
     })
     bundle.campaigns = writer.scope.campaigns()
-    bundle.simulated = bundle.simulated or Album.objects.filter(pk__in=list(writer.albums), is_simulated=True).exists()
+    bundle.simulated = bundle.simulated or any(
+        c.is_simulated for c in bundle.campaigns) or writer.scope.story_rows().filter(is_simulated=True).exists()
     bundle.notes.append(
         f"Albums are split 80/10/10 by a hash of the album id with the seed `{writer.seed}`; story ids are numbered "
         f"per export, consecutively within an album; storylet_id = {writer.stories.slots} × story_id + position. "
