@@ -6,12 +6,13 @@ from mturk.models import Campaign
 
 from .exports.scope import STORY_KINDS
 from .exports.sind import write_sind
-from .reports import write_story_report
+from .reports import meteor_for_report, write_story_report
 
 
 def export_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
-    records, writer = write_sind(bundle, campaigns)
-    write_story_report(bundle, writer)
+    with meteor_for_report() as meteor:  # the JVM starts first and loads while the files are written
+        records, writer = write_sind(bundle, campaigns)
+        write_story_report(bundle, writer, meteor)
     return records
 
 

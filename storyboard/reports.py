@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +72,20 @@ def agreement_sample(stories: list[StoryText], limit: int) -> list[StoryText]:
     return sorted(picked, key=lambda s: int(s.story_id))
 
 
-def write_story_report(bundle: ExportBundle, writer: SindWriter) -> None:
+@contextmanager
+def meteor_for_report() -> Iterator[Meteor | MeteorError]:
+    """The report's METEOR JVM, started before the export writes its files so that it loads its
+    paraphrase tables meanwhile (a separate process); or the error saying why there is none."""
+    try:
+        scorer = Meteor()
+    except MeteorError as exc:
+        yield exc
+        return
+    with scorer as meteor:
+        yield meteor
+
+
+def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: Meteor | MeteorError) -> None:
     """METEOR costs about 2 ms per story-reference pair, so agreement and correlations are measured
     on a sample of `report_sample` stories (default 1,000; 0 = all); tier statistics use everything."""
     everything = exported_stories(writer)
@@ -79,8 +93,9 @@ def write_story_report(bundle: ExportBundle, writer: SindWriter) -> None:
     stories = agreement_sample(everything, limit)
     crowd = {"campaigns": [asdict(s) for s in crowd_statistics(bundle.campaigns)]}
     try:
-        with Meteor() as meteor:
-            report = story_report(writer.collected.texts, stories, crowd, meteor)
+        if isinstance(meteor, MeteorError):
+            raise meteor
+        report = story_report(writer.collected.texts, stories, crowd, meteor)
     except MeteorError as exc:  # the data is still exported; the report says why METEOR is missing
         log.error("stories report without METEOR: %s", exc)
         report = story_report(writer.collected.texts, stories, crowd, _NoMeteor())
