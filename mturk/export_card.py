@@ -8,7 +8,6 @@ from django.conf import settings
 from django.utils import timezone
 
 from .models import Campaign
-from .selectors import crowd_statistics
 
 if TYPE_CHECKING:
     from .exports import ExportBundle, ExportFormat
@@ -28,7 +27,7 @@ def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportForma
         everything = Campaign.objects.order_by("name")
         campaigns = bundle.campaigns or list(
             everything.filter(task_kind__in=export_format.kinds) if export_format.kinds else everything)
-    stats = crowd_statistics(campaigns)
+    stats = bundle.crowd_statistics(campaigns)
     created = timezone.now().replace(microsecond=0).isoformat()
     bundle.write_json("report/crowd.json", {"created": created, "campaigns": [asdict(s) for s in stats]})
     lines = [

@@ -19,6 +19,7 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from .models import Campaign
+from .selectors import CrowdStatistics, crowd_statistics
 
 
 class ExportError(ValueError):
@@ -35,6 +36,14 @@ class ExportBundle:
         self.notes: list[str] = []  # format-specific paragraphs for the dataset card
         self.simulated = False  # set when any exported record was generated, not collected
         self.campaigns: list[Campaign] = []  # what the dataset card describes when no campaigns were given
+        self._crowd: dict[tuple[int, ...], list[CrowdStatistics]] = {}
+
+    def crowd_statistics(self, campaigns: list[Campaign]) -> list[CrowdStatistics]:
+        """The campaigns' crowd figures, computed once per export (the card and a report both use them)."""
+        key = tuple(c.pk for c in campaigns)
+        if key not in self._crowd:
+            self._crowd[key] = crowd_statistics(campaigns)
+        return self._crowd[key]
 
     def _info(self, name: str, compress: bool = True) -> zipfile.ZipInfo:
         info = zipfile.ZipInfo(name, date_time=timezone.now().timetuple()[:6])

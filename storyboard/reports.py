@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from metrics.meteor import Meteor, MeteorError
 from metrics.story_report import StoryText, story_report
 from metrics.story_report_html import story_report_html
-from mturk.selectors import crowd_statistics
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
@@ -91,7 +90,7 @@ def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: Meteor 
     everything = exported_stories(writer)
     limit = int(bundle.options.get("report_sample", REPORT_SAMPLE))
     stories = agreement_sample(everything, limit)
-    crowd = {"campaigns": [asdict(s) for s in crowd_statistics(bundle.campaigns)]}
+    crowd = {"campaigns": [asdict(s) for s in bundle.crowd_statistics(bundle.campaigns)]}
     try:
         if isinstance(meteor, MeteorError):
             raise meteor
