@@ -83,9 +83,8 @@ def _std(values: Sequence[float]) -> float | None:
     return math.sqrt(math.fsum((value - mean) ** 2 for value in values) / len(values))
 
 
-def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | None = None) -> dict[str, Any]:
-    """Each story against the other stories of its sequence: METEOR, BLEU-4, CIDEr per story and their means."""
-    _check(stories)
+def _against_others(stories: Sequence[StoryText]) -> tuple[list[StoryText], list[list[str]], list[str]]:
+    """The stories that have other stories on their sequence, those others' texts, and the rest's ids."""
     groups: dict[SequenceKey, list[StoryText]] = {}
     for story in stories:
         groups.setdefault(sequence_key(story), []).append(story)
@@ -97,6 +96,19 @@ def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | 
             references.append(others)
         else:
             skipped.append(story.story_id)
+    return scored, references, skipped
+
+
+def agreement_pairs(stories: Sequence[StoryText]) -> list[tuple[str, list[str]]]:
+    """The (story, other stories of its sequence) pairs inter_worker_agreement scores with METEOR."""
+    scored, references, _ = _against_others(stories)
+    return [(story.text, refs) for story, refs in zip(scored, references, strict=True)]
+
+
+def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | None = None) -> dict[str, Any]:
+    """Each story against the other stories of its sequence: METEOR, BLEU-4, CIDEr per story and their means."""
+    _check(stories)
+    scored, references, skipped = _against_others(stories)
     hypotheses = [story.text for story in scored]
     pairs = list(zip(hypotheses, references, strict=True))
     if not pairs:

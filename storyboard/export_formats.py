@@ -6,12 +6,14 @@ from mturk.models import Campaign
 
 from .exports.scope import STORY_KINDS
 from .exports.sind import write_sind
-from .reports import meteor_for_report, write_story_report
+from .reports import meteor_for_report, start_scoring, write_story_report
 
 
 def export_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
-    with meteor_for_report() as meteor:  # the JVM starts first and loads while the files are written
-        records, writer = write_sind(bundle, campaigns)
+    # The report's METEOR JVM starts first and loads its tables while the stories are written; it then
+    # scores the agreement sample while the descriptions are written.
+    with meteor_for_report() as meteor:
+        records, writer = write_sind(bundle, campaigns, start_scoring(bundle, meteor))
         write_story_report(bundle, writer, meteor)
     return records
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from metrics.meteor import Meteor, MeteorError
-from metrics.story_report import StoryText, story_report
+from metrics.meteor import Meteor, MeteorError, MeteorScorer
+from metrics.story_report import StoryText, agreement_pairs, story_report
 from metrics.story_report_html import story_report_html
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def agreement_sample(stories: list[StoryText], limit: int) -> list[StoryText]:
 
 
 @contextmanager
-def meteor_for_report() -> Iterator[Meteor | MeteorError]:
+def meteor_for_report() -> Iterator[PrefetchedMeteor | MeteorError]:
     """The report's METEOR JVM, started before the export writes its files so that it loads its
     paraphrase tables meanwhile (a separate process); or the error saying why there is none."""
     try:
@@ -81,15 +82,62 @@ def meteor_for_report() -> Iterator[Meteor | MeteorError]:
         yield exc
         return
     with scorer as meteor:
-        yield meteor
+        yield PrefetchedMeteor(meteor)
 
 
-def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: Meteor | MeteorError) -> None:
-    """METEOR costs about 2 ms per story-reference pair, so agreement and correlations are measured
-    on a sample of `report_sample` stories (default 1,000; 0 = all); tier statistics use everything."""
+def start_scoring(bundle: ExportBundle, meteor: PrefetchedMeteor | MeteorError) -> Callable[[SindWriter], None]:
+    """The export's hook once its stories are written: score the agreement sample in the background."""
+    def stories_written(writer: SindWriter) -> None:
+        if isinstance(meteor, PrefetchedMeteor):
+            meteor.prefetch(agreement_pairs(report_stories(bundle, writer)[1]))
+
+    return stories_written
+
+
+class PrefetchedMeteor:
+    """METEOR scores computed ahead in a background thread (the JVM scores while the export writes its
+    other files); score_many of the same pairs then waits for them instead of scoring again."""
+
+    def __init__(self, meteor: MeteorScorer) -> None:
+        self._meteor = meteor
+        self._pairs: list[tuple[str, list[str]]] = []
+        self._scores: list[float] | None = None
+        self._error: MeteorError | None = None
+        self._thread: threading.Thread | None = None
+
+    def prefetch(self, pairs: list[tuple[str, list[str]]]) -> None:
+        def score() -> None:
+            try:
+                self._scores = self._meteor.score_many(pairs)
+            except MeteorError as exc:
+                self._error = exc
+
+        self._pairs = pairs
+        self._thread = threading.Thread(target=score, name="meteor-prefetch", daemon=True)
+        self._thread.start()
+
+    def score_many(self, pairs: Iterable[tuple[str, Sequence[str]]]) -> list[float]:
+        pairs = [(hypothesis, list(references)) for hypothesis, references in pairs]
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        if self._scores is not None and pairs == self._pairs:
+            return list(self._scores)
+        return self._meteor.score_many(pairs)
+
+
+def report_stories(bundle: ExportBundle, writer: SindWriter) -> tuple[list[StoryText], list[StoryText], int]:
+    """Every exported story, the agreement sample, and the sample limit."""
     everything = exported_stories(writer)
     limit = int(bundle.options.get("report_sample", REPORT_SAMPLE))
-    stories = agreement_sample(everything, limit)
+    return everything, agreement_sample(everything, limit), limit
+
+
+def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: MeteorScorer | MeteorError) -> None:
+    """METEOR costs about 2 ms per story-reference pair, so agreement and correlations are measured
+    on a sample of `report_sample` stories (default 1,000; 0 = all); tier statistics use everything."""
+    everything, stories, limit = report_stories(bundle, writer)
     crowd = {"campaigns": [asdict(s) for s in bundle.crowd_statistics(bundle.campaigns)]}
     try:
         if isinstance(meteor, MeteorError):

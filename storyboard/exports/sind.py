@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -108,23 +109,31 @@ class SindWriter:
         return index
 
     # --- the files ------------------------------------------------------------------------------------
-    def write(self) -> int:
+    def write(self, stories_written: Callable[[SindWriter], None] | None = None) -> int:
+        """Write every file: the stories of all splits first (then `stories_written` is called, so a
+        report can start scoring them while the rest is written), then the descriptions."""
         records = 0
-        for split in SPLITS:
-            album_ids = sorted(pk for pk, s in self.split.items() if s == split)
-            self.collected.counts[f"{split} albums"] = len(album_ids)
-            sequences: dict[tuple[str, tuple[str, ...]], str] = {}
-            dii_albums = [pk for pk in album_ids if pk in self.chosen]
-            with tempfile.TemporaryFile() as spool:  # the split's image records, fetched once for its 3 files
+        with ExitStack() as stack:
+            written = []
+            for split in SPLITS:
+                album_ids = sorted(pk for pk, s in self.split.items() if s == split)
+                self.collected.counts[f"{split} albums"] = len(album_ids)
+                sequences: dict[tuple[str, tuple[str, ...]], str] = {}
+                spool = stack.enter_context(tempfile.TemporaryFile())  # the split's image records, fetched once
                 images = (spool, *self._write_images(spool, album_ids))
                 records += self._file("sis", split, album_ids, lambda batch, s=sequences: self._sis_rows(batch, s),
                                       images)
+                self._challenge(split, sequences)
+                written.append((split, album_ids, images))
+            if stories_written is not None:
+                stories_written(self)
+            for split, album_ids, images in written:
+                dii_albums = [pk for pk in album_ids if pk in self.chosen]
                 same = images if dii_albums == album_ids else None
                 records += self._file("dii", split, dii_albums, self._dii_rows, same)
                 records += self._file("dis", split, dii_albums, self._dis_rows, same)
-            self._challenge(split, sequences)
-            if self.with_images:
-                self._images(split, album_ids)
+                if self.with_images:
+                    self._images(split, album_ids)
         self._ratings()
         return records
 
@@ -306,9 +315,10 @@ def _normalize(text: str) -> str:
     return normalize(text)
 
 
-def write_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> tuple[int, SindWriter]:
+def write_sind(bundle: ExportBundle, campaigns: list[Campaign],
+               stories_written: Callable[[SindWriter], None] | None = None) -> tuple[int, SindWriter]:
     writer = SindWriter(bundle, campaigns)
-    records = writer.write()
+    records = writer.write(stories_written)
     counts = writer.collected.counts
     bundle.counts.update({
         "albums": len(writer.albums), "stories": len(writer.stories.export_id),

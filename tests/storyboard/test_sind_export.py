@@ -132,3 +132,25 @@ def test_without_java_the_data_is_exported_and_the_report_says_why(monkeypatch, 
     assert "No METEOR scores: METEOR needs Java" in archive.read("report/stories.html").decode()
     assert f"The stories report has no METEOR scores: {JAVA_MISSING}" in archive.read("README.md").decode()
     assert result.counts["storylets"] == 50
+
+
+def test_prefetched_meteor_scores_the_sample_once(_session_meteor):
+    from storyboard.reports import PrefetchedMeteor
+
+    with _session_meteor() as real:
+        calls: list[int] = []
+
+        class Counting:
+            def score_many(self, pairs):
+                pairs = list(pairs)
+                calls.append(len(pairs))
+                return real.score_many(pairs)
+
+        pairs = [("the cat sat on the mat .", ["the cat sat on the mat .", "a dog ran ."]),
+                 ("a dog ran in the park .", ["the cat sat on the mat ."])]
+        meteor = PrefetchedMeteor(Counting())
+        meteor.prefetch(pairs)
+        scores = meteor.score_many(list(pairs))
+        assert scores[0] == 1.0 and 0 < scores[1] < 1 and calls == [2]
+        other = meteor.score_many([("a dog ran .", ["a dog ran ."])])
+        assert other == [1.0] and calls == [2, 1]
