@@ -1,7 +1,7 @@
 """A self-contained HTML page for a content-selection report (`metrics.baselines.content_selection_report`).
 
 One file, no external assets and no JavaScript: inline CSS and inline SVG line plots, so the page can be mailed,
-archived or served as is. Figures follow the seed paper: F against k for every baseline (its Figure 3), and P
+archived or served as is. Figures follow Wang & Gaizauskas (2015): F against k for every baseline (its Figure 3), and P
 (solid) and R (dashed) against k, one plot for the text priors and one for the visual cues (its Figure 4). Every
 string that comes from the data (title, image keys, concepts, system names) goes through `html.escape`.
 """
@@ -116,7 +116,7 @@ def _points(rows: list[dict], field: str) -> list[tuple[float, float]]:
 
 
 def f_figure(report: dict) -> str:
-    """Figure 3 of the seed: F against k for every baseline, the human upper bound as a dashed line."""
+    """Figure 3 of Wang & Gaizauskas (2015): F against k for every baseline, the human upper bound as a dashed line."""
     baselines, k_max = report["baselines"], report["k_max"]
     names = list(baselines)
     series = [Series(name, colour_of(name, names), _points(rows, "f_mean")) for name, rows in baselines.items()]
@@ -130,7 +130,7 @@ def f_figure(report: dict) -> str:
 
 
 def precision_recall_figure(report: dict, systems: Sequence[str], caption: str) -> str:
-    """Figure 4 of the seed: P (solid) and R (dashed) against k for a group of baselines."""
+    """Figure 4 of Wang & Gaizauskas (2015): P (solid) and R (dashed) against k for a group of baselines."""
     baselines, k_max = report["baselines"], report["k_max"]
     names = list(baselines)
     present = [name for name in systems if name in baselines]

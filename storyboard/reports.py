@@ -1,6 +1,6 @@
 """The stories report attached to a SIND export: report/stories.json and report/stories.html.
 
-Tier statistics and top words (seed 004's Tables 2 and 3), inter-worker agreement (METEOR 1.5 with
+Tier statistics and top words (Huang et al. 2016, Tables 2 and 3), inter-worker agreement (METEOR 1.5 with
 the hter weights, BLEU-4, CIDEr; each story against the other stories of its sequence), their
 correlation with the mean human rating when ratings exist (Table 4), and the crowd figures."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-/* rate_story: Likert 1-5 on the seed's question, and on the six VIST aspects when options.aspects is on.
+/* rate_story: Likert 1-5 on the question of Huang et al. (2016), and on the six VIST aspects when options.aspects is on.
    The questions are in the template; this adds the five answers to each. Answer: {"rating": n, "aspects": {...}}. */
 (function () {
   "use strict";

@@ -1,4 +1,4 @@
-"""Launch the visual-stories workflow: one campaign per stage, chained (seed 004's defaults).
+"""Launch the visual-stories workflow: one campaign per stage, chained, with the defaults of Huang et al. (2016).
 
     tell (2 per album, $0.30) -> retell (3 per album, $0.25) -> dii (describe_image, 3 per photo, $0.05)
                                                              -> dis (describe_sequence, 3 per sequence, $0.07)

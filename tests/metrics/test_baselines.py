@@ -1,4 +1,4 @@
-"""The content-selection baselines: the seed's worked example, the bigram chain, priors, random, the report."""
+"""The content-selection baselines: the paper's worked example, the bigram chain, priors, random, the report."""
 from __future__ import annotations
 
 import json
