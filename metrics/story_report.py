@@ -105,14 +105,19 @@ def agreement_pairs(stories: Sequence[StoryText]) -> list[tuple[str, list[str]]]
     return [(story.text, refs) for story, refs in zip(scored, references, strict=True)]
 
 
-def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | None = None) -> dict[str, Any]:
-    """Each story against the other stories of its sequence: METEOR, BLEU-4, CIDEr per story and their means."""
+def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | None = None, *,
+                           meteor_unavailable: str | None = None) -> dict[str, Any]:
+    """Each story against the other stories of its sequence: METEOR, BLEU-4, CIDEr per story and their means.
+    With `meteor_unavailable` (why, e.g. no Java) METEOR is left out: its scores are None."""
     _check(stories)
     scored, references, skipped = _against_others(stories)
     hypotheses = [story.text for story in scored]
     pairs = list(zip(hypotheses, references, strict=True))
-    if not pairs:
-        meteor_scores: list[float] = []
+    meteor_scores: list[float | None]
+    if meteor_unavailable is not None:
+        meteor_scores = [None] * len(pairs)
+    elif not pairs:
+        meteor_scores = []
     elif meteor is None:
         with Meteor() as runner:
             meteor_scores = runner.score_many(pairs)
@@ -129,21 +134,22 @@ def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | 
         "stories_skipped": len(skipped),
         "skipped_story_ids": skipped,
         "sequences_scored": len({sequence_key(story) for story in scored}),
-        "meteor_mean": _mean(meteor_scores), "meteor_std": _std(meteor_scores),
+        **({"meteor_mean": None, "meteor_std": None} if meteor_unavailable is not None
+           else {"meteor_mean": _mean(meteor_scores), "meteor_std": _std(meteor_scores)}),
         "bleu4_mean": bleu.mean, "bleu4_corpus": bleu.corpus, "bleu4_std": _std(bleu.per_item),
         "cider_mean": cide.mean, "cider_std": _std(cide.per_item),
         "per_story": per_story,
     }
 
 
-def _correlations(per_story: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _correlations(per_story: list[dict[str, Any]], metrics: Sequence[str]) -> dict[str, Any] | None:
     rated = [row for row in per_story if row["rating"] is not None]
     if not rated:
         return None
     ratings = [row["rating"] for row in rated]
     return {
         "rated_stories": len(rated),
-        "table": correlation_table({metric: [row[metric] for row in rated] for metric in METRICS}, ratings),
+        "table": correlation_table({metric: [row[metric] for row in rated] for metric in metrics}, ratings),
     }
 
 
@@ -163,10 +169,12 @@ def _story_summary(stories: Sequence[StoryText]) -> dict[str, Any]:
 
 def story_report(tiers: Mapping[str, Sequence[str]], stories: Sequence[StoryText], crowd: dict | None = None,
                  meteor_runner: MeteorScorer | None = None, *, npmi_k: int = TOP_K,
-                 npmi_min_count: int = MIN_COUNT) -> dict[str, Any]:
-    """The whole report as a JSON-serializable dict (see the module docstring); `crowd` is included as given."""
-    agreement = inter_worker_agreement(stories, meteor_runner)
-    return {
+                 npmi_min_count: int = MIN_COUNT, meteor_unavailable: str | None = None) -> dict[str, Any]:
+    """The whole report as a JSON-serializable dict (see the module docstring); `crowd` is included as given.
+    With `meteor_unavailable` the report leaves METEOR out and says why (`meteor_error`)."""
+    agreement = inter_worker_agreement(stories, meteor_runner, meteor_unavailable=meteor_unavailable)
+    metrics = [m for m in METRICS if m != "meteor" or meteor_unavailable is None]
+    report = {
         "kind": "stories",
         "definitions": DEFINITIONS,
         "tiers": [asdict(row) for row in tier_statistics(tiers)],
@@ -175,6 +183,9 @@ def story_report(tiers: Mapping[str, Sequence[str]], stories: Sequence[StoryText
         "npmi": {"k": npmi_k, "min_count": npmi_min_count},
         "stories": _story_summary(stories),
         "agreement": agreement,
-        "correlations": _correlations(agreement["per_story"]),
+        "correlations": _correlations(agreement["per_story"], metrics),
         "crowd": crowd,
     }
+    if meteor_unavailable is not None:
+        report["meteor_error"] = meteor_unavailable
+    return report

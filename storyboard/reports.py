@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from metrics.meteor import Meteor, MeteorError, MeteorScorer
 from metrics.story_report import StoryText, agreement_pairs, story_report
@@ -33,23 +33,6 @@ def exported_stories(writer: SindWriter) -> list[StoryText]:
                   rating=sum(ratings[story_id]) / len(ratings[story_id]) if ratings.get(story_id) else None)
         for story_id, (album, photos, texts) in sorted(writer.collected.stories.items())
     ]
-
-
-class _NoMeteor:
-    """Stands in when Java is missing: zeros, removed from the report by _drop_meteor."""
-
-    def score_many(self, pairs: Iterable[tuple[str, Sequence[str]]]) -> list[float]:
-        return [0.0 for _ in pairs]
-
-
-def _drop_meteor(report: dict[str, Any], error: str) -> None:
-    report["meteor_error"] = error
-    agreement = report["agreement"]
-    agreement["meteor_mean"] = agreement["meteor_std"] = None
-    for row in agreement["per_story"]:
-        row["meteor"] = None
-    if report.get("correlations"):
-        report["correlations"]["table"].pop("meteor", None)
 
 
 def agreement_sample(stories: list[StoryText], limit: int) -> list[StoryText]:
@@ -145,8 +128,7 @@ def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: MeteorS
         report = story_report(writer.collected.texts, stories, crowd, meteor)
     except MeteorError as exc:  # the data is still exported; the report says why METEOR is missing
         log.error("stories report without METEOR: %s", exc)
-        report = story_report(writer.collected.texts, stories, crowd, _NoMeteor())
-        _drop_meteor(report, str(exc))
+        report = story_report(writer.collected.texts, stories, crowd, meteor_unavailable=str(exc))
         bundle.notes.append(f"The stories report has no METEOR scores: {exc}")
     report["sample"] = {"stories": len(stories), "of": len(everything), "limit": limit}
     bundle.write_json("report/stories.json", report)

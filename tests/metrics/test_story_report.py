@@ -186,3 +186,14 @@ def test_html_escapes_data(meteor: Meteor):
     assert "&lt;b&gt;album&lt;/b&gt;" in page and "&lt;p&gt;" in page
     assert "&lt;i&gt;cost&lt;/i&gt;" in page and "&lt;img src=x&gt;" in page
     assert "&lt;b&gt; <small>" in page  # the top word of the sis tier
+
+
+def test_without_meteor_the_report_says_why_and_keeps_the_other_metrics(report: dict):
+    bare = story_report(TIERS, make_stories(), None, npmi_min_count=1, meteor_unavailable="no Java")
+    assert bare["meteor_error"] == "no Java" and "meteor_error" not in report
+    agreement = bare["agreement"]
+    assert agreement["meteor_mean"] is None and agreement["meteor_std"] is None
+    assert all(row["meteor"] is None for row in agreement["per_story"])
+    assert agreement["bleu4_mean"] == report["agreement"]["bleu4_mean"]
+    assert set(bare["correlations"]["table"]) == {"bleu4", "cider"}
+    assert "No METEOR scores: no Java" in story_report_html(bare)
