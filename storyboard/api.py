@@ -10,12 +10,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from metrics.meteor import Meteor, MeteorError
-from metrics.story_eval import SubmissionError, evaluate_stories, parse_submission, references_of
+from metrics.meteor import MeteorError
+from metrics.story_eval import SubmissionError
 from mturk.models import Campaign
 
 from .exports.records import SPLITS
-from .selectors import story_references
+from .services.story_runs import NoHumanStories, score_story_run
 
 
 class StoryEvaluationSerializer(serializers.Serializer):
@@ -42,15 +42,12 @@ class StoryEvaluationView(APIView):
         if upload.size > settings.RUN_MAX_BYTES:
             return Response({"detail": f"the submission is larger than {settings.RUN_MAX_BYTES} bytes"}, status=400)
         try:
-            generated = parse_submission(upload.read())
+            result = score_story_run(upload.read(), data.get("campaigns", []), data.get("split"), data["split_seed"])
         except SubmissionError as exc:
             return Response({"detail": "the submission has errors", "errors": exc.errors},
                             status=status.HTTP_400_BAD_REQUEST)
-        references = references_of(story_references(data.get("campaigns", []), data.get("split"), data["split_seed"]))
-        if not references:
-            return Response({"detail": "there are no human stories to compare with"}, status=status.HTTP_409_CONFLICT)
-        try:
-            with Meteor() as meteor:
-                return Response(evaluate_stories(generated, references, meteor))
+        except NoHumanStories as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except MeteorError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response(result)

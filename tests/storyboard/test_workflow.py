@@ -226,18 +226,28 @@ def test_evaluate_stories_names_bad_entries(finished, tmp_path):
 
 
 def test_story_evaluation_api(finished, api):
-    stories = export_files()["challenge/train.human-stories.json"]["output_stories"]
-    body = json.dumps({"team_name": "t", "output_stories": stories}).encode()
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    response = api.post(
-        "/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", body)}, format="multipart"
-    )
-    if stories:
-        assert response.status_code == 200, response.content
-        assert response.json()["meteor"] == 1.0
+    files = export_files()
+    stories = [s for split in ("train", "val", "test")
+               for s in files[f"challenge/{split}.human-stories.json"]["output_stories"]]
+    body = json.dumps({"team_name": "t", "output_stories": stories}).encode()
+    response = api.post("/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", body)},
+                        format="multipart")
+    assert response.status_code == 200, response.content
+    assert response.json()["meteor"] == 1.0 and response.json()["matched"] == len(stories) >= 3
     bad = api.post("/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", b"{")}, format="multipart")
     assert bad.status_code == 400 and bad.json()["errors"]
+
+
+def test_story_evaluation_api_without_human_stories(api):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    body = json.dumps({"output_stories": [{"album_id": "a", "photo_sequence": ["p"],
+                                           "story_text_normalized": "x"}]}).encode()
+    response = api.post("/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", body)},
+                        format="multipart")
+    assert response.status_code == 409 and response.json()["detail"] == "there are no human stories to compare with"
 
 
 def test_export_carries_the_stories_report(finished):

@@ -3,12 +3,16 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.meteor import Meteor, MeteorError
-from metrics.story_eval import SubmissionError, evaluate_stories, parse_submission, references_of
+from metrics.meteor import MeteorError
+from metrics.story_eval import SubmissionError
 from mturk.management.commands._common import find_campaign
 
 from ...exports.records import SPLITS
-from ...selectors import story_references
+from ...services.story_runs import NoHumanStories, score_story_run
+
+
+def show(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
 
 
 class Command(BaseCommand):
@@ -29,22 +33,13 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {submission}: {exc}") from None
         try:
-            generated = parse_submission(data)
+            result = score_story_run(data, [find_campaign(c) for c in campaign], split, split_seed)
         except SubmissionError as exc:
             raise CommandError(f"{submission}:\n" + "\n".join(exc.errors)) from None
-        references = references_of(story_references([find_campaign(c) for c in campaign], split, split_seed))
-        if not references:
-            raise CommandError("there are no human stories to compare with")
-        try:
-            with Meteor() as meteor:
-                result = evaluate_stories(generated, references, meteor)
-        except MeteorError as exc:
+        except (NoHumanStories, MeteorError) as exc:
             raise CommandError(str(exc)) from None
         if out:
             out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        def show(value: float | None) -> str:
-            return "–" if value is None else f"{value:.4f}"
-
         self.stdout.write(f"METEOR = {show(result['meteor'])}")
         self.stdout.write(f"BLEU-4 = {show(result['bleu4'])}")
         self.stdout.write(f"CIDEr  = {show(result['cider'])}")

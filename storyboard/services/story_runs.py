@@ -1,0 +1,28 @@
+"""Scoring a story run: generated stories in the VIST challenge format against the human stories."""
+from __future__ import annotations
+
+from typing import Any
+
+from metrics.meteor import Meteor
+from metrics.story_eval import evaluate_stories, parse_submission, references_of
+from mturk.models import Campaign
+
+from ..selectors import story_references
+
+
+class NoHumanStories(LookupError):
+    """There is nothing to compare a run with."""
+
+
+def score_story_run(data: bytes | str, campaigns: list[Campaign], split: str | None = None,
+                    split_seed: str = "sind") -> dict[str, Any]:
+    """METEOR (max over references, mean over sequences), BLEU-4 and CIDEr of a submission.
+
+    Raises metrics.story_eval.SubmissionError (listing every bad entry), NoHumanStories, or
+    metrics.meteor.MeteorError (no Java)."""
+    generated = parse_submission(data)
+    references = references_of(story_references(campaigns, split, split_seed))
+    if not references:
+        raise NoHumanStories("there are no human stories to compare with")
+    with Meteor() as meteor:
+        return evaluate_stories(generated, references, meteor)
