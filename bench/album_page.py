@@ -9,14 +9,13 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from worker_endpoints import count_queries  # noqa: E402  (bench/ is on sys.path when run as a script)
+from throwaway import count_queries, throwaway_database  # noqa: E402  (bench/ is on sys.path as a script)
 
 
 def main() -> None:
@@ -25,24 +24,14 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     args = parser.parse_args()
 
-    import django
-    from django.conf import settings
-
-    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
-    django.setup()
-    from django.db import connection
-    from django.test.utils import setup_test_environment
-
-    setup_test_environment()
-    old = connection.creation.create_test_db(verbosity=0)
-    try:
+    with throwaway_database():
+        from django.db import connection
         from django.test import Client
 
         from mturk.services.campaigns import create_campaign, publish_campaign
         from tests.factories import make_album
         from tests.worker_flow import start_task, submit
 
-        settings.ALLOWED_HOSTS = ["testserver"]
         album = make_album(args.photos)
         campaign = create_campaign(name="bench", task_kind="tell_story", items=[{"album": album.pk}],
                                    assignments_per_hit=args.requests)
@@ -74,8 +63,6 @@ def main() -> None:
         print(f"database: {connection.vendor}; album of {args.photos} photos, {len(tokens)} requests")
         print(f"tell_story page: {ms(page_times)}, {page_queries} queries, {size / 1024:.1f} KB of HTML")
         print(f"story submission: {ms(submit_times)}, {submit_queries} queries")
-    finally:
-        connection.creation.destroy_test_db(old, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,14 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from throwaway import throwaway_database  # noqa: E402  (bench/ is on sys.path as a script)
 
 
 def store(images) -> None:
@@ -56,18 +57,11 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=500)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
+    with throwaway_database():
+        from content_selection import synthetic_image
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
 
-    import django
-
-    django.setup()
-    from content_selection import synthetic_image
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext, setup_test_environment
-
-    setup_test_environment()
-    old = connection.creation.create_test_db(verbosity=0)
-    try:
         from annotation.reports import grounded_report
         from annotation.selectors import grounded_dataset
 
@@ -90,8 +84,6 @@ def main() -> None:
         print(f"report (upper bound + 7 baselines, k = 1..15): median {statistics.median(report_times):.2f} s")
         total = [a + b for a, b in zip(load_times, report_times, strict=True)]
         print(f"total: median {statistics.median(total):.2f} s")
-    finally:
-        connection.creation.destroy_test_db(old, verbosity=0)
 
 
 if __name__ == "__main__":

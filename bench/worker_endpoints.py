@@ -13,20 +13,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-
-def count_queries(connection, call) -> int:
-    """SQL statements executed by one call (request signals reset Django's own query log)."""
-    executed: list[str] = []
-
-    def wrapper(execute, sql, params, many, context):
-        executed.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(wrapper):
-        call()
-    return len(executed)
+from throwaway import count_queries, throwaway_database  # noqa: E402  (bench/ is on sys.path as a script)
 
 
 def main() -> None:
@@ -35,19 +25,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     args = parser.parse_args()
 
-    import tempfile
-
-    import django
-    from django.conf import settings
-
-    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
-    django.setup()
-    from django.db import connection
-    from django.test.utils import setup_test_environment
-
-    setup_test_environment()
-    old = connection.creation.create_test_db(verbosity=0)
-    try:
+    with throwaway_database():
+        from django.db import connection
         from django.test import Client
 
         from annotation.demo.scenes import demo_scenes
@@ -55,7 +34,6 @@ def main() -> None:
         from tests.factories import GOOD_TEXT, make_campaign
         from tests.worker_flow import start_task, submit
 
-        settings.ALLOWED_HOSTS = ["testserver"]
         campaign = make_campaign(images=args.hits, assignments=3)
         client = Client()
         tokens = [start_task(client, campaign) for _ in range(args.requests)]
@@ -87,8 +65,6 @@ def main() -> None:
             sizes = [len(r[field]) for r in renditions]
             print(f"{field} of 12 demo scenes (800x600 originals): median {statistics.median(sizes) / 1024:.1f} KB, "
                   f"max {max(sizes) / 1024:.1f} KB")
-    finally:
-        connection.creation.destroy_test_db(old, verbosity=0)
 
 
 if __name__ == "__main__":

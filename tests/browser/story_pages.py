@@ -2,27 +2,19 @@
 published campaigns, and small page helpers."""
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from annotation.models import Image
 from mturk.models import Campaign
 from mturk.services.campaigns import create_campaign, publish_campaign
 from storyboard.models import Album, Photo, Setting, Story, Storylet
-from tests.factories import make_image
-
-START = datetime(2016, 7, 2, 9, 30, tzinfo=UTC)
+from tests.factories import make_album
 
 
-def make_album(photos: int = 8, title: str = "A day at the lake") -> tuple[Album, list[Photo]]:
-    """An album whose photos were taken ten minutes apart (created in reverse to check the time order)."""
-    album = Album.objects.create(external_id=f"album-{title}", title=title)
-    made = []
-    for n in reversed(range(photos)):
-        image = make_image(f"{album.external_id}-{n}.png", size=(80, 60))
-        made.append(Photo.objects.create(album=album, image=image, external_id=f"{album.pk}-{n}",
-                                         datetaken=START + timedelta(minutes=10 * n), title=f"photo {n}"))
-    return album, sorted(made, key=lambda p: p.datetaken)
+def album_and_photos(photos: int = 8) -> tuple[Album, list[Photo]]:
+    """An album (tests.factories.make_album) and its photos in time order."""
+    album = make_album(photos)
+    return album, list(album.photos.order_by("datetaken"))
 
 
 def make_story(album: Album, photos: list[Photo], texts: list[str]) -> Story:

@@ -4,8 +4,8 @@ from playwright.sync_api import expect
 
 from mturk.models import Assignment
 from tests.browser.story_pages import (
+    album_and_photos,
     large_url,
-    make_album,
     make_story,
     no_horizontal_scroll,
     refused_by_server,
@@ -26,7 +26,7 @@ TEXTS = [
 
 
 def test_worker_describes_each_photo(live_server, page):
-    album, photos = make_album(6)
+    album, photos = album_and_photos(6)
     sequence = make_story(album, photos[1:6], [f"Story card {n}." for n in range(1, 6)])
     campaign = start_campaign("describe_sequence", [{"sequence": sequence.pk}])
     errors = []

@@ -3,7 +3,7 @@ import pytest
 from playwright.sync_api import expect
 
 from mturk.models import Assignment
-from tests.browser.story_pages import make_album, make_story, no_horizontal_scroll, start_campaign
+from tests.browser.story_pages import album_and_photos, make_story, no_horizontal_scroll, start_campaign
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -26,7 +26,7 @@ def rate(page, question, label):
 
 
 def test_judge_rates_with_aspects(live_server, page):
-    album, photos = make_album(5)
+    album, photos = album_and_photos(5)
     story = make_story(album, photos, TEXTS)
     campaign = start_campaign("rate_story", [{"story": story.pk}], options={"aspects": True})
     errors = []
@@ -68,7 +68,7 @@ def test_judge_rates_with_aspects(live_server, page):
 
 
 def test_judge_rates_without_aspects(live_server, page):
-    album, photos = make_album(5)
+    album, photos = album_and_photos(5)
     story = make_story(album, photos, [t for t in TEXTS if t != HTML] + ["One more card."])
     campaign = start_campaign("rate_story", [{"story": story.pk}])
     page.goto(live_server.url + campaign_link(campaign))

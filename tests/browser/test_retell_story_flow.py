@@ -4,7 +4,7 @@ from playwright.sync_api import expect
 
 from mturk.models import Assignment
 from tests.browser.story_pages import (
-    make_album,
+    album_and_photos,
     make_story,
     no_horizontal_scroll,
     refused_by_server,
@@ -26,7 +26,7 @@ TEXTS = [
 
 @pytest.fixture
 def setup():
-    album, photos = make_album(8)
+    album, photos = album_and_photos(8)
     first = make_story(album, photos[:5], [f"First story, card {n}." for n in range(1, 6)])
     second = make_story(album, [photos[i] for i in (3, 5, 6, 7, 1)], [f"Second story, card {n}." for n in range(1, 6)])
     campaign = start_campaign("retell_story", [{"album": album.pk}])

@@ -4,7 +4,7 @@ from playwright.sync_api import expect
 
 from mturk.models import HIT, Assignment
 from mturk.tokens import preview_token
-from tests.browser.story_pages import make_album, no_horizontal_scroll, refused_by_server, start_campaign
+from tests.browser.story_pages import album_and_photos, no_horizontal_scroll, refused_by_server, start_campaign
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -21,7 +21,7 @@ HTML = '<img src=x onerror="window.__xss = 1">'
 
 @pytest.fixture
 def album_campaign():
-    album, photos = make_album(8)
+    album, photos = album_and_photos(8)
     campaign = start_campaign("tell_story", [{"album": album.pk}])
     return campaign, photos
 
@@ -55,7 +55,8 @@ def test_worker_tells_a_story(live_server, page, album_campaign):
     # Thumbnails in time order, with their size known before they load (no layout shift).
     first = page.locator("#sb-photos img").first
     expect(first).to_have_attribute("alt", "Photo 1")
-    expect(first).to_have_attribute("width", "80")
+    expect(first).to_have_attribute("width", str(photos[0].image.width))
+    expect(first).to_have_attribute("height", str(photos[0].image.height))
     assert page.eval_on_selector_all("#sb-photos [data-photo]", "bs => bs.map(b => Number(b.dataset.photo))") == ids
     expect(page.locator("#sb-count")).to_have_text("Cards: 0 of 5")
     expect(page.locator("#sb-empty")).to_be_visible()
