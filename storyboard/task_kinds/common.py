@@ -70,12 +70,18 @@ def validate_album_items(items: list[dict[str, Any]]) -> None:
         raise ValueError(f"album(s) without photos: {', '.join(map(str, sorted(empty)))}")
 
 
+def check_whole_numbers(options: dict[str, Any], minimums: dict[str, int]) -> None:
+    """Campaign options that are counts: each a whole number of at least its minimum."""
+    for key, least in minimums.items():
+        if not integer(options[key]) or options[key] < least:
+            raise ValueError(f"option {key} must be a whole number of at least {least}")
+
+
 def validate_story_items(items: list[dict[str, Any]], *, storytelling_only: bool) -> None:
+    key = "sequence" if storytelling_only else "story"
     for index, item in enumerate(items):
-        key = "sequence" if storytelling_only else "story"
         if set(item) != {key} or not integer(item[key]):
             raise ValueError(f"item {index}: expected {{\"{key}\": <story id>}}, got {item!r}")
-    key = "sequence" if storytelling_only else "story"
     wanted = {item[key] for item in items}
     found = Story.objects.filter(pk__in=wanted)
     if storytelling_only:

@@ -12,7 +12,7 @@ from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 from ..selectors import album_payload, stories_with_albums, story_sequences
 from ..services.stages import choose_sequence
 from ..services.stories import record_sequence_descriptions
-from .common import check_texts, clean_text, integer, validate_story_items
+from .common import check_texts, check_whole_numbers, clean_text, validate_story_items
 
 
 class DescribeSequenceResult(StrictSerializer):
@@ -48,8 +48,7 @@ class DescribeSequence(TaskKind):
     )
 
     def clean_options(self, options: dict[str, Any]) -> None:
-        if not integer(options["min_words"]) or options["min_words"] < 0:
-            raise ValueError("option min_words must be a whole number")
+        check_whole_numbers(options, {"min_words": 0})
 
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         validate_story_items(items, storytelling_only=True)

@@ -13,7 +13,7 @@ from ..models import Album, ChosenSequence
 from ..selectors import album_payload, storytelling_sequences
 from ..services.stages import chosen_sequence_photos, ready_for_retelling
 from ..services.stories import record_story
-from .common import check_texts, clean_text, integer, validate_album_items
+from .common import check_texts, check_whole_numbers, clean_text, integer, validate_album_items
 
 
 class RetellStoryResult(StrictSerializer):
@@ -58,8 +58,7 @@ class RetellStory(TaskKind):
     )
 
     def clean_options(self, options: dict[str, Any]) -> None:
-        if not integer(options["min_words"]) or options["min_words"] < 0:
-            raise ValueError("option min_words must be a whole number")
+        check_whole_numbers(options, {"min_words": 0})
 
     def progress_notes(self, campaign: Campaign) -> list[str]:
         chosen = ChosenSequence.objects.filter(campaign=campaign).count()

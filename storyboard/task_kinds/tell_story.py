@@ -12,7 +12,7 @@ from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 from ..models import Album
 from ..selectors import album_payload, album_photos, storytelling_outcomes
 from ..services.stories import record_story
-from .common import check_texts, clean_text, integer, validate_album_items
+from .common import check_texts, check_whole_numbers, clean_text, integer, validate_album_items
 
 
 class TellStoryResult(StrictSerializer):
@@ -84,9 +84,7 @@ class TellStory(TaskKind):
     )
 
     def clean_options(self, options: dict[str, Any]) -> None:
-        for key in ("min_cards", "max_cards", "min_words", "discard_after_skips"):
-            if not integer(options[key]) or options[key] < (0 if key == "min_words" else 1):
-                raise ValueError(f"option {key} must be a positive whole number")
+        check_whole_numbers(options, {"min_cards": 1, "max_cards": 1, "min_words": 0, "discard_after_skips": 1})
         if options["min_cards"] > options["max_cards"]:
             raise ValueError("option min_cards must not be more than max_cards")
 

@@ -228,6 +228,10 @@ def test_items_are_checked_when_added():
         create_campaign(name="y", task_kind="describe_sequence", items=[{"sequence": 424242}])
     with pytest.raises(CampaignError, match="min_cards must not be more than max_cards"):
         create_campaign(name="z", task_kind="tell_story", options={"min_cards": 6, "max_cards": 5})
+    with pytest.raises(CampaignError, match="option discard_after_skips must be a whole number of at least 1"):
+        create_campaign(name="z", task_kind="tell_story", options={"discard_after_skips": 0})
+    with pytest.raises(CampaignError, match="option min_words must be a whole number of at least 0"):
+        create_campaign(name="z", task_kind="retell_story", options={"min_words": "many"})
 
 
 @pytest.mark.parametrize("kind", ["retell_story", "describe_sequence", "rate_story"])
