@@ -12,7 +12,7 @@ from rest_framework.routers import DefaultRouter
 from annotation.api import ImageViewSet, RunEvaluationView
 from mturk.api.exports import DatasetExportViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
-from storyboard.api import StoryEvaluationView
+from storyboard.api import AlbumViewSet, StoryEvaluationView, StoryWorkflowView
 
 router = DefaultRouter()
 router.register("images", ImageViewSet, basename="image")
@@ -21,6 +21,7 @@ router.register("hits", HITViewSet, basename="hit")
 router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("workers", WorkerViewSet, basename="worker")
 router.register("exports", DatasetExportViewSet, basename="export")
+router.register("albums", AlbumViewSet, basename="album")
 
 urlpatterns = [
     path("", include("mturk.urls")),
@@ -29,6 +30,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
     path("api/story-evaluations/", StoryEvaluationView.as_view(), name="story-evaluation"),
+    path("api/story-workflows/", StoryWorkflowView.as_view(), name="story-workflow"),
     path("api/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

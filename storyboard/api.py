@@ -1,10 +1,11 @@
-"""REST API: score generated stories (VIST challenge format) against the human stories."""
+"""REST API of the visual stories: albums, launching the story workflow, scoring generated stories."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import Count, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,9 +14,13 @@ from rest_framework.views import APIView
 from metrics.meteor import MeteorError
 from metrics.story_eval import SubmissionError
 from mturk.models import Campaign
+from mturk.providers.registry import UnknownProvider
+from mturk.services.campaigns import CampaignError
 
 from .exports.records import SPLITS
+from .models import Album
 from .services.story_runs import NoHumanStories, score_story_run
+from .services.workflow import create_story_workflow
 
 
 class StoryEvaluationSerializer(serializers.Serializer):
@@ -51,3 +56,50 @@ class StoryEvaluationView(APIView):
         except MeteorError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response(result)
+
+
+class AlbumSerializer(serializers.ModelSerializer):
+    photos = serializers.IntegerField(source="photo_count", read_only=True)
+
+    class Meta:
+        model = Album
+        fields = ["id", "external_id", "title", "event_label", "photos", "is_simulated", "created_at"]
+        read_only_fields = fields
+
+
+class AlbumViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Imported albums (import them with `manage.py import_albums`), with their photo counts."""
+
+    serializer_class = AlbumSerializer
+
+    def get_queryset(self) -> QuerySet[Album]:
+        return Album.objects.annotate(photo_count=Count("photos")).order_by("pk")
+
+
+class StoryWorkflowSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=180)
+    albums = serializers.PrimaryKeyRelatedField(queryset=Album.objects.all(), many=True, allow_empty=False)
+    ratings = serializers.BooleanField(default=False)
+    provider = serializers.CharField(default="local")
+    settings = serializers.DictField(child=serializers.DictField(), required=False,
+                                     help_text='Per stage overrides, e.g. {"retell": {"assignments_per_hit": 5}}.')
+    publish = serializers.BooleanField(default=False)
+
+
+class StoryWorkflowView(APIView):
+    """Launch the visual-stories workflow: one chained campaign per stage (tell, retell, dii, dis, rate)."""
+
+    @extend_schema(request=StoryWorkflowSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request: Request) -> Response:
+        serializer = StoryWorkflowSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            campaigns = create_story_workflow(
+                data["name"], data["albums"], ratings=data["ratings"], provider=data["provider"],
+                settings=data.get("settings"), publish=data["publish"], created_by=request.user,
+            )
+        except (CampaignError, UnknownProvider) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({stage: {"id": c.pk, "name": c.name, "task_kind": c.task_kind, "status": c.status}
+                         for stage, c in campaigns.items()}, status=status.HTTP_201_CREATED)
