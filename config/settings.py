@@ -181,3 +181,19 @@ TASK_FRAME_ANCESTORS = env_list(
     "TASK_FRAME_ANCESTORS",
     ["'self'", "https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com"],
 )
+
+# Amazon Mechanical Turk (provider `mturk`). Credentials come from the standard AWS chain
+# (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, AWS_PROFILE, instance roles).
+MTURK_SANDBOX = env_bool("MTURK_SANDBOX", False)
+MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL", "")  # an MTurk-compatible service
+MTURK_REQUEST_PREFIX = env_str("MTURK_REQUEST_PREFIX", "")  # default: derived from SECRET_KEY
+MTURK_MAX_ATTEMPTS = env_int("MTURK_MAX_ATTEMPTS", 6)  # per call, on throttling and service faults
+MTURK_RETRY_BASE_SECONDS = float(env_str("MTURK_RETRY_BASE_SECONDS", "0.5"))
+MTURK_SUBMIT_HOSTS = env_list(
+    "MTURK_SUBMIT_HOSTS", ["https://www.mturk.com", "https://workersandbox.mturk.com", "https://worker.mturk.com"],
+)
+MTURK_SYNC_SECONDS = env_int("MTURK_SYNC_SECONDS", 300)  # the periodic sync of marketplace campaigns
+MTURK_EVENTS_QUEUE_URL = env_str("MTURK_EVENTS_QUEUE_URL", "")  # optional SQS queue of MTurk notifications
+CELERY_BEAT_SCHEDULE = {
+    "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
+}

@@ -33,6 +33,22 @@ class Campaign(models.Model):
     time_limit_seconds = models.PositiveIntegerField(default=30 * 60, validators=[MinValueValidator(30)])
     max_assignments_per_worker = models.PositiveIntegerField(null=True, blank=True)
     budget_cap = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    keywords = models.CharField(max_length=1000, blank=True, help_text="Comma-separated search keywords.")
+    lifetime_seconds = models.PositiveIntegerField(
+        default=7 * 24 * 3600, validators=[MinValueValidator(30)], help_text="How long a HIT stays on offer.",
+    )
+    auto_approval_delay_seconds = models.PositiveIntegerField(
+        default=3 * 24 * 3600, help_text="Submitted work the marketplace approves by itself after this delay.",
+    )
+    qualifications = models.JSONField(
+        default=dict, blank=True,
+        help_text='Marketplace worker requirements, e.g. {"approval_rate_min": 95, "locales": ["US"]}.',
+    )
+    sandbox = models.BooleanField(default=False, help_text="Published to the marketplace's sandbox.")
+    marketplace_error = models.TextField(blank=True, help_text="The last refusal of a marketplace job, if any.")
+    auto_approve_passing = models.BooleanField(
+        default=False, help_text="Each sync approves submitted work that passes the task kind's checks.",
+    )
     options = models.JSONField(default=dict, blank=True, help_text="Task-kind options, e.g. min_words.")
     status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
     is_simulated = models.BooleanField(default=False, help_text="Results were generated, not collected.")
@@ -71,7 +87,11 @@ class HIT(models.Model):
     )
     max_assignments = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
     status = models.CharField(max_length=10, choices=HITStatus.choices, default=HITStatus.DRAFT)
-    external_id = models.CharField(max_length=100, blank=True)
+    external_id = models.CharField(max_length=100, blank=True, db_index=True)
+    hit_type_id = models.CharField(max_length=100, blank=True, help_text="The marketplace HIT type it was created under.")
+    marketplace_done = models.BooleanField(
+        default=False, help_text="Every marketplace assignment was reconciled and decided; sync skips it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     published_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
@@ -112,6 +132,10 @@ class Assignment(models.Model):
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
     status = models.CharField(max_length=10, choices=AssignmentStatus.choices, default=AssignmentStatus.ACCEPTED)
     external_id = models.CharField(max_length=100, blank=True, help_text="Provider's assignment id.")
+    marketplace_status = models.CharField(
+        max_length=20, blank=True, help_text="The status the marketplace last reported (Submitted, Approved, ...).",
+    )
+    auto_approved = models.BooleanField(default=False, help_text="Approved by the marketplace's auto-approval.")
     answer = models.JSONField(null=True, blank=True)
     check_flags = models.JSONField(default=list, blank=True, help_text="Automatic quality-check flags.")
     feedback = models.TextField(blank=True)
@@ -127,7 +151,7 @@ class Assignment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["hit", "worker"], name="assignment_one_per_worker_and_hit"),
         ]
-        indexes = [models.Index(fields=["status", "deadline"])]
+        indexes = [models.Index(fields=["status", "deadline"]), models.Index(fields=["external_id", "worker"])]
 
     def __str__(self) -> str:
         return f"Assignment {self.pk} ({self.status})"
@@ -179,3 +203,60 @@ class DatasetExport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.format} export #{self.pk} ({self.status})"
+
+
+class MarketplaceHITType(models.Model):
+    """A marketplace HIT type created for one configuration of a campaign (reward, limits, requirements)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hit_types")
+    config_hash = models.CharField(max_length=64)
+    external_id = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "config_hash"], name="hit_type_per_config")]
+
+
+class MarketplaceQualification(models.Model):
+    """A private qualification type: "took part in <scope>" (a campaign or a group such as album:12)."""
+
+    provider = models.CharField(max_length=20)
+    sandbox = models.BooleanField(default=False)
+    scope = models.CharField(max_length=120)
+    external_id = models.CharField(max_length=100, blank=True, help_text="Blank until the marketplace created it.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "sandbox", "scope"], name="qualification_per_scope"),
+        ]
+
+
+class QualificationGrant(models.Model):
+    """A participation qualification to grant a worker; stored first, `granted` once the marketplace has it."""
+
+    qualification = models.ForeignKey(MarketplaceQualification, on_delete=models.CASCADE, related_name="grants")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="qualification_grants")
+    granted = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["qualification", "worker"], name="grant_once_per_worker"),
+        ]
+
+
+class MarketplaceEvent(models.Model):
+    """A marketplace notification (SQS/SNS) already handled; keyed by its EventDocId so none counts twice."""
+
+    provider = models.CharField(max_length=20)
+    event_doc_id = models.CharField(max_length=100)
+    event_type = models.CharField(max_length=50)
+    hit_external_id = models.CharField(max_length=100, blank=True)
+    assignment_external_id = models.CharField(max_length=100, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "event_doc_id"], name="event_handled_once"),
+        ]

@@ -64,10 +64,10 @@ class CampaignProgress:
 
 def progress_of(campaign: Campaign) -> CampaignProgress:
     provider = get_provider(campaign.provider)
-    per_assignment = campaign.reward + money(provider.fee(campaign.reward, campaign.assignments_per_hit))
+    per_assignment = campaign.reward + money(provider.assignment_fee(campaign))
     payable = campaign.answered - campaign.rejected  # submitted work is owed unless rejected
     bonus_total = Decimal(campaign.bonus_total)
-    bonus_fees = money(provider.fee(bonus_total)) if bonus_total else Decimal("0")
+    bonus_fees = money(provider.bonus_fee(bonus_total)) if bonus_total else Decimal("0")
     return CampaignProgress(
         required=campaign.required,
         answered=campaign.answered,

@@ -71,8 +71,9 @@ ASSIGNMENT_MACHINE = StateMachine(
         A.SUBMITTED: frozenset({A.APPROVED, A.REJECTED}),
         A.REJECTED: frozenset({A.APPROVED}),  # a researcher may override a rejection
         A.APPROVED: frozenset(),
-        A.RETURNED: frozenset(),
-        A.EXPIRED: frozenset(),
+        # A marketplace worker who returned a HIT (or let it expire) may accept it again.
+        A.RETURNED: frozenset({A.ACCEPTED}),
+        A.EXPIRED: frozenset({A.ACCEPTED}),
     },
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from .models import Campaign
+from .providers.mturk.client import MarketplaceUnavailable
 from .services.campaigns import publish_campaign
 
 
@@ -14,6 +15,26 @@ def publish_new_hits(campaign_id: int) -> int:
     if campaign.status != "active":
         return 0
     return publish_campaign(campaign).published
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(MarketplaceUnavailable, ConnectionError),
+             retry_backoff=30, retry_backoff_max=900, max_retries=10)
+def create_marketplace_hits(campaign_id: int) -> int:
+    """Create a campaign's published HITs on its marketplace. Re-running it never duplicates a HIT."""
+    from .services.marketplace_publish import create_pending_hits
+
+    return create_pending_hits(Campaign.objects.get(pk=campaign_id)).created
+
+
+@shared_task(acks_late=True, autoretry_for=(MarketplaceUnavailable,), retry_backoff=60, max_retries=5)
+def sync_marketplace(campaign_id: int | None = None) -> dict:
+    """Pull submissions and decisions from the marketplaces (one campaign, or every open one)."""
+    from dataclasses import asdict
+
+    from .services.marketplace_sync import sync_all, sync_campaign
+
+    report = sync_all() if campaign_id is None else sync_campaign(Campaign.objects.get(pk=campaign_id))
+    return asdict(report)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

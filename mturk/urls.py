@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import researcher, worker
+from .views import mturk_worker, researcher, worker
 
 urlpatterns = [
     path("", researcher.dashboard, name="dashboard"),
@@ -12,4 +12,5 @@ urlpatterns = [
     path("w/<str:token>/", worker.campaign_entry, name="campaign-entry"),
     path("task/", worker.task_page, name="task-page"),
     path("task/submit/", worker.submit, name="task-submit"),
+    path("mt/task/", mturk_worker.task_page, name="mturk-task"),
 ]

@@ -11,11 +11,11 @@ from rest_framework.response import Response
 from ..models import HIT, Assignment, Worker
 from ..selectors import campaigns_with_progress
 from ..services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign, set_campaign_status
+from ..services.hits import HITError, expire_hit
 from ..services.review import (
     ReviewError,
     approve_assignment,
     approve_submitted,
-    expire_hit,
     grant_bonus,
     reject_assignment,
     set_worker_blocked,
@@ -35,7 +35,7 @@ from .serializers import (
     WorkerSerializer,
 )
 
-REFUSED = (CampaignError, ReviewError, InvalidTransition, UnknownTaskKind)
+REFUSED = (CampaignError, ReviewError, HITError, InvalidTransition, UnknownTaskKind)
 
 
 def _valid(serializer_class, request: Request) -> dict:
@@ -109,7 +109,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @action(detail=True, methods=["post"], url_path="approve-submitted")
     def approve_submitted(self, request: Request, pk: str) -> Response:
         passing = request.query_params.get("passing") == "1"
-        return Response({"approved": approve_submitted(self.get_object(), passing_checks_only=passing)})
+        result = approve_submitted(self.get_object(), passing_checks_only=passing)
+        return Response({"approved": result.approved, "flagged": result.flagged, "failed": result.failed})
 
 
 class HITViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -1,10 +1,16 @@
-"""The provider interface: every crowd marketplace (or none) behind the same operations."""
+"""The provider interface: every crowd marketplace (or none) behind the same operations.
+
+Services own our database; a provider only talks to its marketplace. Every operation is idempotent
+on the marketplace side (tokens, "already done" recovered as success), because services call it
+after storing their intent and may call it again after a crash."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..models import HIT, Assignment, Bonus, Campaign, Worker
@@ -20,29 +26,64 @@ def money(value: Decimal) -> Decimal:
 class PublishOutcome:
     published: int
     worker_link: str | None = None
+    queued: bool = False  # the marketplace calls run in a background job
+
+
+@dataclass(frozen=True)
+class MarketplaceAssignment:
+    """One assignment as the marketplace reports it."""
+
+    assignment_id: str
+    worker_id: str
+    status: str  # Submitted, Approved, Rejected
+    answers: dict[str, str] = field(default_factory=dict)
+    accepted_at: datetime | None = None
+    submitted_at: datetime | None = None
+    auto_approval_at: datetime | None = None
+    approved_at: datetime | None = None
+    feedback: str = ""
 
 
 class ProviderError(Exception):
     """A provider refused or failed an operation; the message is shown to the researcher."""
 
 
+class NotSupported(ProviderError):
+    """The provider has no such operation (e.g. messaging workers of the local crowd)."""
+
+
 class CrowdProvider(ABC):
     name: str
+    has_marketplace: bool = False  # HITs and assignments also live on a remote marketplace
 
-    def fee(self, amount: Decimal, assignments_per_hit: int = 1) -> Decimal:
-        """The marketplace's commission on one payment of `amount`."""
+    def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:
+        """The marketplace's commission on one assignment's reward."""
         return Decimal("0.00")
+
+    def bonus_fee(self, amount: Decimal) -> Decimal:
+        """The marketplace's commission on one bonus."""
+        return Decimal("0.00")
+
+    def check_campaign(self, campaign: Campaign) -> None:
+        """Refuse (ProviderError) a campaign configuration the marketplace would refuse."""
 
     @abstractmethod
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """Make the HITs available to workers. The HITs are already marked published in our DB."""
 
-    @abstractmethod
-    def sync(self, campaign: Campaign) -> int:
-        """Pull new submissions from the marketplace; return how many were stored."""
+    def submissions(self, hit: HIT) -> list[MarketplaceAssignment]:
+        """The HIT's submitted, approved and rejected assignments on the marketplace."""
+        return []
+
+    def reviewable_hit_ids(self, campaign: Campaign) -> set[str] | None:
+        """External ids of the campaign's HITs the marketplace lists as reviewable (None: not applicable)."""
+        return None
+
+    def mark_reviewed(self, hit: HIT) -> None:
+        """Tell the marketplace a HIT's review is finished (it stops listing it as reviewable)."""
 
     @abstractmethod
-    def approve(self, assignment: Assignment, feedback: str) -> None: ...
+    def approve(self, assignment: Assignment, feedback: str, override_rejection: bool = False) -> None: ...
 
     @abstractmethod
     def reject(self, assignment: Assignment, feedback: str) -> None: ...
@@ -59,6 +100,30 @@ class CrowdProvider(ABC):
     @abstractmethod
     def expire(self, hit: HIT) -> None: ...
 
+    def extend(self, hit: HIT, expires_at: datetime) -> None:
+        """Keep the HIT on offer until `expires_at` (also re-opens an expired HIT)."""
+
+    def add_assignments(self, hit: HIT, count: int, token: str) -> None:
+        """Raise the HIT's maximum number of assignments by `count`."""
+
+    def delete(self, hit: HIT) -> None:
+        """Remove a fully decided HIT from the marketplace."""
+
+    def notify(self, campaign: Campaign | None, worker_ids: Sequence[str], subject: str, text: str) -> list[str]:
+        """Message workers; returns the ids the message could not reach."""
+        raise NotSupported(f"the {self.name} provider cannot message workers")
+
+    def balance(self, sandbox: bool = False) -> Decimal | None:
+        """The account's available balance (None: the provider has no account)."""
+        return None
+
+    def grant_participation(self, qualification_id: str, worker: Worker, sandbox: bool) -> None:
+        """Silently give a worker a private "already took part" qualification."""
+
     def worker_link(self, campaign: Campaign) -> str | None:
         """The link to hand to workers, for providers that serve their own links."""
         return None
+
+    def describe_requirements(self, campaign: Campaign) -> list[dict[str, Any]]:
+        """The worker requirements publishing would send (for dry runs)."""
+        return []

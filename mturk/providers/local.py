@@ -1,7 +1,7 @@
 """The local crowd: self-hosted campaign links; no marketplace, no fees.
 
 Every state change is made by the services in our database, so the local provider's operations
-have nothing to hand off."""
+have nothing to hand off; answers arrive directly through our submission endpoint."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -22,10 +22,7 @@ class LocalProvider(CrowdProvider):
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         return PublishOutcome(published=len(hits), worker_link=self.worker_link(campaign))
 
-    def sync(self, campaign: Campaign) -> int:
-        return 0  # answers arrive directly through our submission endpoint
-
-    def approve(self, assignment: Assignment, feedback: str) -> None:
+    def approve(self, assignment: Assignment, feedback: str, override_rejection: bool = False) -> None:
         pass
 
     def reject(self, assignment: Assignment, feedback: str) -> None:

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from .base import CrowdProvider
 from .local import LocalProvider
+from .mturk.provider import MTurkProvider
 
-_PROVIDERS: dict[str, type[CrowdProvider]] = {LocalProvider.name: LocalProvider}
+_PROVIDERS: dict[str, type[CrowdProvider]] = {LocalProvider.name: LocalProvider, MTurkProvider.name: MTurkProvider}
 _INSTANCES: dict[str, CrowdProvider] = {}
 
 

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
 
-from ..models import HIT, Campaign
-from ..providers.base import money
+from ..models import HIT, Bonus, Campaign
+from ..providers.base import CrowdProvider, ProviderError, money
+from ..providers.mturk.qualifications import clean_qualifications
 from ..providers.registry import get_provider
 from ..states import HIT_MACHINE, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
@@ -40,6 +42,11 @@ def create_campaign(
     created_by: Any = None,
     items: Iterable[dict[str, Any]] | None = None,
     source_stage: Campaign | None = None,
+    keywords: str = "",
+    lifetime_seconds: int | None = None,
+    auto_approval_delay_seconds: int | None = None,
+    qualifications: dict[str, Any] | None = None,
+    auto_approve_passing: bool = False,
 ) -> Campaign:
     """Create a draft campaign (with one HIT per item); unset values take the task kind's defaults.
 
@@ -54,6 +61,10 @@ def create_campaign(
     merged_options = {**defaults.options, **(options or {})}
     try:
         kind.clean_options(merged_options)
+    except ValueError as exc:
+        raise CampaignError(str(exc)) from None
+    try:
+        qualifications = clean_qualifications(qualifications)
     except ValueError as exc:
         raise CampaignError(str(exc)) from None
     if Campaign.objects.filter(name=name).exists():
@@ -74,6 +85,11 @@ def create_campaign(
         is_simulated=is_simulated,
         created_by=created_by,
         source_stage=source_stage,
+        keywords=keywords,
+        qualifications=qualifications,
+        auto_approve_passing=auto_approve_passing,
+        **{k: v for k, v in (("lifetime_seconds", lifetime_seconds),
+                             ("auto_approval_delay_seconds", auto_approval_delay_seconds)) if v is not None},
     )
     try:
         campaign.full_clean()
@@ -135,10 +151,19 @@ class CostEstimate:
         return self.rewards + self.fees
 
 
-def estimate_cost(campaign: Campaign, assignments: int) -> CostEstimate:
-    provider = get_provider(campaign.provider)
-    fee = money(provider.fee(campaign.reward, campaign.assignments_per_hit))
+def estimate_cost(campaign: Campaign, assignments: int, provider: CrowdProvider | None = None) -> CostEstimate:
+    """Rewards and the marketplace's fees for `assignments` assignments of the campaign."""
+    provider = provider or get_provider(campaign.provider)
+    fee = money(provider.assignment_fee(campaign))
     return CostEstimate(assignments, money(campaign.reward * assignments), money(fee * assignments))
+
+
+def committed_spend(campaign: Campaign, provider: CrowdProvider) -> Decimal:
+    """What the campaign may already cost: every slot of its published HITs, and its bonuses, with fees."""
+    slots = campaign.hits.exclude(status=HITStatus.DRAFT).aggregate(n=Sum("max_assignments"))["n"] or 0
+    bonuses = list(Bonus.objects.filter(assignment__hit__campaign=campaign).values_list("amount", flat=True))
+    return (estimate_cost(campaign, slots, provider).total
+            + sum((b + provider.bonus_fee(b) for b in bonuses), Decimal("0")))
 
 
 @dataclass(frozen=True)
@@ -148,10 +173,47 @@ class PublishResult:
     cost: CostEstimate
     worker_link: str | None
     stopped_by_budget: bool
+    queued: bool = False
 
 
-def publish_campaign(campaign: Campaign, provider_name: str | None = None) -> PublishResult:
-    """Publish the campaign's draft HITs, stopping before the budget cap would be crossed."""
+def _environment(campaign: Campaign, provider: CrowdProvider, sandbox: bool | None) -> None:
+    """Settle where a marketplace campaign runs: sandbox or production, fixed at its first publish."""
+    wanted = settings.MTURK_SANDBOX if sandbox is None else sandbox
+    if not provider.has_marketplace or campaign.status == CampaignStatus.DRAFT:
+        campaign.sandbox = bool(wanted) and provider.has_marketplace
+    elif sandbox is not None and sandbox != campaign.sandbox:
+        where = "the sandbox" if campaign.sandbox else "production"
+        raise CampaignError(f"campaign '{campaign.name}' is already published in {where}")
+
+
+def plan_publication(campaign: Campaign, provider: CrowdProvider) -> tuple[list[HIT], list[HIT]]:
+    """(HITs to publish, all draft HITs): drafts in order until the budget cap would be crossed."""
+    drafts = list(campaign.hits.filter(status=HITStatus.DRAFT).order_by("position", "id"))
+    per_assignment = estimate_cost(campaign, 1, provider).total
+    spent = committed_spend(campaign, provider)
+    to_publish: list[HIT] = []
+    for hit in drafts:
+        cost = per_assignment * hit.max_assignments
+        if campaign.budget_cap is not None and spent + cost > campaign.budget_cap:
+            break
+        to_publish.append(hit)
+        spent += cost
+    return to_publish, drafts
+
+
+def _check_provider(campaign: Campaign, provider: CrowdProvider) -> None:
+    try:
+        provider.check_campaign(campaign)
+    except ProviderError as exc:
+        raise CampaignError(f"{provider.name}: {exc}") from None
+
+
+def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
+                     sandbox: bool | None = None) -> PublishResult:
+    """Publish the campaign's draft HITs, stopping before the budget cap would be crossed.
+
+    The HITs are marked published (the intent) before the provider is asked to publish them;
+    marketplace providers create them in a background job that can be re-run safely."""
     provider = get_provider(provider_name or campaign.provider)
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -163,31 +225,25 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None) -> Pu
                     f"campaign '{campaign.name}' is already published on '{campaign.provider}'"
                 )
             campaign.provider = provider.name
-        drafts = list(campaign.hits.filter(status=HITStatus.DRAFT).order_by("position", "id"))
-        committed = campaign.hits.exclude(status=HITStatus.DRAFT).aggregate(n=Sum("max_assignments"))["n"] or 0
-        per_assignment = campaign.reward + money(provider.fee(campaign.reward, campaign.assignments_per_hit))
-        to_publish: list[HIT] = []
-        spent = per_assignment * committed
-        for hit in drafts:
-            cost = per_assignment * hit.max_assignments
-            if campaign.budget_cap is not None and spent + cost > campaign.budget_cap:
-                break
+        _environment(campaign, provider, sandbox)
+        _check_provider(campaign, provider)
+        to_publish, drafts = plan_publication(campaign, provider)
+        for hit in to_publish:
             HIT_MACHINE.check(hit.status, HITStatus.PUBLISHED)
-            to_publish.append(hit)
-            spent += cost
         now = timezone.now()
         HIT.objects.filter(pk__in=[h.pk for h in to_publish]).update(status=HITStatus.PUBLISHED, published_at=now)
         if campaign.status in (CampaignStatus.DRAFT, CampaignStatus.PAUSED):
             campaign.transition(CampaignStatus.ACTIVE)
             campaign.published_at = campaign.published_at or now
         campaign.save()
-    outcome = provider.publish(campaign, to_publish)
+        outcome = provider.publish(campaign, to_publish)
     return PublishResult(
         published=outcome.published,
         left_in_draft=len(drafts) - len(to_publish),
-        cost=estimate_cost(campaign, sum(h.max_assignments for h in to_publish)),
+        cost=estimate_cost(campaign, sum(h.max_assignments for h in to_publish), provider),
         worker_link=outcome.worker_link,
         stopped_by_budget=len(to_publish) < len(drafts),
+        queued=outcome.queued,
     )
 
 

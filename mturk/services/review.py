@@ -1,15 +1,23 @@
-"""Writes on the researcher side: approve, reject, bonus, block, expire."""
+"""Writes on the researcher side: approve, reject, override, bonus, block, message workers.
+
+Each action locks our row, checks the state machine, asks the provider (whose calls are idempotent)
+and stores the result in the same transaction: a failed marketplace call changes nothing here, and
+repeating an action after a crash is harmless."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import HIT, Assignment, Bonus, Campaign, Worker
+from ..models import Assignment, Bonus, Campaign, Worker
+from ..providers.base import ProviderError
 from ..providers.registry import get_provider
-from ..states import AssignmentStatus, HITStatus
+from ..states import AssignmentStatus
 from ..task_kinds import get_task_kind
+from .campaigns import committed_spend
 from .stages import feed_next_stages
 
 
@@ -21,25 +29,38 @@ def _locked(assignment: Assignment) -> Assignment:
     return Assignment.objects.select_for_update().select_related("hit__campaign", "worker").get(pk=assignment.pk)
 
 
-def approve_assignment(assignment: Assignment, feedback: str = "") -> Assignment:
-    """Approve (idempotent: approving an approved assignment changes nothing)."""
+def _marketplace(action, *args, **kwargs) -> None:
+    try:
+        action(*args, **kwargs)
+    except ProviderError as exc:
+        raise ReviewError(str(exc)) from None
+
+
+def approve_assignment(assignment: Assignment, feedback: str = "", *, on_marketplace: bool = True) -> Assignment:
+    """Approve (idempotent). Approving a rejected assignment overrides the rejection.
+
+    `on_marketplace=False` records an approval the marketplace already made (auto-approval)."""
     with transaction.atomic():
         locked = _locked(assignment)
         if locked.status == AssignmentStatus.APPROVED:
             return locked
+        overriding = locked.status == AssignmentStatus.REJECTED
         locked.transition(AssignmentStatus.APPROVED)
         campaign = locked.hit.campaign
-        get_provider(campaign.provider).approve(locked, feedback)
+        if on_marketplace:
+            _marketplace(get_provider(campaign.provider).approve, locked, feedback, override_rejection=overriding)
+        else:
+            locked.auto_approved = True
         locked.feedback = feedback
         locked.decided_at = timezone.now()
-        locked.save(update_fields=["status", "feedback", "decided_at"])
+        locked.save(update_fields=["status", "feedback", "decided_at", "auto_approved"])
         get_task_kind(campaign.task_kind).on_approved(locked)
         feed_next_stages(locked)
     return locked
 
 
-def reject_assignment(assignment: Assignment, feedback: str) -> Assignment:
-    """Reject with feedback for the worker (required). Idempotent."""
+def reject_assignment(assignment: Assignment, feedback: str, *, on_marketplace: bool = True) -> Assignment:
+    """Reject with feedback for the worker (required, checked before anything is called). Idempotent."""
     feedback = (feedback or "").strip()
     if not feedback:
         raise ReviewError("Rejecting needs a feedback text that tells the worker why.")
@@ -48,63 +69,116 @@ def reject_assignment(assignment: Assignment, feedback: str) -> Assignment:
         if locked.status == AssignmentStatus.REJECTED:
             return locked
         locked.transition(AssignmentStatus.REJECTED)
-        get_provider(locked.hit.campaign.provider).reject(locked, feedback)
+        if on_marketplace:
+            _marketplace(get_provider(locked.hit.campaign.provider).reject, locked, feedback)
         locked.feedback = feedback
         locked.decided_at = timezone.now()
         locked.save(update_fields=["status", "feedback", "decided_at"])
     return locked
 
 
-def approve_submitted(campaign: Campaign, *, passing_checks_only: bool = False) -> int:
-    """Approve every submitted assignment of a campaign (optionally only those with no flags)."""
+@dataclass(frozen=True)
+class BulkReview:
+    approved: int
+    flagged: list[int]  # submitted assignments left for a person: their checks raised flags
+    failed: dict[int, str]  # assignment id -> why the marketplace refused
+
+
+def approve_submitted(campaign: Campaign, *, passing_checks_only: bool = False) -> BulkReview:
+    """Approve every submitted assignment of a campaign (optionally only those whose checks passed).
+
+    On a marketplace, only work the marketplace has reported (by a sync) is approved: an answer
+    stored from a forged page visit has no marketplace assignment to approve."""
     pending = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.SUBMITTED)
-    if passing_checks_only:
-        pending = pending.filter(check_flags=[])
-    count = 0
+    if get_provider(campaign.provider).has_marketplace:
+        pending = pending.exclude(marketplace_status="")
+    flagged: list[int] = []
+    failed: dict[int, str] = {}
+    approved = 0
     for assignment in pending.order_by("pk").iterator():
-        approve_assignment(assignment)
-        count += 1
-    return count
+        if passing_checks_only and assignment.check_flags:
+            flagged.append(assignment.pk)
+            continue
+        try:
+            approve_assignment(assignment)
+        except ReviewError as exc:
+            failed[assignment.pk] = str(exc)
+            continue
+        approved += 1
+    return BulkReview(approved, flagged, failed)
 
 
 def grant_bonus(assignment: Assignment, amount: Decimal, reason: str) -> Bonus:
+    """Pay a bonus once: stored with its request token first, then paid (a retry reuses the token)."""
     if amount <= 0:
         raise ReviewError("A bonus must be positive.")
     if not reason.strip():
         raise ReviewError("A bonus needs a reason shown to the worker.")
     if assignment.status not in (AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED):
         raise ReviewError("Bonuses are paid on submitted or approved work only.")
+    campaign = assignment.hit.campaign
+    provider = get_provider(campaign.provider)
     with transaction.atomic():
         Assignment.objects.select_for_update().filter(pk=assignment.pk).first()  # serializes bonuses per assignment
+        if campaign.budget_cap is not None:
+            total = committed_spend(campaign, provider) + amount + provider.bonus_fee(amount)
+            if total > campaign.budget_cap:
+                raise ReviewError(f"This bonus would bring the campaign to ${total}, over its budget cap "
+                                  f"of ${campaign.budget_cap}.")
         sequence = Bonus.objects.filter(assignment=assignment).count() + 1
         bonus = Bonus.objects.create(
             assignment=assignment, amount=amount, reason=reason.strip(),
             unique_token=f"bonus-{assignment.pk}-{sequence}",
         )
-    get_provider(assignment.hit.campaign.provider).bonus(bonus)
+    return pay_bonus(bonus)
+
+
+def pay_bonus(bonus: Bonus) -> Bonus:
+    """Pay a stored bonus (again): the provider's request token makes a repeat a no-op."""
+    if bonus.paid:
+        return bonus
+    try:
+        get_provider(bonus.assignment.hit.campaign.provider).bonus(bonus)
+    except ProviderError as exc:
+        raise ReviewError(f"The bonus is recorded but not paid yet: {exc}") from None
     Bonus.objects.filter(pk=bonus.pk).update(paid=True)
     bonus.paid = True
     return bonus
+
+
+def pay_pending_bonuses(campaign: Campaign) -> int:
+    paid = 0
+    for bonus in Bonus.objects.filter(assignment__hit__campaign=campaign, paid=False).select_related(
+            "assignment__hit__campaign", "assignment__worker"):
+        pay_bonus(bonus)
+        paid += 1
+    return paid
 
 
 def set_worker_blocked(worker: Worker, blocked: bool, reason: str = "") -> Worker:
     if blocked and not reason.strip():
         raise ReviewError("Blocking a worker needs a reason.")
     provider = get_provider(worker.provider)
-    (provider.block if blocked else provider.unblock)(worker, reason)
+    _marketplace(provider.block if blocked else provider.unblock, worker, reason.strip())
     worker.blocked = blocked
     worker.block_reason = reason.strip() if blocked else ""
     worker.save(update_fields=["blocked", "block_reason"])
     return worker
 
 
-def expire_hit(hit: HIT) -> HIT:
-    with transaction.atomic():
-        locked = HIT.objects.select_for_update().select_related("campaign").get(pk=hit.pk)
-        if locked.status == HITStatus.EXPIRED:
-            return locked
-        locked.transition(HITStatus.EXPIRED)
-        get_provider(locked.campaign.provider).expire(locked)
-        locked.expires_at = timezone.now()
-        locked.save(update_fields=["status", "expires_at"])
-    return locked
+def message_workers(campaign: Campaign, subject: str, text: str,
+                    worker_ids: Sequence[str] | None = None) -> list[str]:
+    """Message the campaign's workers (or some of them); returns the ids the message did not reach."""
+    if not subject.strip() or not text.strip():
+        raise ReviewError("A message needs a subject and a text.")
+    known = set(Worker.objects.filter(assignments__hit__campaign=campaign).values_list("external_id", flat=True))
+    targets = sorted(known) if worker_ids is None else list(worker_ids)
+    strangers = sorted(set(targets) - known)
+    if strangers:
+        raise ReviewError(f"Not workers of this campaign: {', '.join(strangers[:10])}")
+    if not targets:
+        raise ReviewError("This campaign has no workers to message yet.")
+    try:
+        return get_provider(campaign.provider).notify(campaign, targets, subject.strip(), text.strip())
+    except ProviderError as exc:
+        raise ReviewError(str(exc)) from None

@@ -94,8 +94,11 @@ def review_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> Http
 @researcher_required
 def approve_all(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    count = approve_submitted(campaign, passing_checks_only=request.POST.get("passing") == "1")
-    messages.success(request, f"{count} assignment(s) approved.")
+    result = approve_submitted(campaign, passing_checks_only=request.POST.get("passing") == "1")
+    flagged = f" {len(result.flagged)} flagged by the checks are left for you." if result.flagged else ""
+    messages.success(request, f"{result.approved} assignment(s) approved.{flagged}")
+    for assignment_id, reason in result.failed.items():
+        messages.error(request, f"Assignment {assignment_id}: {reason}")
     return redirect("campaign-page", pk=pk)
 
 

@@ -67,7 +67,8 @@ def test_approve_submitted_with_checks_filter():
     clean = submitted(campaign)
     flagged = submitted(campaign, "dog dog dog dog dog dog dog dog dog dog")
     assert flagged.check_flags == ["repeated_words"]
-    assert approve_submitted(campaign, passing_checks_only=True) == 1
+    result = approve_submitted(campaign, passing_checks_only=True)
+    assert (result.approved, result.flagged, result.failed) == (1, [flagged.pk], {})
     clean.refresh_from_db()
     flagged.refresh_from_db()
     assert (clean.status, flagged.status) == (AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED)

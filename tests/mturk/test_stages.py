@@ -197,6 +197,6 @@ def test_approval_is_not_blocked_by_a_stage_that_cannot_take_the_item(api):
     stage = link_stage(describe)
     submitted(describe)
     response = api.post(f"/api/campaigns/{describe.pk}/approve-submitted/")
-    assert response.status_code == 200 and response.json() == {"approved": 1}
+    assert response.status_code == 200 and response.json() == {"approved": 1, "flagged": [], "failed": {}}
     assert Description.objects.count() == 1
     assert hits_of(stage) == []

@@ -1,0 +1,1 @@
+"""Amazon Mechanical Turk through boto3 (see provider.py)."""

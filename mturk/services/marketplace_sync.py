@@ -1,0 +1,152 @@
+"""Pulling work from a marketplace into our database, safely repeatable.
+
+Records are matched on (HIT, worker) and the marketplace's assignment id: a marketplace reuses an
+assignment id when a worker returns a HIT and another accepts it, so the id alone is never the key.
+A submission already stored (our task page stores answers before the hand-off) is not stored again;
+an approval or rejection made on the marketplace (auto-approval) is recorded without calling it back."""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from rest_framework import serializers
+
+from ..models import HIT, Assignment, Campaign
+from ..providers.base import MarketplaceAssignment
+from ..providers.registry import get_provider
+from ..states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
+from ..task_kinds import get_task_kind
+from .assignments import expire_stale_assignments, get_or_create_worker
+from .participation import grant_pending, record_participation
+from .review import approve_assignment, approve_submitted, pay_pending_bonuses, reject_assignment
+
+log = logging.getLogger(__name__)
+ANSWER_FIELD = "answer"  # the form field our task page posts to the marketplace (a JSON copy)
+
+
+@dataclass
+class SyncReport:
+    hits_checked: int = 0
+    new_submissions: int = 0
+    approved_elsewhere: int = 0
+    rejected_elsewhere: int = 0
+    returned: int = 0
+    expired_hits: int = 0
+    auto_approved_by_rules: int = 0
+    flagged: list[int] = field(default_factory=list)
+
+    def merge(self, other: SyncReport) -> None:
+        for name in ("hits_checked", "new_submissions", "approved_elsewhere", "rejected_elsewhere", "returned",
+                     "expired_hits", "auto_approved_by_rules"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.flagged += other.flagged
+
+
+def _answer_from(remote: MarketplaceAssignment, campaign: Campaign, hit: HIT) -> tuple[object, list[str]]:
+    """The answer the marketplace holds (posted by our page as JSON), validated like a direct submission."""
+    raw = remote.answers.get(ANSWER_FIELD)
+    if raw is None:
+        return {"marketplace_answers": remote.answers}, ["answer_not_on_platform"]
+    kind = get_task_kind(campaign.task_kind)
+    try:
+        answer = json.loads(raw)
+        payload = kind.build_payloads(campaign, [hit])[hit.pk]
+        cleaned = kind.validate(campaign, payload, answer)
+    except (ValueError, serializers.ValidationError):
+        return {"marketplace_answers": remote.answers}, ["answer_invalid"]
+    return cleaned, kind.checks(campaign, cleaned)
+
+
+def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> Assignment:
+    """Bring our record of one marketplace assignment up to date. Idempotent."""
+    campaign = hit.campaign
+    with transaction.atomic():
+        worker = get_or_create_worker(campaign.provider, remote.worker_id)
+        # The id was reused: whoever held it before this worker returned the HIT.
+        report.returned += Assignment.objects.filter(
+            hit=hit, external_id=remote.assignment_id, status=AssignmentStatus.ACCEPTED,
+        ).exclude(worker=worker).update(status=AssignmentStatus.RETURNED)
+        local = Assignment.objects.select_for_update().filter(hit=hit, worker=worker).first()
+        if local is None:
+            accepted = remote.accepted_at or timezone.now()
+            local = Assignment.objects.create(
+                hit=hit, worker=worker, external_id=remote.assignment_id, accepted_at=accepted,
+                deadline=accepted + timedelta(seconds=campaign.time_limit_seconds),
+            )
+        changed = ["marketplace_status"]
+        if local.external_id != remote.assignment_id:
+            local.external_id = remote.assignment_id
+            changed.append("external_id")
+        if local.status in (AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED):
+            local.transition(AssignmentStatus.ACCEPTED)
+        if local.status == AssignmentStatus.ACCEPTED:
+            local.answer, local.check_flags = _answer_from(remote, campaign, hit)
+            local.transition(AssignmentStatus.SUBMITTED)
+            local.submitted_at = remote.submitted_at or timezone.now()
+            local.time_on_task = local.submitted_at - local.accepted_at
+            changed += ["answer", "check_flags", "status", "submitted_at", "time_on_task"]
+            report.new_submissions += 1
+        local.marketplace_status = remote.status
+        local.save(update_fields=changed)
+        record_participation(local)
+    if remote.status == "Approved" and local.status != AssignmentStatus.APPROVED:
+        local = approve_assignment(local, remote.feedback, on_marketplace=False)
+        report.approved_elsewhere += 1
+    elif remote.status == "Rejected" and local.status == AssignmentStatus.SUBMITTED:
+        local = reject_assignment(local, remote.feedback or "Rejected on the marketplace.", on_marketplace=False)
+        report.rejected_elsewhere += 1
+    return local
+
+
+def _expire_past_hits(campaign: Campaign) -> int:
+    return HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, expires_at__lt=timezone.now()).update(
+        status=HITStatus.EXPIRED)
+
+
+def _all_decided(hit: HIT) -> bool:
+    return not hit.assignments.filter(status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.ACCEPTED)).exists()
+
+
+def sync_campaign(campaign: Campaign) -> SyncReport:
+    """Pull a campaign's submissions and decisions from its marketplace, then apply its review rules."""
+    provider = get_provider(campaign.provider)
+    report = SyncReport()
+    expire_stale_assignments(campaign)
+    if provider.has_marketplace:
+        report.expired_hits = _expire_past_hits(campaign)
+        reviewable = provider.reviewable_hit_ids(campaign) or set()
+        hits = (campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED), marketplace_done=False)
+                .exclude(external_id="").order_by("position", "id"))
+        for hit in hits.iterator(chunk_size=200):
+            hit.campaign = campaign
+            report.hits_checked += 1
+            for remote in provider.submissions(hit):
+                reconcile(hit, remote, report)
+            if hit.external_id in reviewable and _all_decided(hit):
+                provider.mark_reviewed(hit)
+                HIT.objects.filter(pk=hit.pk).update(marketplace_done=True)
+        grant_pending(campaign)
+        pay_pending_bonuses(campaign)
+    if campaign.auto_approve_passing:
+        result = approve_submitted(campaign, passing_checks_only=True)
+        report.auto_approved_by_rules = result.approved
+        report.flagged = result.flagged
+    return report
+
+
+def sync_all() -> SyncReport:
+    """Sync every open campaign (the periodic job)."""
+    total = SyncReport()
+    for campaign in Campaign.objects.exclude(status__in=(CampaignStatus.DRAFT, CampaignStatus.CLOSED)):
+        try:
+            total.merge(sync_campaign(campaign))
+        except Exception:  # one failing campaign must not stop the others; the next run retries it
+            log.exception("sync of campaign %s failed", campaign.pk)
+    return total
+
+
+__all__ = ["ANSWERED", "SyncReport", "reconcile", "sync_all", "sync_campaign"]
