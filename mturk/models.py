@@ -88,7 +88,9 @@ class HIT(models.Model):
     max_assignments = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
     status = models.CharField(max_length=10, choices=HITStatus.choices, default=HITStatus.DRAFT)
     external_id = models.CharField(max_length=100, blank=True, db_index=True)
-    hit_type_id = models.CharField(max_length=100, blank=True, help_text="The marketplace HIT type it was created under.")
+    hit_type_id = models.CharField(
+        max_length=100, blank=True, help_text="The marketplace HIT type it was created under.",
+    )
     marketplace_done = models.BooleanField(
         default=False, help_text="Every marketplace assignment was reconciled and decided; sync skips it.",
     )

@@ -66,6 +66,7 @@ class CrowdProvider(ABC):
 
     def check_campaign(self, campaign: Campaign) -> None:
         """Refuse (ProviderError) a campaign configuration the marketplace would refuse."""
+        return None  # nothing to do without a marketplace
 
     @abstractmethod
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
@@ -81,6 +82,7 @@ class CrowdProvider(ABC):
 
     def mark_reviewed(self, hit: HIT) -> None:
         """Tell the marketplace a HIT's review is finished (it stops listing it as reviewable)."""
+        return None  # nothing to do without a marketplace
 
     @abstractmethod
     def approve(self, assignment: Assignment, feedback: str, override_rejection: bool = False) -> None: ...
@@ -102,12 +104,15 @@ class CrowdProvider(ABC):
 
     def extend(self, hit: HIT, expires_at: datetime) -> None:
         """Keep the HIT on offer until `expires_at` (also re-opens an expired HIT)."""
+        return None  # nothing to do without a marketplace
 
     def add_assignments(self, hit: HIT, count: int, token: str) -> None:
         """Raise the HIT's maximum number of assignments by `count`."""
+        return None  # nothing to do without a marketplace
 
     def delete(self, hit: HIT) -> None:
         """Remove a fully decided HIT from the marketplace."""
+        return None  # nothing to do without a marketplace
 
     def notify(self, campaign: Campaign | None, worker_ids: Sequence[str], subject: str, text: str) -> list[str]:
         """Message workers; returns the ids the message could not reach."""
@@ -119,6 +124,7 @@ class CrowdProvider(ABC):
 
     def grant_participation(self, qualification_id: str, worker: Worker, sandbox: bool) -> None:
         """Silently give a worker a private "already took part" qualification."""
+        return None  # nothing to do without a marketplace
 
     def worker_link(self, campaign: Campaign) -> str | None:
         """The link to hand to workers, for providers that serve their own links."""

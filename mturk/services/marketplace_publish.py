@@ -42,7 +42,8 @@ class _HITTypes:
     def __init__(self, campaign: Campaign, provider) -> None:
         self.campaign = campaign
         self.provider = provider
-        self.known = dict(MarketplaceHITType.objects.filter(campaign=campaign).values_list("config_hash", "external_id"))
+        known = MarketplaceHITType.objects.filter(campaign=campaign).values_list("config_hash", "external_id")
+        self.known = dict(known)
 
     def id_for(self, params: dict[str, Any]) -> str:
         key = _config_hash(params)
