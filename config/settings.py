@@ -194,6 +194,9 @@ MTURK_SUBMIT_HOSTS = env_list(
 )
 MTURK_SYNC_SECONDS = env_int("MTURK_SYNC_SECONDS", 300)  # the periodic sync of marketplace campaigns
 MTURK_EVENTS_QUEUE_URL = env_str("MTURK_EVENTS_QUEUE_URL", "")  # optional SQS queue of MTurk notifications
+MTURK_EVENTS_REGION = env_str("MTURK_EVENTS_REGION", "us-east-1")
 CELERY_BEAT_SCHEDULE = {
     "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
 }
+if MTURK_EVENTS_QUEUE_URL:
+    CELERY_BEAT_SCHEDULE["marketplace-events"] = {"task": "mturk.tasks.poll_marketplace_events", "schedule": 30.0}
