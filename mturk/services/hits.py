@@ -11,7 +11,7 @@ from ..models import HIT, Assignment, Campaign
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
 from ..states import HIT_MACHINE, AssignmentStatus, HITStatus
-from .campaigns import committed_spend, estimate_cost
+from .campaigns import committed_spend, hit_cost
 
 FEE_BOUNDARY = 10  # MTurk charges 40% instead of 20% on HITs with 10 or more assignments
 
@@ -97,7 +97,8 @@ def add_assignments(hit: HIT, count: int, *, confirm_fee_increase: bool = False)
                 "Confirm to try anyway, or add at most "
                 f"{FEE_BOUNDARY - 1 - locked.max_assignments} assignment(s)."
             )
-        cost = estimate_cost(campaign, count, provider).total
+        # The fee tier is per HIT: crossing 10 assignments moves every assignment of the HIT to the higher fee.
+        cost = hit_cost(campaign, provider, total) - hit_cost(campaign, provider, locked.max_assignments)
         if campaign.budget_cap is not None and committed_spend(campaign, provider) + cost > campaign.budget_cap:
             raise HITError(f"Adding {count} assignment(s) (${cost} with fees) would cross the budget cap "
                            f"of ${campaign.budget_cap}.")

@@ -57,7 +57,9 @@ def accept_marketplace_assignment(hit: HIT, worker_external_id: str, assignment_
                 locked.transition(AssignmentStatus.ACCEPTED)
                 locked.accepted_at, locked.deadline = now, Assignment.deadline_for(campaign, now)
             if locked.status == AssignmentStatus.ACCEPTED and locked.external_id != assignment_external_id:
-                locked.external_id = assignment_external_id  # accepted again after a return: a new id
+                # accepted again after a return: a new marketplace assignment with its own time limit
+                locked.external_id = assignment_external_id
+                locked.accepted_at, locked.deadline = now, Assignment.deadline_for(campaign, now)
             locked.save(update_fields=["status", "accepted_at", "deadline", "external_id"])
             return locked
     except IntegrityError:  # two tabs raced to create it

@@ -5,6 +5,7 @@ and stores the result in the same transaction: a failed marketplace call changes
 repeating an action after a crash is harmless."""
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -19,6 +20,12 @@ from ..states import AssignmentStatus
 from ..task_kinds import get_task_kind
 from .campaigns import committed_spend
 from .stages import feed_next_stages
+
+log = logging.getLogger(__name__)
+
+# Flags of an answer kept raw because the task kind could not read the marketplace's copy (see
+# marketplace_sync): approving such work pays the worker but makes no dataset record or next-stage work.
+UNUSABLE_ANSWER_FLAGS = frozenset({"answer_not_on_platform", "answer_invalid"})
 
 
 class ReviewError(ValueError):
@@ -54,8 +61,9 @@ def approve_assignment(assignment: Assignment, feedback: str = "", *, on_marketp
         locked.feedback = feedback
         locked.decided_at = timezone.now()
         locked.save(update_fields=["status", "feedback", "decided_at", "auto_approved"])
-        get_task_kind(campaign.task_kind).on_approved(locked)
-        feed_next_stages(locked)
+        if not UNUSABLE_ANSWER_FLAGS.intersection(locked.check_flags or []):
+            get_task_kind(campaign.task_kind).on_approved(locked)
+            feed_next_stages(locked)
     return locked
 
 
@@ -147,10 +155,15 @@ def pay_bonus(bonus: Bonus) -> Bonus:
 
 
 def pay_pending_bonuses(campaign: Campaign) -> int:
+    """Retry the campaign's unpaid bonuses (same tokens); one the marketplace refuses does not stop the others."""
     paid = 0
     for bonus in Bonus.objects.filter(assignment__hit__campaign=campaign, paid=False).select_related(
-            "assignment__hit__campaign", "assignment__worker"):
-        pay_bonus(bonus)
+            "assignment__hit__campaign", "assignment__worker").order_by("pk"):
+        try:
+            pay_bonus(bonus)
+        except ReviewError as exc:
+            log.warning("bonus %s of campaign %s is still unpaid: %s", bonus.pk, campaign.pk, exc)
+            continue
         paid += 1
     return paid
 

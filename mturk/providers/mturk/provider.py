@@ -308,7 +308,7 @@ def _marketplace_assignment(data: dict[str, Any]) -> MarketplaceAssignment:
     try:
         answers = parse_answers(data.get("Answer", ""))
     except ValueError:
-        answers = {}
+        answers = {"unparsed_answer_xml": data.get("Answer", "")}  # kept raw; the sync flags it
     return MarketplaceAssignment(
         assignment_id=data["AssignmentId"],
         worker_id=data["WorkerId"],
