@@ -108,8 +108,9 @@ LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
 
 # Celery: no broker -> tasks run in-process, synchronously.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+_broker = env_str("CELERY_BROKER_URL", "")
+CELERY_BROKER_URL = _broker or "memory://"  # never used when eager; keeps kombu from guessing a broker
+CELERY_TASK_ALWAYS_EAGER = not _broker
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
 CELERY_TASK_ACKS_LATE = True

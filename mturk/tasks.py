@@ -44,3 +44,25 @@ def build_dataset_export(export_id: int) -> str:
     from .services.exports import build_export
 
     return build_export(DatasetExport.objects.get(pk=export_id)).status
+
+
+@shared_task(acks_late=True, autoretry_for=(MarketplaceUnavailable,), retry_backoff=60, max_retries=5)
+def grant_participation(campaign_id: int) -> int:
+    """Grant the campaign's stored participation qualifications on its marketplace (silently)."""
+    from .services.participation import grant_pending
+
+    return grant_pending(Campaign.objects.get(pk=campaign_id))
+
+
+@shared_task(acks_late=True)
+def poll_marketplace_events() -> dict:
+    """Read MTurk's event notifications from the SQS queue (MTURK_EVENTS_QUEUE_URL) and sync the HITs they name."""
+    from dataclasses import asdict
+
+    from django.conf import settings
+
+    from .services.marketplace_events import poll_queue
+
+    if not settings.MTURK_EVENTS_QUEUE_URL:
+        return {}
+    return asdict(poll_queue(settings.MTURK_EVENTS_QUEUE_URL))

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Sum
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from ..models import HIT, Bonus, Campaign
@@ -160,10 +160,15 @@ def estimate_cost(campaign: Campaign, assignments: int, provider: CrowdProvider 
 
 def committed_spend(campaign: Campaign, provider: CrowdProvider) -> Decimal:
     """What the campaign may already cost: every slot of its published HITs, and its bonuses, with fees."""
-    slots = campaign.hits.exclude(status=HITStatus.DRAFT).aggregate(n=Sum("max_assignments"))["n"] or 0
+    sizes = campaign.hits.exclude(status=HITStatus.DRAFT).values_list("max_assignments").annotate(n=Count("pk"))
+    slots = sum((hit_cost(campaign, provider, size) * n for size, n in sizes), Decimal("0"))
     bonuses = list(Bonus.objects.filter(assignment__hit__campaign=campaign).values_list("amount", flat=True))
-    return (estimate_cost(campaign, slots, provider).total
-            + sum((b + provider.bonus_fee(b) for b in bonuses), Decimal("0")))
+    return slots + sum((b + provider.bonus_fee(b) for b in bonuses), Decimal("0"))
+
+
+def hit_cost(campaign: Campaign, provider: CrowdProvider, assignments: int) -> Decimal:
+    """Rewards and fees of one HIT of `assignments` assignments (the fee tier depends on that number)."""
+    return (campaign.reward + money(provider.assignment_fee(campaign, assignments))) * assignments
 
 
 @dataclass(frozen=True)
@@ -189,11 +194,10 @@ def _environment(campaign: Campaign, provider: CrowdProvider, sandbox: bool | No
 def plan_publication(campaign: Campaign, provider: CrowdProvider) -> tuple[list[HIT], list[HIT]]:
     """(HITs to publish, all draft HITs): drafts in order until the budget cap would be crossed."""
     drafts = list(campaign.hits.filter(status=HITStatus.DRAFT).order_by("position", "id"))
-    per_assignment = estimate_cost(campaign, 1, provider).total
     spent = committed_spend(campaign, provider)
     to_publish: list[HIT] = []
     for hit in drafts:
-        cost = per_assignment * hit.max_assignments
+        cost = hit_cost(campaign, provider, hit.max_assignments)
         if campaign.budget_cap is not None and spent + cost > campaign.budget_cap:
             break
         to_publish.append(hit)

@@ -53,14 +53,15 @@ def accept_marketplace_assignment(hit: HIT, worker_external_id: str, assignment_
             if locked is None:
                 return Assignment.objects.create(hit=hit, worker=worker, external_id=assignment_external_id,
                                                  accepted_at=now, deadline=Assignment.deadline_for(campaign, now))
-            if locked.status in (AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED):
+            reopened = locked.status in (AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED)
+            if reopened:
                 locked.transition(AssignmentStatus.ACCEPTED)
-                locked.accepted_at, locked.deadline = now, Assignment.deadline_for(campaign, now)
-            if locked.status == AssignmentStatus.ACCEPTED and locked.external_id != assignment_external_id:
+            if reopened or locked.external_id != assignment_external_id:
                 # accepted again after a return: a new marketplace assignment with its own time limit
+                # (a forged visit can change the id too; the sync puts back the one MTurk reports)
                 locked.external_id = assignment_external_id
                 locked.accepted_at, locked.deadline = now, Assignment.deadline_for(campaign, now)
-            locked.save(update_fields=["status", "accepted_at", "deadline", "external_id"])
+                locked.save(update_fields=["status", "accepted_at", "deadline", "external_id"])
             return locked
     except IntegrityError:  # two tabs raced to create it
         return Assignment.objects.get(hit=hit, worker=worker)

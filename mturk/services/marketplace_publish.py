@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from ..models import HIT, Campaign, MarketplaceHITType
 from ..providers.base import ProviderError
+from ..providers.mturk.notifications import configure_hit_type
 from ..providers.mturk.qualifications import not_participated
 from ..providers.registry import get_provider
 from ..states import HITStatus
@@ -49,6 +51,8 @@ class _HITTypes:
         key = _config_hash(params)
         if key not in self.known:
             external = self.provider.create_hit_type(self.campaign, params)
+            if settings.MTURK_EVENTS_QUEUE_URL:  # events make new work show up before the periodic sync
+                configure_hit_type(external, settings.MTURK_EVENTS_QUEUE_URL, self.campaign.sandbox)
             MarketplaceHITType.objects.get_or_create(campaign=self.campaign, config_hash=key,
                                                      defaults={"external_id": external})
             self.known[key] = external
@@ -91,6 +95,5 @@ def create_pending_hits(campaign: Campaign, limit: int | None = None) -> Creatio
         raise
     finally:
         report.pending = pending_hits(campaign).count()
-    if campaign.marketplace_error:
-        Campaign.objects.filter(pk=campaign.pk).update(marketplace_error="")
+    Campaign.objects.filter(pk=campaign.pk).exclude(marketplace_error="").update(marketplace_error="")
     return report

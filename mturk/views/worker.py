@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,6 +16,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import HIT, Campaign, Worker
+from ..providers.registry import get_provider
 from ..selectors import assignment_for_page
 from ..services.assignments import (
     NoTaskAvailable,
@@ -23,8 +25,11 @@ from ..services.assignments import (
     new_local_worker,
     submit_answer,
 )
+from ..services.marketplace_arrivals import completion_code
+from ..services.participation import record_participation
 from ..states import ANSWERED, AssignmentStatus
 from ..task_kinds import get_task_kind
+from ..tasks import grant_participation
 from ..tokens import (
     TokenError,
     assignment_token,
@@ -128,7 +133,8 @@ def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
 
 
 def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str | None,
-                 next_url: str | None) -> HttpResponse:
+                 next_url: str | None, handoff: dict[str, str] | None = None) -> HttpResponse:
+    """`handoff` ({"url", "assignment_id"}): where the browser posts the stored answer (marketplaces)."""
     kind = get_task_kind(campaign.task_kind)
     context: dict[str, Any] = {
         "campaign": campaign,
@@ -140,6 +146,7 @@ def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str 
         "submit_url": reverse("task-submit"),
         "next_url": next_url,
         "draft_key": f"draft:{campaign.pk}:{hit.pk}",
+        "handoff": handoff,
     }
     return frameable(render(request, "mturk/task_page.html", context))
 
@@ -180,13 +187,17 @@ def submit(request: HttpRequest) -> JsonResponse:
         return _json_error(exc.status_code, exc.message, exc.errors)
     campaign = result.assignment.hit.campaign
     next_url = next_task_url(campaign, claim.worker_external_id)
-    return JsonResponse(
-        {
-            "status": "stored" if result.created else "already_stored",
-            "message": "Thank you! Your answer has been saved." if result.created
-            else "Your answer had already been received.",
-            "assignment": result.assignment.pk,
-            "next_url": next_url,
-        },
-        status=201 if result.created else 200,
-    )
+    response: dict[str, Any] = {
+        "status": "stored" if result.created else "already_stored",
+        "message": "Thank you! Your answer has been saved." if result.created
+        else "Your answer had already been received.",
+        "assignment": result.assignment.pk,
+        "next_url": next_url,
+    }
+    if get_provider(campaign.provider).has_marketplace:
+        # The page hands the stored answer off to the marketplace; the code lets the worker retry.
+        response["completion_code"] = completion_code(result.assignment)
+        response["answer"] = result.assignment.answer
+        if record_participation(result.assignment):
+            transaction.on_commit(lambda: grant_participation.delay(campaign.pk))
+    return JsonResponse(response, status=201 if result.created else 200)

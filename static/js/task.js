@@ -2,7 +2,9 @@
    Task kinds may add window.TaskKinds[kind] = {collect(form), validate(answer, form),
    draft(form) (what to keep as the draft; default: collect), restore(saved, form) (reload a draft)}.
    Kind scripts call window.TaskKinds.saveDraft() (or dispatch an "input" event on the form) after a change.
-   No cookies: the signed token in the page identifies the assignment. */
+   No cookies: the signed token in the page identifies the assignment.
+   Once the server has stored the answer, the form gets a "task:stored" event (detail: {response, answer})
+   for marketplace hand-offs (see mturk_handoff.js). */
 (function () {
   "use strict";
   var form = document.getElementById("task-form");
@@ -99,7 +101,7 @@
     });
   }
 
-  function done(body) {
+  function done(body, answer) {
     try { localStorage.removeItem(draftKey); } catch (e) { /* ignore */ }
     form.hidden = true;
     var panel = document.getElementById("task-done");
@@ -108,6 +110,7 @@
     if (body.next_url) { next.href = body.next_url; next.hidden = false; }
     panel.hidden = false;
     (body.next_url ? next : panel).focus();
+    form.dispatchEvent(new CustomEvent("task:stored", {detail: {response: body, answer: answer}}));
   }
 
   if (form.dataset.preview) { return; }
@@ -132,7 +135,7 @@
     }).then(function (response) {
       return response.json().then(function (body) { return {ok: response.ok, body: body}; });
     }).then(function (result) {
-      if (result.ok) { done(result.body); return; }
+      if (result.ok) { done(result.body, answer); return; }
       button.disabled = false;
       showErrors(result.body.fields || {}, result.body.error);
     }).catch(function () {

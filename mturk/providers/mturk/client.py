@@ -55,7 +55,7 @@ def get_client(sandbox: bool) -> Any:
                 "mturk",
                 region_name=SANDBOX_REGION if sandbox and not endpoint else PRODUCTION_REGION,
                 endpoint_url=endpoint,
-                config=Config(retries={"max_attempts": 1, "mode": "standard"},  # our retries, not botocore's
+                config=Config(retries={"total_max_attempts": 1, "mode": "standard"},  # our retries only
                               connect_timeout=10, read_timeout=30),
             )
             _clients[sandbox] = client

@@ -34,6 +34,8 @@ def usd(amount: Decimal | str | int) -> str:
         raise LimitError("money amounts must be Decimal or str, not float")
     try:
         value = Decimal(amount).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        if value.is_nan():  # a quiet NaN survives quantize but not the comparison below
+            raise InvalidOperation
     except InvalidOperation:
         raise LimitError(f"'{amount}' is not an amount of money") from None
     text = f"{value:f}"
