@@ -4,13 +4,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Count, DecimalField, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
+from django.db.models import (
+    Case,
+    Count,
+    DecimalField,
+    IntegerField,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 
 from .models import HIT, Assignment, Bonus, Campaign
 from .providers.base import money
-from .providers.registry import get_provider
-from .states import ANSWERED, AssignmentStatus
+from .providers.registry import get_provider, provider_names
+from .states import ANSWERED, AssignmentStatus, HITStatus
 
 
 def _count(queryset: QuerySet, group: str) -> Coalesce:
@@ -19,7 +30,13 @@ def _count(queryset: QuerySet, group: str) -> Coalesce:
 
 
 def campaigns_with_progress() -> QuerySet[Campaign]:
-    """Campaigns annotated with HIT and assignment counts and bonus totals, in one query."""
+    """Campaigns annotated with HIT and assignment counts and bonus totals, in one query.
+
+    `pending_creation`: published HITs a marketplace job has not created yet (always 0 without a marketplace,
+    whose published HITs never get a marketplace id)."""
+    marketplaces = [name for name in provider_names() if get_provider(name).has_marketplace]
+    pending = _count(
+        HIT.objects.filter(campaign=OuterRef("pk"), status=HITStatus.PUBLISHED, external_id=""), "campaign")
     of_campaign = Assignment.objects.filter(hit__campaign=OuterRef("pk"))
     required = (
         HIT.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign")
@@ -41,6 +58,8 @@ def campaigns_with_progress() -> QuerySet[Campaign]:
             Subquery(bonuses, output_field=DecimalField(max_digits=10, decimal_places=2)),
             Value(Decimal("0")), output_field=DecimalField(max_digits=10, decimal_places=2),
         ),
+        pending_creation=Case(When(provider__in=marketplaces, then=pending), default=Value(0),
+                              output_field=IntegerField()),
     )
 
 

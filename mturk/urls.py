@@ -1,14 +1,20 @@
 from django.urls import path
 
+from .api.views import ProviderBalanceView
 from .views import mturk_worker, researcher, worker
 
 urlpatterns = [
     path("", researcher.dashboard, name="dashboard"),
     path("campaigns/<int:pk>/", researcher.campaign_detail, name="campaign-page"),
-    path("campaigns/<int:pk>/publish/", researcher.publish, name="campaign-publish"),
+    path("campaigns/<int:pk>/publish/", researcher.publish, name="campaign-page-publish"),
     path("campaigns/<int:pk>/approve-all/", researcher.approve_all, name="campaign-approve-all"),
     path("campaigns/<int:pk>/assignments/<int:assignment_pk>/review/", researcher.review_assignment,
          name="assignment-review"),
+    path("campaigns/<int:pk>/sync/", researcher.sync_now, name="campaign-page-sync"),
+    path("campaigns/<int:pk>/expire/", researcher.expire_all, name="campaign-page-expire"),
+    path("campaigns/<int:pk>/delete-decided/", researcher.delete_decided, name="campaign-page-delete-decided"),
+    path("campaigns/<int:pk>/message/", researcher.message, name="campaign-page-message"),
+    path("api/providers/<str:name>/balance/", ProviderBalanceView.as_view(), name="provider-balance"),
     path("w/<str:token>/", worker.campaign_entry, name="campaign-entry"),
     path("task/", worker.task_page, name="task-page"),
     path("task/submit/", worker.submit, name="task-submit"),

@@ -26,6 +26,8 @@ class ProgressSerializer(serializers.Serializer):
 class CampaignSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
     hit_count = serializers.IntegerField(read_only=True)
+    pending_creation = serializers.IntegerField(
+        read_only=True, help_text="Published HITs a background job has not created on the marketplace yet.")
     worker_link = serializers.SerializerMethodField()
 
     class Meta:
@@ -34,7 +36,8 @@ class CampaignSerializer(serializers.ModelSerializer):
             "id", "name", "task_kind", "provider", "status", "title", "description", "instructions",
             "reward", "assignments_per_hit", "time_limit_seconds", "max_assignments_per_worker",
             "budget_cap", "options", "is_simulated", "source_stage", "created_at", "published_at", "hit_count",
-            "progress", "worker_link",
+            "progress", "worker_link", "keywords", "lifetime_seconds", "auto_approval_delay_seconds",
+            "qualifications", "auto_approve_passing", "sandbox", "marketplace_error", "pending_creation",
         ]
         read_only_fields = fields
 
@@ -65,6 +68,19 @@ class CampaignCreateSerializer(StrictSerializer):
         queryset=Campaign.objects.all(), required=False, allow_null=True,
         help_text="Campaign whose approved results add this campaign's HITs (stage chaining).",
     )
+    keywords = serializers.CharField(max_length=1000, required=False, allow_blank=True,
+                                     help_text="Comma-separated search keywords (marketplaces).")
+    lifetime_seconds = serializers.IntegerField(min_value=30, max_value=365 * 24 * 3600, required=False,
+                                                help_text="How long a HIT stays on offer.")
+    auto_approval_delay_seconds = serializers.IntegerField(
+        min_value=0, max_value=30 * 24 * 3600, required=False,
+        help_text="Submitted work the marketplace approves by itself after this delay.")
+    qualifications = serializers.DictField(
+        required=False,
+        help_text='Worker requirements, e.g. {"approval_rate_min": 95, "locales": ["US"]} (keys: approval_rate_min, '
+                  "approved_min, locales, masters, adult).")
+    auto_approve_passing = serializers.BooleanField(
+        required=False, help_text="Each sync approves submitted work that passes the task kind's checks.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,6 +94,10 @@ class HitItemsSerializer(StrictSerializer):
 
 class PublishSerializer(StrictSerializer):
     provider = serializers.ChoiceField(choices=[], required=False)
+    sandbox = serializers.BooleanField(
+        required=False, allow_null=True, default=None,
+        help_text="Marketplaces: publish to the sandbox (default: the MTURK_SANDBOX setting). Fixed at the first "
+                  "publication.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -126,3 +146,21 @@ class BonusSerializer(StrictSerializer):
 
 class BlockSerializer(StrictSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class NotifySerializer(StrictSerializer):
+    subject = serializers.CharField()
+    text = serializers.CharField()
+    worker_ids = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, allow_empty=False,
+        help_text="Marketplace worker ids (default: every worker of the campaign).")
+
+
+class ExtendSerializer(StrictSerializer):
+    seconds = serializers.IntegerField(help_text="How much longer the HIT stays on offer (60 s to 365 days).")
+
+
+class AddAssignmentsSerializer(StrictSerializer):
+    count = serializers.IntegerField(help_text="How many more workers may do the HIT (1 to 1000).")
+    confirm_fee_increase = serializers.BooleanField(
+        default=False, help_text="Accept the higher fee of HITs with 10 or more assignments.")

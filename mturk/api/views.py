@@ -1,41 +1,66 @@
 """REST API for campaigns, HITs, workers and assignments (token authentication, staff only)."""
 from __future__ import annotations
 
+from dataclasses import asdict
+
+from django.conf import settings
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from ..models import HIT, Assignment, Worker
+from ..providers.base import ProviderError
+from ..providers.registry import UnknownProvider, get_provider
 from ..selectors import campaigns_with_progress
 from ..services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign, set_campaign_status
-from ..services.hits import HITError, expire_hit
+from ..services.hits import (
+    HITError,
+    delete_decided_hits,
+    delete_hit,
+    expire_campaign,
+    expire_hit,
+    extend_hit,
+)
+from ..services.hits import add_assignments as add_hit_assignments
+from ..services.marketplace_sync import sync_campaign
 from ..services.review import (
     ReviewError,
     approve_assignment,
     approve_submitted,
     grant_bonus,
+    message_workers,
     reject_assignment,
     set_worker_blocked,
 )
 from ..states import CampaignStatus, InvalidTransition
 from ..task_kinds import UnknownTaskKind
+from .publication import preview_dict, preview_publication
 from .serializers import (
+    AddAssignmentsSerializer,
     AssignmentSerializer,
     BlockSerializer,
     BonusSerializer,
     CampaignCreateSerializer,
     CampaignSerializer,
+    ExtendSerializer,
     FeedbackSerializer,
     HitItemsSerializer,
     HITSerializer,
+    NotifySerializer,
     PublishSerializer,
     WorkerSerializer,
 )
 
 REFUSED = (CampaignError, ReviewError, HITError, InvalidTransition, UnknownTaskKind)
+EXPIRE_NOTE = "Workers who already accepted a HIT may still submit until their assignment deadline."
+SANDBOX_PARAMETER = OpenApiParameter(
+    "sandbox", OpenApiTypes.BOOL, required=False,
+    description="The marketplace's sandbox (1) or production (0); default: the campaign's or MTURK_SANDBOX.")
 
 
 def _valid(serializer_class, request: Request) -> dict:
@@ -47,6 +72,22 @@ def _valid(serializer_class, request: Request) -> dict:
 def _refused(exc: Exception) -> Response:
     return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT
                     if isinstance(exc, InvalidTransition) else status.HTTP_400_BAD_REQUEST)
+
+
+def _marketplace_failed(exc: Exception) -> Response:
+    """The marketplace refused or failed a call that had no input of ours to blame."""
+    return Response({"detail": str(exc)}, status=status.HTTP_502_BAD_GATEWAY)
+
+
+def _flag(request: Request, name: str) -> bool | None:
+    """A boolean query parameter (1/0, true/false); None when absent. Anything else is a 400."""
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        return serializers.BooleanField().run_validation(value)
+    except serializers.ValidationError:
+        raise serializers.ValidationError({name: f"'{value}' is not a boolean (use 1 or 0)."}) from None
 
 
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -78,15 +119,74 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(request=PublishSerializer, responses={200: CampaignSerializer})
     @action(detail=True, methods=["post"])
     def publish(self, request: Request, pk: str) -> Response:
+        """Publish the draft HITs within the budget cap. On a marketplace, `queued` says a background job
+        creates them there (follow `pending_creation` and `marketplace_error`)."""
         data = _valid(PublishSerializer, request)
         try:
-            result = publish_campaign(self.get_object(), data.get("provider"))
+            result = publish_campaign(self.get_object(), data.get("provider"), sandbox=data.get("sandbox"))
         except REFUSED as exc:
             return _refused(exc)
         body = self.get_serializer(self.get_queryset().get(pk=pk)).data
         body["published"] = result.published
         body["left_in_draft"] = result.left_in_draft
+        body["stopped_by_budget"] = result.stopped_by_budget
+        body["queued"] = result.queued
+        body["cost"] = {"assignments": result.cost.assignments, "rewards": str(result.cost.rewards),
+                        "fees": str(result.cost.fees), "total": str(result.cost.total)}
         return Response(body)
+
+    @extend_schema(request=None, responses={200: dict},
+                   parameters=[SANDBOX_PARAMETER, OpenApiParameter("provider", str, required=False)])
+    @action(detail=True, methods=["get"])
+    def estimate(self, request: Request, pk: str) -> Response:
+        """What publishing would do, with no marketplace call and no change: the cost with fees of every
+        draft HIT and of those the budget cap lets through, the worker requirements, and `error` when
+        publishing would be refused."""
+        sandbox = _flag(request, "sandbox")
+        try:
+            preview = preview_publication(self.get_object(), request.query_params.get("provider") or None,
+                                          sandbox=sandbox)
+        except UnknownProvider as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(preview_dict(preview))
+
+    @extend_schema(request=None, responses={200: dict, 502: dict})
+    @action(detail=True, methods=["post"])
+    def sync(self, request: Request, pk: str) -> Response:
+        """Pull submissions and decisions from the marketplace now, then apply the review rules."""
+        try:
+            report = sync_campaign(self.get_object())
+        except (ProviderError, ReviewError) as exc:
+            return _marketplace_failed(exc)
+        return Response(asdict(report))
+
+    @extend_schema(request=None, responses={200: dict})
+    @action(detail=True, methods=["post"])
+    def expire(self, request: Request, pk: str) -> Response:
+        """Expire every published HIT. Workers who already accepted one may still submit until their deadline."""
+        try:
+            expired = expire_campaign(self.get_object())
+        except REFUSED as exc:
+            return _refused(exc)
+        return Response({"expired": expired, "detail": EXPIRE_NOTE})
+
+    @extend_schema(request=None, responses={200: dict})
+    @action(detail=True, methods=["post"], url_path="delete-decided")
+    def delete_decided(self, request: Request, pk: str) -> Response:
+        """Delete every expired HIT whose work is all decided; `skipped` says why the others stay."""
+        deleted, skipped = delete_decided_hits(self.get_object())
+        return Response({"deleted": deleted, "skipped": {str(hit): why for hit, why in skipped.items()}})
+
+    @extend_schema(request=NotifySerializer, responses={200: dict})
+    @action(detail=True, methods=["post"])
+    def notify(self, request: Request, pk: str) -> Response:
+        """Message the campaign's workers (or `worker_ids`); `failed` lists the ids the message did not reach."""
+        data = _valid(NotifySerializer, request)
+        try:
+            failed = message_workers(self.get_object(), data["subject"], data["text"], data.get("worker_ids"))
+        except REFUSED as exc:
+            return _refused(exc)
+        return Response({"failed": failed})
 
     def _status(self, target: str) -> Response:
         try:
@@ -123,14 +223,38 @@ class HITViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             queryset = queryset.filter(campaign_id=campaign)
         return queryset.order_by("campaign_id", "position", "id")
 
-    @extend_schema(request=None, responses={200: HITSerializer})
-    @action(detail=True, methods=["post"])
-    def expire(self, request: Request, pk: str) -> Response:
+    def _change(self, action_fn, *args, **kwargs) -> Response:
         try:
-            hit = expire_hit(self.get_object())
+            hit = action_fn(self.get_object(), *args, **kwargs)
         except REFUSED as exc:
             return _refused(exc)
         return Response(HITSerializer(hit).data)
+
+    @extend_schema(request=None, responses={200: HITSerializer})
+    @action(detail=True, methods=["post"])
+    def expire(self, request: Request, pk: str) -> Response:
+        """Take the HIT off offer now. Workers who already accepted it may still submit until their deadline."""
+        return self._change(expire_hit)
+
+    @extend_schema(request=ExtendSerializer, responses={200: HITSerializer})
+    @action(detail=True, methods=["post"])
+    def extend(self, request: Request, pk: str) -> Response:
+        """Keep the HIT on offer `seconds` longer than now or its current expiry (an expired HIT re-opens)."""
+        return self._change(extend_hit, _valid(ExtendSerializer, request)["seconds"])
+
+    @extend_schema(request=AddAssignmentsSerializer, responses={200: HITSerializer})
+    @action(detail=True, methods=["post"], url_path="add-assignments")
+    def add_assignments(self, request: Request, pk: str) -> Response:
+        """Let `count` more workers do the HIT, within the budget cap. Reaching 10 or more assignments raises
+        the marketplace fee and needs `confirm_fee_increase`."""
+        data = _valid(AddAssignmentsSerializer, request)
+        return self._change(add_hit_assignments, data["count"], confirm_fee_increase=data["confirm_fee_increase"])
+
+    @extend_schema(request=None, responses={200: HITSerializer})
+    @action(detail=True, methods=["post"], url_path="delete", url_name="delete")
+    def delete_from_marketplace(self, request: Request, pk: str) -> Response:
+        """Remove the HIT from the marketplace once all its work is decided (our record stays, disposed)."""
+        return self._change(delete_hit)
 
 
 class WorkerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -150,7 +274,11 @@ class WorkerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(request=None, responses={200: WorkerSerializer})
     @action(detail=True, methods=["post"])
     def unblock(self, request: Request, pk: str) -> Response:
-        return Response(WorkerSerializer(set_worker_blocked(self.get_object(), False)).data)
+        try:
+            worker = set_worker_blocked(self.get_object(), False)
+        except REFUSED as exc:
+            return _refused(exc)
+        return Response(WorkerSerializer(worker).data)
 
 
 class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -175,6 +303,8 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=FeedbackSerializer, responses={200: AssignmentSerializer})
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, pk: str) -> Response:
+        """Approve submitted work (idempotent). Approving a *rejected* assignment overrides the rejection:
+        the worker is paid, and on MTurk the call is made with `OverrideRejection`."""
         return self._review(approve_assignment, _valid(FeedbackSerializer, request)["feedback"])
 
     @extend_schema(request=FeedbackSerializer, responses={200: AssignmentSerializer})
@@ -191,3 +321,25 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         except REFUSED as exc:
             return _refused(exc)
         return Response({"id": bonus.pk, "amount": str(bonus.amount), "paid": bonus.paid}, status=201)
+
+
+class ProviderBalanceView(APIView):
+    """The provider account's available balance (asks the marketplace: one call per request)."""
+
+    @extend_schema(parameters=[SANDBOX_PARAMETER], responses={200: dict, 400: dict, 404: dict, 502: dict})
+    def get(self, request: Request, name: str) -> Response:
+        try:
+            provider = get_provider(name)
+        except UnknownProvider as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        sandbox = _flag(request, "sandbox")
+        if sandbox is None:
+            sandbox = settings.MTURK_SANDBOX
+        try:
+            balance = provider.balance(sandbox)
+        except ProviderError as exc:
+            return _marketplace_failed(exc)
+        if balance is None:
+            return Response({"detail": f"the {provider.name} provider has no account, so no balance"},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return Response({"provider": provider.name, "sandbox": sandbox, "balance": str(balance)})

@@ -181,7 +181,7 @@ class PublishResult:
     queued: bool = False
 
 
-def _environment(campaign: Campaign, provider: CrowdProvider, sandbox: bool | None) -> None:
+def settle_environment(campaign: Campaign, provider: CrowdProvider, sandbox: bool | None) -> None:
     """Settle where a marketplace campaign runs: sandbox or production, fixed at its first publish."""
     wanted = settings.MTURK_SANDBOX if sandbox is None else sandbox
     if not provider.has_marketplace or campaign.status == CampaignStatus.DRAFT:
@@ -229,7 +229,7 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
                     f"campaign '{campaign.name}' is already published on '{campaign.provider}'"
                 )
             campaign.provider = provider.name
-        _environment(campaign, provider, sandbox)
+        settle_environment(campaign, provider, sandbox)
         _check_provider(campaign, provider)
         to_publish, drafts = plan_publication(campaign, provider)
         for hit in to_publish:

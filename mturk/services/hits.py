@@ -128,7 +128,7 @@ def delete_hit(hit: HIT) -> HIT:
         if locked.status == HITStatus.PUBLISHED and locked.expires_at and locked.expires_at > timezone.now():
             raise HITError(f"HIT {locked.pk} is still on offer; expire it first.")
         HIT_MACHINE.check(locked.status, HITStatus.DISPOSED)
-        if locked.status != HITStatus.DRAFT:
+        if locked.external_id:  # a HIT expired before the job created it never reached the marketplace
             _provider_call(get_provider(locked.campaign.provider).delete, locked)
         locked.transition(HITStatus.DISPOSED)
         locked.marketplace_done = True

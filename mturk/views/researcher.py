@@ -5,6 +5,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, user_passes_test
 from django.core.paginator import Paginator
@@ -13,12 +14,22 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from ..api.publication import preview_publication
 from ..models import Assignment, Campaign
+from ..providers.base import ProviderError
 from ..providers.registry import get_provider
 from ..selectors import campaign_assignments, campaigns_with_progress, progress_of, stage_chain
 from ..services.campaigns import CampaignError, publish_campaign
-from ..services.review import ReviewError, approve_assignment, approve_submitted, reject_assignment
-from ..states import AssignmentStatus, InvalidTransition
+from ..services.hits import HITError, delete_decided_hits, expire_campaign
+from ..services.marketplace_sync import sync_campaign
+from ..services.review import (
+    ReviewError,
+    approve_assignment,
+    approve_submitted,
+    message_workers,
+    reject_assignment,
+)
+from ..states import AssignmentStatus, CampaignStatus, InvalidTransition
 from ..task_kinds import get_task_kind
 
 ASSIGNMENTS_PER_PAGE = 50
@@ -63,8 +74,30 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "status_filter": status,
         "statuses": AssignmentStatus.choices,
         "worker_link": get_provider(campaign.provider).worker_link(campaign),
+        "marketplace": _marketplace_facts(campaign),
     }
     return render(request, "mturk/campaign_detail.html", context)
+
+
+def _marketplace_facts(campaign: Campaign) -> dict[str, Any] | None:
+    """What the page shows about a marketplace campaign, from our database only: the marketplace is
+    never called on a page view (no balance here; the API has it)."""
+    provider = get_provider(campaign.provider)
+    if not provider.has_marketplace:
+        return None
+    draft = campaign.status == CampaignStatus.DRAFT
+    sandbox = settings.MTURK_SANDBOX if draft else campaign.sandbox
+    preview = preview_publication(campaign) if campaign.status != CampaignStatus.CLOSED else None
+    fee = provider.assignment_fee(campaign)
+    return {
+        "environment": "sandbox" if sandbox else "production",
+        "environment_fixed": not draft,
+        "pending_creation": campaign.pending_creation,
+        "error": campaign.marketplace_error,
+        "fee": fee,
+        "per_assignment": campaign.reward + fee,
+        "preview": preview,
+    }
 
 
 @require_POST
@@ -106,11 +139,74 @@ def approve_all(request: HttpRequest, pk: int) -> HttpResponse:
 @researcher_required
 def publish(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
+    sandbox = {"sandbox": True, "production": False}.get(request.POST.get("environment", ""))
     try:
-        result = publish_campaign(campaign)
+        result = publish_campaign(campaign, sandbox=sandbox)
     except (CampaignError, InvalidTransition) as exc:
         messages.error(request, str(exc))
     else:
         note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
-        messages.success(request, f"Published {result.published} HIT(s), cost up to ${result.cost.total}.{note}")
+        queued = " Their creation on the marketplace is queued." if result.queued else ""
+        messages.success(request, f"Published {result.published} HIT(s), cost up to ${result.cost.total}."
+                                  f"{note}{queued}")
+    return redirect("campaign-page", pk=pk)
+
+
+@require_POST
+@researcher_required
+def sync_now(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    try:
+        report = sync_campaign(campaign)
+    except (ProviderError, ReviewError, InvalidTransition) as exc:
+        messages.error(request, f"Sync stopped: {exc}")
+    else:
+        flagged = f", {len(report.flagged)} flagged by the checks" if report.flagged else ""
+        messages.success(
+            request,
+            f"Synced {report.hits_checked} HIT(s): {report.new_submissions} new submission(s), "
+            f"{report.approved_elsewhere} approved and {report.rejected_elsewhere} rejected on the marketplace, "
+            f"{report.returned} returned, {report.expired_hits} HIT(s) expired, "
+            f"{report.auto_approved_by_rules} approved by the campaign's rules{flagged}.",
+        )
+    return redirect("campaign-page", pk=pk)
+
+
+@require_POST
+@researcher_required
+def expire_all(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    try:
+        expired = expire_campaign(campaign)
+    except (HITError, InvalidTransition) as exc:
+        messages.error(request, f"Expiring stopped: {exc}")
+    else:
+        messages.success(request, f"Expired {expired} HIT(s). Workers who already accepted one may still submit "
+                                  "until their deadline.")
+    return redirect("campaign-page", pk=pk)
+
+
+@require_POST
+@researcher_required
+def delete_decided(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    deleted, skipped = delete_decided_hits(campaign)
+    kept = f" {len(skipped)} kept (work still undecided or in progress)." if skipped else ""
+    messages.success(request, f"Deleted {deleted} HIT(s) whose work is all decided.{kept}")
+    return redirect("campaign-page", pk=pk)
+
+
+@require_POST
+@researcher_required
+def message(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    try:
+        failed = message_workers(campaign, request.POST.get("subject", ""), request.POST.get("text", ""))
+    except ReviewError as exc:
+        messages.error(request, f"Message not sent: {exc}")
+    else:
+        if failed:
+            messages.error(request, f"The message did not reach {len(failed)} worker(s): {', '.join(failed)}")
+        else:
+            messages.success(request, "Message sent to the campaign's workers.")
     return redirect("campaign-page", pk=pk)

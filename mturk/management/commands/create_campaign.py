@@ -3,7 +3,8 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...providers.registry import provider_names
+from ...providers.base import ProviderError
+from ...providers.registry import UnknownProvider, get_provider, provider_names
 from ...services.campaigns import CampaignError, create_campaign
 from ...task_kinds import UnknownTaskKind, task_kind_names
 from ._common import find_campaign
@@ -14,6 +15,15 @@ def decimal_arg(value: str) -> Decimal:
         return Decimal(value)
     except InvalidOperation:
         raise CommandError(f"'{value}' is not a number") from None
+
+
+def json_arg(flag: str, value: str | None):
+    if not value:
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{flag} is not valid JSON: {exc}") from None
 
 
 class Command(BaseCommand):
@@ -36,12 +46,19 @@ class Command(BaseCommand):
                             help="one HIT per description not linked yet whose image has boxes (link_words)")
         parser.add_argument("--after", metavar="CAMPAIGN",
                             help="source stage: each result approved there adds this campaign's HITs")
+        parser.add_argument("--keywords", default="", help="comma-separated search keywords (marketplaces)")
+        parser.add_argument("--lifetime", type=int, help="seconds a HIT stays on offer (default: 7 days)")
+        parser.add_argument("--auto-approval-delay", type=int,
+                            help="seconds after which the marketplace approves submitted work by itself")
+        parser.add_argument("--qualifications",
+                            help='worker requirements as JSON, e.g. \'{"approval_rate_min": 95, "locales": ["US"]}\' '
+                                 "(keys: approval_rate_min, approved_min, locales, masters, adult)")
+        parser.add_argument("--auto-approve-passing", action="store_true",
+                            help="each sync approves submitted work that passes the task kind's checks")
 
     def handle(self, *args, **o):
-        try:
-            options = json.loads(o["options"]) if o["options"] else None
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"--options is not valid JSON: {exc}") from None
+        options = json_arg("--options", o["options"])
+        qualifications = json_arg("--qualifications", o["qualifications"])
         items = None
         if o["all_images"]:
             from annotation.models import Image
@@ -59,7 +76,14 @@ class Command(BaseCommand):
                 assignments_per_hit=o["assignments"], time_limit_seconds=o["time_limit"],
                 budget_cap=o["budget"], max_assignments_per_worker=o["max_per_worker"], title=o["title"],
                 instructions=o["instructions"], options=options, items=items, source_stage=source_stage,
+                keywords=o["keywords"], lifetime_seconds=o["lifetime"],
+                auto_approval_delay_seconds=o["auto_approval_delay"], qualifications=qualifications,
+                auto_approve_passing=o["auto_approve_passing"],
             )
-        except (CampaignError, UnknownTaskKind) as exc:
+        except (CampaignError, UnknownTaskKind, UnknownProvider) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"Created campaign {campaign.pk} '{campaign.name}' ({campaign.hits.count()} HITs)")
+        try:
+            get_provider(campaign.provider).check_campaign(campaign)
+        except ProviderError as exc:  # stored as a draft; publishing it will be refused until fixed
+            self.stdout.write(f"Warning: {campaign.provider} would refuse to publish it: {exc}")

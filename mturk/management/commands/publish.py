@@ -1,5 +1,9 @@
+import json
+
 from django.core.management.base import BaseCommand, CommandError
 
+from ...api.publication import PublicationPreview, preview_publication
+from ...models import Campaign
 from ...providers.registry import UnknownProvider, provider_names
 from ...services.campaigns import CampaignError, publish_campaign
 from ...states import InvalidTransition
@@ -7,21 +11,70 @@ from ._common import find_campaign
 
 
 class Command(BaseCommand):
-    help = "Publish a campaign's draft HITs (within its budget cap) and print the worker link."
+    help = ("Publish a campaign's draft HITs (within its budget cap) and print the worker link. "
+            "On a marketplace (mturk) the HITs are created by a background job.")
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="campaign name or id")
         parser.add_argument("--provider", help=f"({', '.join(provider_names())}); default: the campaign's")
+        parser.add_argument("--sandbox", action="store_true",
+                            help="publish to the marketplace's sandbox (default: the MTURK_SANDBOX setting)")
+        parser.add_argument("--dry-run", action="store_true",
+                            help="print the HITs, the cost with fees and the worker requirements; change nothing")
 
-    def handle(self, *args, campaign: str, provider: str | None, **options):
+    def handle(self, *args, campaign: str, provider: str | None, sandbox: bool, dry_run: bool, **options):
         target = find_campaign(campaign)
+        wanted_sandbox = True if sandbox else None
+        if dry_run:
+            try:
+                preview = preview_publication(target, provider, sandbox=wanted_sandbox)
+            except UnknownProvider as exc:
+                raise CommandError(str(exc)) from None
+            self._print_preview(target, preview)
+            if preview.error:
+                raise CommandError(f"publishing '{target.name}' would be refused: {preview.error}")
+            return
         try:
-            result = publish_campaign(target, provider)
+            result = publish_campaign(target, provider, sandbox=wanted_sandbox)
         except (CampaignError, UnknownProvider, InvalidTransition) as exc:
             raise CommandError(str(exc)) from None
+        target = Campaign.objects.get(pk=target.pk)
         self.stdout.write(f"Published {result.published} HIT(s) of '{target.name}': up to "
                           f"{result.cost.assignments} assignments, ${result.cost.total} with fees")
         if result.stopped_by_budget:
             self.stdout.write(f"Stopped at the budget cap: {result.left_in_draft} HIT(s) left in draft")
+        if result.queued:
+            where = "the sandbox" if target.sandbox else "production"
+            self.stdout.write(f"Creation on {target.provider} ({where}) is queued: a background job creates the "
+                              "HITs; follow it with the campaign page or `sync_assignments`.")
         if result.worker_link:
             self.stdout.write(f"Worker link: {result.worker_link}")
+
+    def _print_preview(self, campaign, preview: PublicationPreview) -> None:
+        write = self.stdout.write
+        where = f" ({preview.environment})" if preview.has_marketplace else ""
+        write(f"Dry run for '{campaign.name}' on {preview.provider}{where}: nothing is written and no "
+              "marketplace is called.")
+        write(f"{len(preview.drafts)} draft HIT(s); {len(preview.to_publish)} would be published:")
+        for hit in preview.to_publish:
+            write(f"  HIT {hit.pk} position {hit.position}: items {json.dumps(hit.items, sort_keys=True)}, "
+                  f"max assignments {hit.max_assignments}")
+        cost = preview.within_budget
+        write(f"Cost: {cost.assignments} assignment(s): rewards ${cost.rewards} + fees ${cost.fees} = "
+              f"${cost.total}")
+        write(f"Fee per assignment: ${preview.fee_per_assignment} ({preview.fee_rule})")
+        if preview.budget_cap is None:
+            write("Budget cap: none")
+        else:
+            verdict = (f"stops publication ({preview.left_in_draft} HIT(s) would stay in draft; all drafts "
+                       f"would cost ${preview.all_drafts.total})" if preview.stopped_by_budget
+                       else "does not stop publication")
+            write(f"Budget cap: ${preview.budget_cap}, already committed ${preview.committed}: {verdict}")
+        if preview.has_marketplace:
+            if preview.requirements is None:
+                write("QualificationRequirements: not built (see the error below)")
+            else:
+                write("QualificationRequirements:")
+                write(json.dumps(preview.requirements, indent=2, sort_keys=True))
+        if not preview.error:
+            write("Checks: OK")

@@ -1,0 +1,137 @@
+"""What publishing a campaign would do, worked out without side effects: no marketplace call, no write.
+
+Shared by `manage.py publish --dry-run`, `GET /api/campaigns/{id}/estimate/` and the campaign page.
+Everything comes from the services (plan_publication, estimate_cost, committed_spend) and the provider's
+local checks (check_campaign, describe_requirements), applied to an unsaved copy of the campaign."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from ..models import HIT, Campaign
+from ..providers.base import ProviderError, money
+from ..providers.registry import get_provider
+from ..services.campaigns import (
+    CampaignError,
+    CostEstimate,
+    committed_spend,
+    estimate_cost,
+    plan_publication,
+    settle_environment,
+)
+from ..states import CampaignStatus
+
+FEE_RULES = {
+    "mturk": "MTurk charges 20% of the reward (40% on HITs with 10 or more assignments), +5% with Masters, "
+             "at least $0.01 per assignment",
+}
+
+
+@dataclass(frozen=True)
+class PublicationPreview:
+    provider: str
+    sandbox: bool  # the environment publishing would use (marketplace providers only)
+    has_marketplace: bool
+    drafts: list[HIT]
+    to_publish: list[HIT]
+    all_drafts: CostEstimate  # every draft HIT, ignoring the budget cap
+    within_budget: CostEstimate  # the HITs the budget cap lets through
+    fee_per_assignment: Decimal
+    fee_rule: str
+    budget_cap: Decimal | None
+    committed: Decimal  # what the published HITs and bonuses may already cost, with fees
+    requirements: list[dict[str, Any]] | None  # None: the configuration is refused before they are built
+    error: str | None  # why publishing would be refused (checked locally)
+
+    @property
+    def stopped_by_budget(self) -> bool:
+        return len(self.to_publish) < len(self.drafts)
+
+    @property
+    def left_in_draft(self) -> int:
+        return len(self.drafts) - len(self.to_publish)
+
+    @property
+    def environment(self) -> str:
+        if not self.has_marketplace:
+            return "local"
+        return "sandbox" if self.sandbox else "production"
+
+
+def fee_rule(provider_name: str, fee: Decimal) -> str:
+    if provider_name in FEE_RULES:
+        return FEE_RULES[provider_name]
+    return "no fee" if not fee else f"the {provider_name} provider's fee"
+
+
+def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
+                        sandbox: bool | None = None) -> PublicationPreview:
+    """What `publish_campaign(campaign, provider_name, sandbox=sandbox)` would publish and cost.
+
+    Raises UnknownProvider for an unknown provider name; every refusal publishing would make is
+    reported in `error` instead, next to the plan."""
+    provider = get_provider(provider_name or campaign.provider)
+    candidate = copy.copy(campaign)  # changed in memory only, never saved
+    errors: list[str] = []
+    if campaign.status == CampaignStatus.CLOSED:
+        errors.append(f"campaign '{campaign.name}' is closed")
+    if campaign.provider != provider.name:
+        if campaign.status != CampaignStatus.DRAFT:
+            errors.append(f"campaign '{campaign.name}' is already published on '{campaign.provider}'")
+        candidate.provider = provider.name
+    try:
+        settle_environment(candidate, provider, sandbox)
+    except CampaignError as exc:
+        errors.append(str(exc))
+    try:
+        provider.check_campaign(candidate)
+    except ProviderError as exc:
+        errors.append(f"{provider.name}: {exc}")
+    try:
+        requirements: list[dict[str, Any]] | None = provider.describe_requirements(candidate)
+    except ProviderError:
+        requirements = None
+    to_publish, drafts = plan_publication(candidate, provider)
+    fee = money(provider.assignment_fee(candidate))
+    return PublicationPreview(
+        provider=provider.name,
+        sandbox=candidate.sandbox,
+        has_marketplace=provider.has_marketplace,
+        drafts=drafts,
+        to_publish=to_publish,
+        all_drafts=estimate_cost(candidate, sum(h.max_assignments for h in drafts), provider),
+        within_budget=estimate_cost(candidate, sum(h.max_assignments for h in to_publish), provider),
+        fee_per_assignment=fee,
+        fee_rule=fee_rule(provider.name, fee),
+        budget_cap=candidate.budget_cap,
+        committed=money(committed_spend(candidate, provider)),
+        requirements=requirements,
+        error="; ".join(errors) or None,
+    )
+
+
+def cost_dict(cost: CostEstimate, hits: int) -> dict[str, Any]:
+    return {"hits": hits, "assignments": cost.assignments, "rewards": str(cost.rewards), "fees": str(cost.fees),
+            "total": str(cost.total)}
+
+
+def preview_dict(preview: PublicationPreview) -> dict[str, Any]:
+    """The preview as JSON-ready data (the estimate endpoint's body)."""
+    return {
+        "provider": preview.provider,
+        "environment": preview.environment,
+        "sandbox": preview.sandbox,
+        "draft_hits": len(preview.drafts),
+        "all_drafts": cost_dict(preview.all_drafts, len(preview.drafts)),
+        "within_budget": cost_dict(preview.within_budget, len(preview.to_publish)),
+        "fee_per_assignment": str(preview.fee_per_assignment),
+        "fee_rule": preview.fee_rule,
+        "budget_cap": None if preview.budget_cap is None else str(preview.budget_cap),
+        "committed": str(preview.committed),
+        "stopped_by_budget": preview.stopped_by_budget,
+        "left_in_draft": preview.left_in_draft,
+        "requirements": preview.requirements,
+        "error": preview.error,
+    }
