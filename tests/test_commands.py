@@ -22,7 +22,9 @@ def run(*args) -> str:
 
 def test_create_import_publish(tmp_path):
     run("create_campaign", "--name", "cli", "--kind", "describe_image", "--reward", "0.07", "--assignments", "2",
-        "--options", '{"min_words": 6}')
+        "--options", '{"min_words": 6}', "--title", "Describe a photo", "--description", "One sentence per photo.")
+    created = Campaign.objects.get(name="cli")
+    assert (created.title, created.description) == ("Describe a photo", "One sentence per photo.")
     folder = tmp_path / "pics"
     folder.mkdir()
     (folder / "a.png").write_bytes(image_bytes())

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from ..models import HIT, Assignment, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import UnknownProvider, get_provider
+from ..publication import preview_dict, preview_publication
 from ..selectors import campaigns_with_progress
 from ..services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign, set_campaign_status
 from ..services.hits import (
@@ -39,7 +40,6 @@ from ..services.review import (
 )
 from ..states import CampaignStatus, InvalidTransition
 from ..task_kinds import UnknownTaskKind
-from .publication import preview_dict, preview_publication
 from .serializers import (
     AddAssignmentsSerializer,
     AssignmentSerializer,

@@ -14,10 +14,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from ..api.publication import preview_publication
 from ..models import Assignment, Campaign
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
+from ..publication import preview_publication
 from ..selectors import campaign_assignments, campaigns_with_progress, progress_of, stage_chain
 from ..services.campaigns import CampaignError, publish_campaign
 from ..services.hits import HITError, delete_decided_hits, expire_campaign

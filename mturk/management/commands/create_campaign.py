@@ -38,7 +38,8 @@ class Command(BaseCommand):
         parser.add_argument("--time-limit", type=int, help="seconds a worker has for one assignment")
         parser.add_argument("--budget", type=decimal_arg, help="budget cap in USD, fees included")
         parser.add_argument("--max-per-worker", type=int, help="most assignments one worker may do")
-        parser.add_argument("--title")
+        parser.add_argument("--title", help="shown to workers (marketplaces: at most 128 characters)")
+        parser.add_argument("--description", help="shown to workers in marketplace search results")
         parser.add_argument("--instructions")
         parser.add_argument("--options", help='task-kind options as JSON, e.g. \'{"min_words": 10}\'')
         parser.add_argument("--all-images", action="store_true", help="one HIT per imported image")
@@ -75,6 +76,7 @@ class Command(BaseCommand):
                 name=o["name"], task_kind=o["kind"], provider=o["provider"], reward=o["reward"],
                 assignments_per_hit=o["assignments"], time_limit_seconds=o["time_limit"],
                 budget_cap=o["budget"], max_assignments_per_worker=o["max_per_worker"], title=o["title"],
+                description=o["description"],
                 instructions=o["instructions"], options=options, items=items, source_stage=source_stage,
                 keywords=o["keywords"], lifetime_seconds=o["lifetime"],
                 auto_approval_delay_seconds=o["auto_approval_delay"], qualifications=qualifications,

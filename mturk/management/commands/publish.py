@@ -2,9 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...api.publication import PublicationPreview, preview_publication
 from ...models import Campaign
 from ...providers.registry import UnknownProvider, provider_names
+from ...publication import PublicationPreview, preview_publication
 from ...services.campaigns import CampaignError, publish_campaign
 from ...states import InvalidTransition
 from ._common import find_campaign

@@ -1,4 +1,5 @@
-"""What publishing a campaign would do, worked out without side effects: no marketplace call, no write.
+"""Reads: what publishing a campaign would do, worked out without side effects (no marketplace call,
+no write).
 
 Shared by `manage.py publish --dry-run`, `GET /api/campaigns/{id}/estimate/` and the campaign page.
 Everything comes from the services (plan_publication, estimate_cost, committed_spend) and the provider's
@@ -10,10 +11,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from ..models import HIT, Campaign
-from ..providers.base import ProviderError, money
-from ..providers.registry import get_provider
-from ..services.campaigns import (
+from .models import HIT, Campaign
+from .providers.base import ProviderError, money
+from .providers.registry import get_provider
+from .services.campaigns import (
     CampaignError,
     CostEstimate,
     committed_spend,
@@ -21,7 +22,7 @@ from ..services.campaigns import (
     plan_publication,
     settle_environment,
 )
-from ..states import CampaignStatus
+from .states import CampaignStatus
 
 FEE_RULES = {
     "mturk": "MTurk charges 20% of the reward (40% on HITs with 10 or more assignments), +5% with Masters, "
