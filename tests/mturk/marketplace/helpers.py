@@ -1,12 +1,18 @@
-"""Builders for the exact MTurk requests and responses the marketplace tests stub.
+"""Builders for the exact MTurk requests and responses the marketplace tests stub, the stubbed pages and
+errors, and a log of every call the client was asked to make.
 
 The expected requests are written out literally (not built with the code under test), so a change in
-what we send to MTurk fails a test."""
+what we send to MTurk fails a test.
+
+The log matters because our `call` wrapper turns every BotoCoreError into a MarketplaceError, and the
+Stubber's own complaints (an unexpected call, wrong parameters) are BotoCoreErrors: without the log a
+stray call could be swallowed by the code under test."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
+from botocore import xform_name
 from botocore.stub import Stubber
 
 from mturk.models import HIT
@@ -27,6 +33,10 @@ MASTERS_PRODUCTION = "2F1QJWKUDD8XADTFD2Q0G6UTO95ALH"
 MASTERS_SANDBOX = "2ARFPLSP75KLA8M8DH1HTEQVJT3SY6"
 
 HIT_ALREADY_EXISTS = "AWS.MechanicalTurk.HitAlreadyExists"
+INVALID_ASSIGNMENT_STATE = "AWS.MechanicalTurk.InvalidAssignmentState"
+
+ANSWERED = ["Submitted", "Approved", "Rejected"]  # the AssignmentStatuses we list
+EXPIRE_NOW = datetime(2015, 1, 1, tzinfo=UTC)  # the past ExpireAt that expires a HIT at once
 
 
 def hit_id(n: int) -> str:
@@ -122,14 +132,16 @@ def does_not_exist(qualification: str) -> dict[str, Any]:
             "ActionsGuarded": "DiscoverPreviewAndAccept"}
 
 
-def add_throttling(stub: Stubber, method: str) -> None:
+def add_throttling(stub: Stubber, method: str, expected_params: dict[str, Any] | None = None) -> None:
+    """Throttling arrives as an unmodelled ClientError."""
     stub.add_client_error(method, service_error_code="ThrottlingException", service_message="Rate exceeded",
-                          http_status_code=400)
+                          http_status_code=400, expected_params=expected_params)
 
 
 def add_request_error(stub: Stubber, method: str, message: str, turk_code: str,
                       expected_params: dict[str, Any] | None = None) -> None:
-    """A modelled RequestError (validated by the Stubber against the error shape)."""
+    """A modelled RequestError (validated by the Stubber against the error shape; do not retry; TurkErrorCode
+    says why)."""
     stub.add_client_error(method, service_error_code="RequestError", service_message=message,
                           http_status_code=400, expected_params=expected_params,
                           modeled_fields={"Message": message, "TurkErrorCode": turk_code})
@@ -140,13 +152,66 @@ def add_already_exists(stub: Stubber, hit: HIT, hit_type: str, message: str) -> 
                       expected_params=hit_request(hit, hit_type))
 
 
-def record_requests(stub: Stubber, operation: str) -> list[dict[str, Any]]:
-    """Every request the client sends for `operation` (e.g. "CreateHITWithHITType"), in order, including the
-    ones answered with an error."""
-    seen: list[dict[str, Any]] = []
+def stub_publication(stub: Stubber, hit: HIT, n: int, *, max_assignments: int = 3) -> None:
+    """Publishing a campaign of one HIT with the default settings: MTurk creates HIT type type_id(n) for it
+    and then the HIT as hit_id(n)."""
+    stub.add_response("create_hit_type", {"HITTypeId": type_id(n)}, hit_type_request())
+    stub.add_response("create_hit_with_hit_type", hit_response(hit_id(n), type_id(n), max_assignments=max_assignments),
+                      hit_request(hit, type_id(n), max_assignments=max_assignments))
 
-    def remember(params: dict[str, Any], **_: Any) -> None:
-        seen.append(dict(params))
 
-    stub.client.meta.events.register(f"before-parameter-build.mturk.{operation}", remember)
-    return seen
+def stub_reviewable(stub: Stubber, hit_ids: list[str] | None = None, hit_type_id: str = type_id(1)) -> None:
+    stub.add_response(
+        "list_reviewable_hits",
+        {"NumResults": len(hit_ids or []), "HITs": [{"HITId": h, "HITTypeId": hit_type_id} for h in hit_ids or []]},
+        {"HITTypeId": hit_type_id, "Status": "Reviewable", "MaxResults": 100},
+    )
+
+
+def stub_assignments(stub: Stubber, hit: HIT, assignments: list[dict[str, Any]], *,
+                     token: str | None = None, next_token: str | None = None) -> None:
+    """One page of list_assignments_for_hit, with the exact request our paginator sends."""
+    expected: dict[str, Any] = {"HITId": hit.external_id, "AssignmentStatuses": ANSWERED, "MaxResults": 100}
+    if token:
+        expected["NextToken"] = token
+    response: dict[str, Any] = {"NumResults": len(assignments), "Assignments": assignments}
+    if next_token:
+        response["NextToken"] = next_token
+    stub.add_response("list_assignments_for_hit", response, expected)
+
+
+def stub_get_assignment(stub: Stubber, assignment_id: str, status: str, worker_id: str = "W1",
+                        hit: str = hit_id(1)) -> None:
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": {"AssignmentId": assignment_id, "WorkerId": worker_id, "HITId": hit,
+                        "AssignmentStatus": status},
+         "HIT": {"HITId": hit}},
+        {"AssignmentId": assignment_id},
+    )
+
+
+def stub_balance(stub: Stubber, available: str) -> None:
+    stub.add_response("get_account_balance", {"AvailableBalance": available}, {})
+
+
+def record_calls(stub: Stubber) -> list[tuple[str, dict[str, Any]]]:
+    """Every operation the stubbed client is asked for, as (snake_case name, params), in order, including
+    calls answered with an error and calls the Stubber refuses (those surface as MarketplaceError in our
+    code)."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def remember(params: dict[str, Any], model: Any, **_: Any) -> None:
+        calls.append((xform_name(model.name), dict(params)))
+
+    stub.client.meta.events.register("provide-client-params.mturk.*", remember)
+    return calls
+
+
+def operations(calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    return [name for name, _ in calls]
+
+
+def params_of(calls: list[tuple[str, dict[str, Any]]], operation: str) -> list[dict[str, Any]]:
+    """The parameters of every `operation` (snake_case) request in the log, in order."""
+    return [params for name, params in calls if name == operation]

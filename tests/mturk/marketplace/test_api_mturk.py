@@ -16,17 +16,16 @@ from mturk.models import HIT, Assignment, Campaign
 from tests.factories import make_campaign, make_image
 from tests.queries import queries_for
 
-from .helpers import EXPIRATION, add_request_error, hit_id, hit_request, hit_response, hit_type_request, type_id
-from .test_commands_mturk import (
+from .builders import hits_of, json_answer, mturk_campaign, published_mturk_campaign, remote, reported, state
+from .helpers import (
     ANSWERED,
+    EXPIRATION,
     EXPIRE_NOW,
-    calls_made,
-    hits_of,
-    live_campaign,
-    mturk_campaign,
-    remote,
-    reported,
-    state,
+    add_request_error,
+    hit_id,
+    record_calls,
+    stub_publication,
+    type_id,
 )
 
 pytestmark = pytest.mark.django_db
@@ -89,7 +88,7 @@ def test_bad_marketplace_fields_get_400(api, extra, field):
 
 
 def test_campaign_list_shows_pending_creation_in_constant_queries(api, stub):
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     make_campaign(images=1)  # local: published HITs are never "waiting to be created"
     make_campaign(images=1, provider="mturk")
     few = queries_for(api, "/api/campaigns/")
@@ -111,7 +110,7 @@ def test_estimate_gives_the_cost_with_fees_the_budget_and_requirements(api, stub
     campaign = mturk_campaign(images=3, assignments=2, budget_cap=Decimal("0.50"),
                               qualifications={"approval_rate_min": 95})
     before = state(campaign)
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     with CaptureQueriesContext(connection) as queries:
         response = api.get(f"/api/campaigns/{campaign.pk}/estimate/")
     assert response.status_code == 200
@@ -150,9 +149,7 @@ def test_estimate_in_the_sandbox_and_its_refusals(api, sandbox_stub):
 def test_publish_to_the_sandbox_queues_the_creation(api, sandbox_stub, django_capture_on_commit_callbacks):
     campaign = mturk_campaign(images=1, assignments=2)
     (hit,) = hits_of(campaign)
-    sandbox_stub.add_response("create_hit_type", {"HITTypeId": type_id(3)}, hit_type_request())
-    sandbox_stub.add_response("create_hit_with_hit_type", hit_response(hit_id(3), type_id(3), max_assignments=2),
-                              hit_request(hit, type_id(3), max_assignments=2))
+    stub_publication(sandbox_stub, hit, 3, max_assignments=2)
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post(f"/api/campaigns/{campaign.pk}/publish/", {"sandbox": True}, format="json")
     assert response.status_code == 200, response.json()
@@ -166,7 +163,7 @@ def test_publish_to_the_sandbox_queues_the_creation(api, sandbox_stub, django_ca
 
 
 def test_publish_refuses_to_move_a_campaign_between_environments(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     response = api.post(f"/api/campaigns/{campaign.pk}/publish/", {"sandbox": True}, format="json")
     assert response.status_code == 400
     assert response.json()["detail"] == f"campaign '{campaign.name}' is already published in production"
@@ -177,12 +174,13 @@ def test_publish_refuses_to_move_a_campaign_between_environments(api, stub):
 # ---- sync ----------------------------------------------------------------------------------------------
 
 def test_sync_now_returns_the_report(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
+    (hit,) = hits_of(campaign)
     stub.add_response("list_reviewable_hits", {"HITs": []},
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
     stub.add_response("list_assignments_for_hit", {"Assignments": [
-        remote("ASG1", "W1", hit_id(1), "Submitted"),
-        remote("ASG2", "W2", hit_id(1), "Rejected", text="dog dog dog dog dog dog dog dog dog dog")]},
+        remote("ASG1", "W1", hit, "Submitted"),
+        remote("ASG2", "W2", hit, "Rejected", answer=json_answer("dog dog dog dog dog dog dog dog dog dog"))]},
         {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     response = api.post(f"/api/campaigns/{campaign.pk}/sync/")
     assert response.status_code == 200
@@ -192,7 +190,7 @@ def test_sync_now_returns_the_report(api, stub):
 
 
 def test_sync_failure_is_a_502_with_mturks_message(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     add_request_error(stub, "list_reviewable_hits", "You are not authorized.", "AWS.NotAuthorized",
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
     response = api.post(f"/api/campaigns/{campaign.pk}/sync/")
@@ -203,7 +201,7 @@ def test_sync_failure_is_a_502_with_mturks_message(api, stub):
 # ---- expire, delete decided ----------------------------------------------------------------------------
 
 def test_expire_then_delete_decided(api, stub):
-    campaign = live_campaign(hits=2)
+    campaign = published_mturk_campaign(images=2)
     first, second = hits_of(campaign)
     reported(second, "W1", "ASG1")
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
@@ -219,7 +217,7 @@ def test_expire_then_delete_decided(api, stub):
 
 
 def test_expire_refused_by_mturk_is_a_400_and_changes_that_hit_nothing(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     add_request_error(stub, "update_expiration_for_hit", "Hit does not exist.", "AWS.MechanicalTurk.HITDoesNotExist",
                       {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
     before = hit_state()
@@ -232,7 +230,7 @@ def test_expire_refused_by_mturk_is_a_400_and_changes_that_hit_nothing(api, stub
 # ---- notify ----------------------------------------------------------------------------------------------
 
 def test_notify_workers_returns_the_ids_not_reached(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     (hit,) = hits_of(campaign)
     reported(hit, "W1", "ASG1")
     reported(hit, "W2", "ASG2")
@@ -251,9 +249,9 @@ def test_notify_workers_returns_the_ids_not_reached(api, stub):
 
 
 def test_notify_bad_input_is_a_400_and_calls_nothing(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     reported(hits_of(campaign)[0], "W1", "ASG1")
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     url = f"/api/campaigns/{campaign.pk}/notify/"
     missing = api.post(url, {"subject": "Hi"}, format="json")
     assert missing.status_code == 400 and "text" in missing.json()
@@ -269,7 +267,7 @@ def test_notify_bad_input_is_a_400_and_calls_nothing(api, stub):
 # ---- HITs: extend, add assignments, delete ----------------------------------------------------------------
 
 def test_extend_a_hit(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     (hit,) = hits_of(campaign)
     stub.add_response("update_expiration_for_hit", {},
                       {"HITId": hit_id(1), "ExpireAt": EXPIRATION + timedelta(hours=1)})
@@ -282,7 +280,7 @@ def test_extend_a_hit(api, stub):
 @pytest.mark.parametrize(("payload", "message"), [({"seconds": 10}, "Extend by 60 seconds to 365 days."),
                                                    ({"seconds": "soon"}, "seconds"), ({}, "seconds")])
 def test_extend_bad_input_is_a_400(api, stub, payload, message):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     before = hit_state()
     response = api.post(f"/api/hits/{hits_of(campaign)[0].pk}/extend/", payload, format="json")
     assert response.status_code == 400 and message in str(response.json())
@@ -290,7 +288,7 @@ def test_extend_bad_input_is_a_400(api, stub, payload, message):
 
 
 def test_add_assignments_and_the_fee_tier_confirmation(api, stub):
-    campaign = live_campaign(hits=1, assignments=8)
+    campaign = published_mturk_campaign(images=1, assignments=8)
     (hit,) = hits_of(campaign)
     url = f"/api/hits/{hit.pk}/add-assignments/"
     stub.add_response("create_additional_assignments_for_hit", {},
@@ -313,7 +311,7 @@ def test_add_assignments_and_the_fee_tier_confirmation(api, stub):
 
 
 def test_delete_a_hit(api, stub):
-    campaign = live_campaign(hits=2)
+    campaign = published_mturk_campaign(images=2)
     first, second = hits_of(campaign)
     HIT.objects.filter(pk=first.pk).update(status="expired")
     stub.add_response("delete_hit", {}, {"HITId": hit_id(1)})
@@ -330,7 +328,7 @@ def test_delete_a_hit(api, stub):
 # ---- review ------------------------------------------------------------------------------------------------
 
 def test_approving_a_rejected_assignment_overrides_the_rejection(api, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     assignment = reported(hits_of(campaign)[0], "W1", "ASG1")
     Assignment.objects.filter(pk=assignment.pk).update(status="rejected", feedback="too short")
     stub.add_response("approve_assignment", {}, {"AssignmentId": "ASG1", "RequesterFeedback": "Sorry, our mistake.",

@@ -14,14 +14,15 @@ from mturk.services.marketplace_arrivals import accept_marketplace_assignment
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
 from tests.factories import GOOD_TEXT
 
-from .sync_helpers import hits_of, local_assignment, published_mturk_campaign, record_calls
+from .builders import hits_of, local_assignment, published_mturk_campaign
+from .helpers import record_calls
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def campaign() -> Campaign:
-    return published_mturk_campaign(images=2)
+    return published_mturk_campaign(images=2, assignments=3)
 
 
 @pytest.fixture
@@ -92,7 +93,7 @@ def test_blocked_worker_is_refused(calls, campaign):
 
 
 def test_worker_over_the_per_worker_limit_is_refused(calls):
-    campaign = published_mturk_campaign(images=3, max_assignments_per_worker=1)
+    campaign = published_mturk_campaign(images=3, assignments=3, max_assignments_per_worker=1)
     first, second, third = hits_of(campaign)
     local_assignment(first, "W1", "A1", status=AssignmentStatus.SUBMITTED)
     local_assignment(first, "W2", "A2", status=AssignmentStatus.RETURNED)  # a returned one frees the slot
@@ -106,7 +107,8 @@ def test_worker_over_the_per_worker_limit_is_refused(calls):
 
 
 def test_worker_who_did_the_same_group_in_another_campaign_is_refused(calls, campaign):
-    earlier = published_mturk_campaign(images=1, hit_type_id="3TYPE00000000000000000000000CC")
+    earlier = published_mturk_campaign(images=1, assignments=3, hit_type_id="3TYPE00000000000000000000000CC",
+                                       first_hit=3)
     [earlier_hit] = hits_of(earlier)
     hit = hits_of(campaign)[0]
     HIT.objects.filter(pk__in=[earlier_hit.pk, hit.pk]).update(group="album:3")

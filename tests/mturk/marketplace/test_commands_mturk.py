@@ -3,35 +3,32 @@ and create_campaign's marketplace options. Every MTurk request is stubbed with i
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from io import StringIO
-from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
-from mturk.models import HIT, Assignment, Campaign, MarketplaceHITType, Worker
-from tests.factories import GOOD_TEXT, make_campaign
+from mturk.models import Assignment, Campaign
 
+from .builders import hits_of, json_answer, mturk_campaign, published_mturk_campaign, remote, reported, state
 from .helpers import (
-    EXPIRATION,
+    ANSWERED,
+    EXPIRE_NOW,
     MASTERS_SANDBOX,
     add_request_error,
     hit_id,
     hit_request,
     hit_response,
     hit_type_request,
+    record_calls,
+    stub_publication,
     type_id,
 )
 
 pytestmark = pytest.mark.django_db
-ANSWERED = ["Submitted", "Approved", "Rejected"]
-EXPIRE_NOW = datetime(2015, 1, 1, tzinfo=UTC)
-NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
 
 
 def run(*args: str) -> str:
@@ -48,62 +45,6 @@ def run_failing(*args: str) -> tuple[str, str]:
     return out.getvalue(), str(failure.value)
 
 
-def calls_made(stub) -> list[str]:
-    """Every MTurk operation the stubbed client is asked for, answered or not."""
-    seen: list[str] = []
-    stub.client.meta.events.register("provide-client-params.mturk", lambda model, **_: seen.append(model.name))
-    return seen
-
-
-def mturk_campaign(images: int = 2, assignments: int = 2, **fields: Any) -> Campaign:
-    return make_campaign(images=images, publish=False, assignments=assignments, provider="mturk", **fields)
-
-
-def live_campaign(hits: int = 2, assignments: int = 2, **fields: Any) -> Campaign:
-    """A campaign whose HITs exist on MTurk as hit_id(1), hit_id(2), ... under type_id(1)."""
-    campaign = mturk_campaign(images=hits, assignments=assignments, **fields)
-    Campaign.objects.filter(pk=campaign.pk).update(status="active", published_at=timezone.now(),
-                                                   external_id=type_id(1))
-    MarketplaceHITType.objects.create(campaign=campaign, config_hash="config", external_id=type_id(1))
-    for n, hit in enumerate(campaign.hits.order_by("position"), 1):
-        HIT.objects.filter(pk=hit.pk).update(status="published", external_id=hit_id(n), hit_type_id=type_id(1),
-                                             published_at=timezone.now(), expires_at=EXPIRATION)
-    campaign.refresh_from_db()
-    return campaign
-
-
-def hits_of(campaign: Campaign) -> list[HIT]:
-    return list(campaign.hits.order_by("position"))
-
-
-def reported(hit: HIT, worker_id: str, assignment_id: str, text: str = GOOD_TEXT, flags: tuple[str, ...] = (),
-             marketplace_status: str = "Submitted") -> Assignment:
-    """A submission the marketplace has reported (as a sync stores it)."""
-    worker, _ = Worker.objects.get_or_create(provider="mturk", external_id=worker_id)
-    now = timezone.now()
-    return Assignment.objects.create(
-        hit=hit, worker=worker, external_id=assignment_id, status="submitted", marketplace_status=marketplace_status,
-        answer={"text": text}, check_flags=list(flags), accepted_at=now - timedelta(minutes=5),
-        deadline=now + timedelta(minutes=5), submitted_at=now, time_on_task=timedelta(minutes=5))
-
-
-def answers_xml(text: str) -> str:
-    return (f'<QuestionFormAnswers xmlns="{NS}"><Answer><QuestionIdentifier>answer</QuestionIdentifier>'
-            f"<FreeText>{json.dumps({'text': text})}</FreeText></Answer></QuestionFormAnswers>")
-
-
-def remote(assignment_id: str, worker_id: str, hit: str, status: str, text: str = GOOD_TEXT) -> dict[str, Any]:
-    return {"AssignmentId": assignment_id, "WorkerId": worker_id, "HITId": hit, "AssignmentStatus": status,
-            "AcceptTime": datetime(2026, 9, 1, 9, 50, tzinfo=UTC), "SubmitTime": datetime(2026, 9, 1, 10, tzinfo=UTC),
-            "Answer": answers_xml(text)}
-
-
-def state(campaign: Campaign) -> tuple:
-    campaign.refresh_from_db()
-    return (campaign.status, campaign.sandbox, campaign.provider, campaign.published_at,
-            sorted(campaign.hits.values_list("pk", "status", "external_id", "published_at")))
-
-
 # ---- publish --dry-run ---------------------------------------------------------------------------
 
 def test_dry_run_prints_the_hits_cost_and_requirements_and_changes_nothing(stub):
@@ -111,7 +52,7 @@ def test_dry_run_prints_the_hits_cost_and_requirements_and_changes_nothing(stub)
                               qualifications={"approval_rate_min": 95, "locales": ["US", "CA-QC"]})
     first, second, third = hits_of(campaign)
     before = state(campaign)
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     with CaptureQueriesContext(connection) as queries:
         out = run("publish", campaign.name, "--dry-run")
     assert calls == []  # no MTurk request at all (the stub has nothing queued either)
@@ -140,7 +81,7 @@ def test_dry_run_prints_the_hits_cost_and_requirements_and_changes_nothing(stub)
 def test_dry_run_in_the_sandbox_uses_the_sandbox_masters_id_and_fee(sandbox_stub):
     campaign = mturk_campaign(images=1, assignments=1, qualifications={"masters": True})
     before = state(campaign)
-    calls = calls_made(sandbox_stub)
+    calls = record_calls(sandbox_stub)
     out = run("publish", campaign.name, "--dry-run", "--sandbox")
     assert calls == [] and state(campaign) == before
     assert "on mturk (sandbox)" in out
@@ -153,7 +94,7 @@ def test_dry_run_in_the_sandbox_uses_the_sandbox_masters_id_and_fee(sandbox_stub
 def test_dry_run_reports_what_mturk_would_refuse(stub):
     campaign = mturk_campaign(images=1, auto_approval_delay_seconds=31 * 24 * 3600)
     before = state(campaign)
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     out, error = run_failing("publish", campaign.name, "--dry-run")
     assert calls == [] and state(campaign) == before
     assert "1 draft HIT(s); 1 would be published:" in out  # the plan is still shown
@@ -163,7 +104,7 @@ def test_dry_run_reports_what_mturk_would_refuse(stub):
 
 
 def test_dry_run_of_a_campaign_already_published_elsewhere(stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     _, error = run_failing("publish", campaign.name, "--dry-run", "--provider", "local")
     assert "already published on 'mturk'" in error
     _, error = run_failing("publish", campaign.name, "--dry-run", "--provider", "nowhere")
@@ -193,9 +134,7 @@ def test_publish_queues_the_creation_and_the_job_creates_the_hits(stub, django_c
 def test_publish_to_the_sandbox(sandbox_stub, django_capture_on_commit_callbacks):
     campaign = mturk_campaign(images=1, assignments=2)
     (hit,) = hits_of(campaign)
-    sandbox_stub.add_response("create_hit_type", {"HITTypeId": type_id(7)}, hit_type_request())
-    sandbox_stub.add_response("create_hit_with_hit_type", hit_response(hit_id(7), type_id(7), max_assignments=2),
-                              hit_request(hit, type_id(7), max_assignments=2))
+    stub_publication(sandbox_stub, hit, 7, max_assignments=2)
     with django_capture_on_commit_callbacks(execute=True):
         out = run("publish", campaign.name, "--sandbox")
     assert "Creation on mturk (the sandbox) is queued" in out
@@ -206,7 +145,7 @@ def test_publish_to_the_sandbox(sandbox_stub, django_capture_on_commit_callbacks
 def test_publish_refuses_what_mturk_would_refuse_before_any_call(stub):
     campaign = mturk_campaign(images=1, auto_approval_delay_seconds=31 * 24 * 3600)
     before = state(campaign)
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     _, error = run_failing("publish", campaign.name)
     assert error == "mturk: auto-approval delay is 2678400 s; MTurk allows 0 s to 2592000 s"
     assert calls == [] and state(campaign) == before
@@ -215,13 +154,13 @@ def test_publish_refuses_what_mturk_would_refuse_before_any_call(stub):
 # ---- sync_assignments ----------------------------------------------------------------------------
 
 def test_sync_assignments_pulls_work_and_prints_the_report(stub):
-    live_campaign(hits=2, auto_approve_passing=True)
+    first, second = hits_of(published_mturk_campaign(images=2, auto_approve_passing=True))
     mturk_campaign(images=1)  # a draft: not synced by the run over every open campaign
     stub.add_response("list_reviewable_hits", {"HITs": [{"HITId": hit_id(2)}]},
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
-    stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG1", "W1", hit_id(1), "Submitted")]},
+    stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG1", "W1", first, "Submitted")]},
                       {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
-    stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG2", "W2", hit_id(2), "Approved")]},
+    stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG2", "W2", second, "Approved")]},
                       {"HITId": hit_id(2), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     stub.add_response("update_hit_review_status", {}, {"HITId": hit_id(2), "Revert": False})
     stub.add_response("approve_assignment", {}, {"AssignmentId": "ASG1"})  # the campaign's rule: passing work
@@ -236,11 +175,12 @@ def test_sync_assignments_pulls_work_and_prints_the_report(stub):
 
 
 def test_sync_assignments_of_one_campaign_and_its_failure(stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
+    (hit,) = hits_of(campaign)
     stub.add_response("list_reviewable_hits", {"HITs": []},
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
     stub.add_response("list_assignments_for_hit", {"Assignments": [
-        remote("ASG1", "W1", hit_id(1), "Submitted", text="dog dog dog dog dog dog dog dog dog dog")]},
+        remote("ASG1", "W1", hit, "Submitted", answer=json_answer("dog dog dog dog dog dog dog dog dog dog"))]},
         {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     out = run("sync_assignments", campaign.name)
     assert f"Synced '{campaign.name}':" in out and "New submissions: 1" in out
@@ -254,12 +194,12 @@ def test_sync_assignments_of_one_campaign_and_its_failure(stub):
 # ---- review --------------------------------------------------------------------------------------
 
 def test_review_without_option_prints_what_is_waiting(stub):
-    campaign = live_campaign(hits=2)
+    campaign = published_mturk_campaign(images=2)
     first, second = hits_of(campaign)
     reported(first, "W1", "ASG1")
     reported(first, "W2", "ASG2", flags=("repeated_words",))
     reported(second, "W3", "ASG3", marketplace_status="")  # stored by our page, not reported by a sync yet
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     out = run("review", campaign.name)
     assert calls == []
     assert f"Waiting for review in '{campaign.name}': 3 submitted, 2 passing the checks, 1 flagged" in out
@@ -268,7 +208,7 @@ def test_review_without_option_prints_what_is_waiting(stub):
 
 
 def test_review_approves_passing_work_and_reports_flagged_and_failed(stub):
-    campaign = live_campaign(hits=2)
+    campaign = published_mturk_campaign(images=2)
     first, second = hits_of(campaign)
     passing = reported(first, "W1", "ASG1")
     flagged = reported(first, "W2", "ASG2", flags=("repeated_words",))
@@ -292,7 +232,7 @@ def test_review_approves_passing_work_and_reports_flagged_and_failed(stub):
 # ---- expire --------------------------------------------------------------------------------------
 
 def test_expire_then_delete_the_decided_hits(stub):
-    campaign = live_campaign(hits=2)
+    campaign = published_mturk_campaign(images=2)
     first, second = hits_of(campaign)
     reported(second, "W1", "ASG1")  # undecided: its HIT stays on MTurk
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
@@ -307,7 +247,7 @@ def test_expire_then_delete_the_decided_hits(stub):
 
 
 def test_expire_is_repeatable_and_reports_a_refusal(stub):
-    campaign = live_campaign(hits=2)
+    campaign = published_mturk_campaign(images=2)
     first, second = hits_of(campaign)
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
     add_request_error(stub, "update_expiration_for_hit", "Hit does not exist.", "AWS.MechanicalTurk.HITDoesNotExist",

@@ -2,26 +2,22 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 import boto3
 import pytest
 from botocore.stub import Stubber
 
-from mturk.models import HIT, Assignment, Campaign, MarketplaceEvent, MarketplaceHITType
+from mturk.models import HIT, Assignment, MarketplaceEvent
 from mturk.providers.mturk import notifications
 from mturk.services.marketplace_events import EventReport, handle_document
 from mturk.tasks import poll_marketplace_events
-from tests.factories import GOOD_TEXT, make_campaign
+from tests.factories import GOOD_TEXT
+
+from .builders import hits_of, published_mturk_campaign, remote
+from .helpers import hit_id, stub_assignments, type_id
 
 pytestmark = pytest.mark.django_db
 QUEUE = "https://sqs.us-east-1.amazonaws.com/123456789012/mturk-events"
-NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
-
-
-def answers_xml(text: str) -> str:
-    return (f'<QuestionFormAnswers xmlns="{NS}"><Answer><QuestionIdentifier>answer</QuestionIdentifier>'
-            f"<FreeText>{json.dumps({'text': text})}</FreeText></Answer></QuestionFormAnswers>")
 
 
 @pytest.fixture
@@ -37,25 +33,20 @@ def sqs():
 
 @pytest.fixture
 def live_hit() -> HIT:
-    campaign = make_campaign(images=1, publish=False, assignments=2, provider="mturk", description="Describe")
-    Campaign.objects.filter(pk=campaign.pk).update(status="active")
-    MarketplaceHITType.objects.create(campaign=campaign, config_hash="x", external_id="TYPE1")
-    HIT.objects.filter(campaign=campaign).update(status="published", external_id="HIT1", hit_type_id="TYPE1")
-    return HIT.objects.select_related("campaign").get(campaign=campaign)
+    """The only HIT on MTurk: hit_id(1) of type type_id(1)."""
+    (hit,) = hits_of(published_mturk_campaign(images=1))
+    return hit
 
 
-def document(doc_id: str, hit_id: str = "HIT1") -> dict:
+def document(doc_id: str, hit: str = hit_id(1)) -> dict:
     return {"EventDocId": doc_id, "SourceAccount": "123", "CustomerId": "A1", "EventDocVersion": "2014-08-15",
             "Events": [{"EventType": "AssignmentSubmitted", "EventTimestamp": "2026-09-01T10:00:00Z",
-                        "HITId": hit_id, "AssignmentId": "ASG1", "HITTypeId": "TYPE1"}]}
+                        "HITId": hit, "AssignmentId": "ASG1", "HITTypeId": type_id(1)}]}
 
 
-def stub_submission(stub) -> None:
-    stub.add_response("list_assignments_for_hit", {"Assignments": [{
-        "AssignmentId": "ASG1", "WorkerId": "W1", "HITId": "HIT1", "AssignmentStatus": "Submitted",
-        "AcceptTime": datetime(2026, 9, 1, 9, 50, tzinfo=UTC), "SubmitTime": datetime(2026, 9, 1, 10, tzinfo=UTC),
-        "Answer": answers_xml(GOOD_TEXT)}]},
-        {"HITId": "HIT1", "MaxResults": 100, "AssignmentStatuses": ["Submitted", "Approved", "Rejected"]})
+def stub_submission(stub, hit: HIT) -> None:
+    """W1 submitted GOOD_TEXT as ASG1."""
+    stub_assignments(stub, hit, [remote("ASG1", "W1", hit)])
 
 
 def test_parse_unwraps_sns_and_refuses_other_messages():
@@ -70,7 +61,7 @@ def test_parse_unwraps_sns_and_refuses_other_messages():
 
 
 def test_a_document_is_handled_once(stub, live_hit):
-    stub_submission(stub)
+    stub_submission(stub, live_hit)
     report = EventReport()
     handle_document(document("D1"), report)
     handle_document(document("D1"), report)  # the same document delivered again: no second sync call
@@ -82,7 +73,7 @@ def test_a_document_is_handled_once(stub, live_hit):
 
 def test_poll_handles_deletes_and_drops_malformed_messages(settings, stub, sqs, live_hit):
     settings.MTURK_EVENTS_QUEUE_URL = QUEUE
-    stub_submission(stub)
+    stub_submission(stub, live_hit)
     receive = {"QueueUrl": QUEUE, "MaxNumberOfMessages": 10, "WaitTimeSeconds": 0}
     sqs.add_response("receive_message", {"Messages": [
         {"MessageId": "1", "ReceiptHandle": "r1", "Body": json.dumps(document("D7"))},
@@ -99,7 +90,7 @@ def test_poll_handles_deletes_and_drops_malformed_messages(settings, stub, sqs, 
 
 def test_an_unknown_hit_is_recorded_without_calls(stub):
     result = EventReport()
-    handle_document(document("D9", hit_id="NOT-OURS"), result)
+    handle_document(document("D9", hit="NOT-OURS"), result)
     assert (result.documents, result.hits_synced) == (1, 0)
 
 

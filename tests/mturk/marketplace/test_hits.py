@@ -1,7 +1,7 @@
 """The HIT lifecycle on MTurk (services.hits): expire, extend, add assignments, delete when decided."""
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -20,16 +20,15 @@ from mturk.services.hits import (
 )
 from mturk.states import AssignmentStatus, HITStatus
 
-from .sync_helpers import hits_of, local_assignment, operations, published_mturk_campaign, record_calls
+from .builders import hits_of, local_assignment, published_mturk_campaign
+from .helpers import EXPIRE_NOW, operations, record_calls
 
 pytestmark = pytest.mark.django_db
-
-PAST = datetime(2015, 1, 1, tzinfo=UTC)
 
 
 @pytest.fixture
 def campaign() -> Campaign:
-    return published_mturk_campaign(images=2)  # reward 0.10, 3 assignments per HIT
+    return published_mturk_campaign(images=2, assignments=3)  # reward 0.10, 3 assignments per HIT
 
 
 @pytest.fixture
@@ -46,7 +45,7 @@ def expired(hit: HIT) -> HIT:
 # ---- expire ------------------------------------------------------------------------------------
 def test_expire_sets_a_past_expiry_on_mturk(stub, hit):
     calls = record_calls(stub)
-    stub.add_response("update_expiration_for_hit", {}, {"HITId": hit.external_id, "ExpireAt": PAST})
+    stub.add_response("update_expiration_for_hit", {}, {"HITId": hit.external_id, "ExpireAt": EXPIRE_NOW})
     before = timezone.now()
 
     expire_hit(hit)
@@ -62,11 +61,11 @@ def test_hit_whose_creation_is_queued_expires_locally_without_a_call(stub, campa
     queued, on_mturk = hits_of(campaign)
     HIT.objects.filter(pk=queued.pk).update(external_id="", expires_at=None)
     calls = record_calls(stub)
-    stub.add_response("update_expiration_for_hit", {}, {"HITId": on_mturk.external_id, "ExpireAt": PAST})
+    stub.add_response("update_expiration_for_hit", {}, {"HITId": on_mturk.external_id, "ExpireAt": EXPIRE_NOW})
 
     assert expire_campaign(campaign) == 2
 
-    assert calls == [("update_expiration_for_hit", {"HITId": on_mturk.external_id, "ExpireAt": PAST})]
+    assert calls == [("update_expiration_for_hit", {"HITId": on_mturk.external_id, "ExpireAt": EXPIRE_NOW})]
     assert set(campaign.hits.values_list("status", flat=True)) == {HITStatus.EXPIRED}
 
 

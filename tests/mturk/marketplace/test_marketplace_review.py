@@ -21,16 +21,15 @@ from mturk.services.review import (
 )
 from mturk.states import AssignmentStatus
 
-from .sync_helpers import (
-    hits_of,
-    local_assignment,
+from .builders import hits_of, local_assignment, published_mturk_campaign
+from .helpers import (
+    INVALID_ASSIGNMENT_STATE,
+    add_request_error,
+    add_throttling,
     operations,
-    published_mturk_campaign,
     record_calls,
     stub_balance,
     stub_get_assignment,
-    stub_request_error,
-    stub_throttled,
 )
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +84,7 @@ def test_approve_without_feedback_sends_only_the_assignment_id(stub, submitted):
 
 
 def test_approve_retries_throttling_then_succeeds(stub, sleeps, submitted):
-    stub_throttled(stub, "approve_assignment", {"AssignmentId": "A1"})
+    add_throttling(stub, "approve_assignment", {"AssignmentId": "A1"})
     stub.add_response("approve_assignment", {}, {"AssignmentId": "A1"})
 
     approve_assignment(submitted)
@@ -96,7 +95,7 @@ def test_approve_retries_throttling_then_succeeds(stub, sleeps, submitted):
 
 def test_already_approved_on_mturk_counts_as_success(stub, submitted):
     calls = record_calls(stub)
-    stub_request_error(stub, "approve_assignment", NOT_SUBMITTED, expected_params={"AssignmentId": "A1"})
+    add_request_error(stub, "approve_assignment", NOT_SUBMITTED, INVALID_ASSIGNMENT_STATE, {"AssignmentId": "A1"})
     stub_get_assignment(stub, "A1", "Approved")
 
     approve_assignment(submitted)
@@ -108,8 +107,8 @@ def test_already_approved_on_mturk_counts_as_success(stub, submitted):
 
 
 def test_refused_approval_still_submitted_on_mturk_changes_nothing(stub, submitted):
-    stub_request_error(stub, "approve_assignment", NOT_SUBMITTED,
-                       expected_params={"AssignmentId": "A1", "RequesterFeedback": "Nice"})
+    add_request_error(stub, "approve_assignment", NOT_SUBMITTED, INVALID_ASSIGNMENT_STATE,
+                      {"AssignmentId": "A1", "RequesterFeedback": "Nice"})
     stub_get_assignment(stub, "A1", "Submitted")
 
     with pytest.raises(ReviewError, match=f"MTurk refused approve_assignment: {NOT_SUBMITTED}"):
@@ -162,8 +161,8 @@ def test_bulk_approval_only_approves_marketplace_reported_work_and_reports_failu
                                check_flags=["repeated_words"])
     calls = record_calls(stub)
     stub.add_response("approve_assignment", {}, {"AssignmentId": "A1"})
-    stub_request_error(stub, "approve_assignment", "Assignment A3 does not exist.",
-                       "AWS.MechanicalTurk.AssignmentDoesNotExist", {"AssignmentId": "A3"})
+    add_request_error(stub, "approve_assignment", "Assignment A3 does not exist.",
+                      "AWS.MechanicalTurk.AssignmentDoesNotExist", {"AssignmentId": "A3"})
     stub_get_assignment(stub, "A3", "Submitted", worker_id="W3")
     stub.add_response("approve_assignment", {}, {"AssignmentId": "A4"})
 
@@ -226,8 +225,8 @@ def test_bonus_throttled_then_token_already_used_counts_as_paid(stub, sleeps, ap
     params = bonus_params(approved, "0.50", "Excellent detail")
     calls = record_calls(stub)
     stub_balance(stub, "10.00")
-    stub_throttled(stub, "send_bonus", params)
-    stub_request_error(stub, "send_bonus", TOKEN_USED, "AWS.MechanicalTurk.DuplicateRequest", params)
+    add_throttling(stub, "send_bonus", params)
+    add_request_error(stub, "send_bonus", TOKEN_USED, "AWS.MechanicalTurk.DuplicateRequest", params)
 
     bonus = grant_bonus(approved, Decimal("0.50"), "Excellent detail")
 
@@ -238,8 +237,8 @@ def test_bonus_throttled_then_token_already_used_counts_as_paid(stub, sleeps, ap
 
 def test_bonus_refused_for_another_reason_stays_unpaid(stub, approved):
     stub_balance(stub, "10.00")
-    stub_request_error(stub, "send_bonus", "The worker W1 is not valid.", "AWS.MechanicalTurk.InvalidWorker",
-                       bonus_params(approved, "0.50", "Excellent detail"))
+    add_request_error(stub, "send_bonus", "The worker W1 is not valid.", "AWS.MechanicalTurk.InvalidWorker",
+                      bonus_params(approved, "0.50", "Excellent detail"))
 
     with pytest.raises(ReviewError, match="The worker W1 is not valid."):
         grant_bonus(approved, Decimal("0.50"), "Excellent detail")

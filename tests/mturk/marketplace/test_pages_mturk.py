@@ -12,16 +12,15 @@ from mturk.models import HIT, Assignment, Campaign
 from tests.factories import make_campaign
 from tests.queries import queries_for
 
-from .helpers import add_request_error, hit_id, hit_request, hit_response, hit_type_request, type_id
-from .test_commands_mturk import (
+from .builders import hits_of, mturk_campaign, published_mturk_campaign, remote, reported
+from .helpers import (
     ANSWERED,
     EXPIRE_NOW,
-    calls_made,
-    hits_of,
-    live_campaign,
-    mturk_campaign,
-    remote,
-    reported,
+    add_request_error,
+    hit_id,
+    record_calls,
+    stub_publication,
+    type_id,
 )
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +41,7 @@ def post(client, name: str, campaign: Campaign, data: dict | None = None) -> str
 
 def test_draft_page_shows_environment_cost_with_fees_and_forms_without_calling_mturk(researcher_client, stub):
     campaign = mturk_campaign(images=3, assignments=2, budget_cap=Decimal("0.50"))
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     page = page_of(researcher_client, campaign)
     assert calls == []
     assert '<dd id="environment">production (settled at the first publication)</dd>' in page
@@ -64,11 +63,11 @@ def test_draft_page_shows_environment_cost_with_fees_and_forms_without_calling_m
 
 
 def test_live_page_shows_sandbox_pending_hits_and_the_last_error_escaped(researcher_client, sandbox_stub):
-    campaign = live_campaign(hits=3)
+    campaign = published_mturk_campaign(images=3)
     HIT.objects.filter(pk__in=[h.pk for h in hits_of(campaign)[1:]]).update(external_id="")
     Campaign.objects.filter(pk=campaign.pk).update(sandbox=True,
                                                    marketplace_error="MTurk refused <CreateHIT>: no funds")
-    calls = calls_made(sandbox_stub)
+    calls = record_calls(sandbox_stub)
     page = page_of(researcher_client, campaign)
     assert calls == []
     assert '<dd id="environment">sandbox</dd>' in page
@@ -93,9 +92,7 @@ def test_local_campaign_page_has_no_marketplace_section(researcher_client):
 def test_publish_to_the_sandbox_from_the_page(researcher_client, sandbox_stub, django_capture_on_commit_callbacks):
     campaign = mturk_campaign(images=1, assignments=2)
     (hit,) = hits_of(campaign)
-    sandbox_stub.add_response("create_hit_type", {"HITTypeId": type_id(5)}, hit_type_request())
-    sandbox_stub.add_response("create_hit_with_hit_type", hit_response(hit_id(5), type_id(5), max_assignments=2),
-                              hit_request(hit, type_id(5), max_assignments=2))
+    stub_publication(sandbox_stub, hit, 5, max_assignments=2)
     with django_capture_on_commit_callbacks(execute=True):
         page = post(researcher_client, "campaign-page-publish", campaign, {"environment": "sandbox"})
     assert "Published 1 HIT(s), cost up to $0.24. Their creation on the marketplace is queued." in page
@@ -105,10 +102,11 @@ def test_publish_to_the_sandbox_from_the_page(researcher_client, sandbox_stub, d
 
 
 def test_sync_now(researcher_client, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
+    (hit,) = hits_of(campaign)
     stub.add_response("list_reviewable_hits", {"HITs": []},
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
-    stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG1", "W1", hit_id(1), "Submitted")]},
+    stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG1", "W1", hit, "Submitted")]},
                       {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     page = post(researcher_client, "campaign-page-sync", campaign)
     assert ("Synced 1 HIT(s): 1 new submission(s), 0 approved and 0 rejected on the marketplace, 0 returned, "
@@ -121,7 +119,7 @@ def test_sync_now(researcher_client, stub):
 
 
 def test_approve_passing(researcher_client, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     (hit,) = hits_of(campaign)
     good = reported(hit, "W1", "ASG1")
     flagged = reported(hit, "W2", "ASG2", flags=("repeated_words",))
@@ -132,7 +130,7 @@ def test_approve_passing(researcher_client, stub):
 
 
 def test_expire_all_then_delete_decided(researcher_client, stub):
-    campaign = live_campaign(hits=2)
+    campaign = published_mturk_campaign(images=2)
     first, second = hits_of(campaign)
     reported(second, "W1", "ASG1")
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
@@ -146,7 +144,7 @@ def test_expire_all_then_delete_decided(researcher_client, stub):
 
 
 def test_expire_refused_is_shown(researcher_client, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     add_request_error(stub, "update_expiration_for_hit", "Hit does not exist.", "AWS.MechanicalTurk.HITDoesNotExist",
                       {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
     page = post(researcher_client, "campaign-page-expire", campaign)
@@ -155,7 +153,7 @@ def test_expire_refused_is_shown(researcher_client, stub):
 
 
 def test_message_workers(researcher_client, stub):
-    campaign = live_campaign(hits=1)
+    campaign = published_mturk_campaign(images=1)
     (hit,) = hits_of(campaign)
     reported(hit, "W1", "ASG1")
     reported(hit, "W2", "ASG2")
@@ -165,15 +163,15 @@ def test_message_workers(researcher_client, stub):
     page = post(researcher_client, "campaign-page-message", campaign, {"subject": "Bonus round",
                                                                   "text": "New images are up."})
     assert "The message did not reach 1 worker(s): W1" in page
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     page = post(researcher_client, "campaign-page-message", campaign, {"subject": "", "text": "New images are up."})
     assert "Message not sent: A message needs a subject and a text." in page
     assert calls == []
 
 
 def test_new_forms_need_a_staff_login(client, stub):
-    campaign = live_campaign(hits=1)
-    calls = calls_made(stub)
+    campaign = published_mturk_campaign(images=1)
+    calls = record_calls(stub)
     for name in ("campaign-page-sync", "campaign-page-expire", "campaign-page-delete-decided", "campaign-page-message"):
         response = client.post(reverse(name, args=[campaign.pk]), {"subject": "s", "text": "t"})
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
@@ -182,10 +180,10 @@ def test_new_forms_need_a_staff_login(client, stub):
 
 
 def test_marketplace_page_queries_do_not_grow_and_never_call_mturk(researcher_client, stub):
-    campaign = live_campaign(hits=12, assignments=3)
+    campaign = published_mturk_campaign(images=12, assignments=3)
     hits = hits_of(campaign)
     reported(hits[0], "W0", "ASG0")
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     url = reverse("campaign-page", args=[campaign.pk])
     few = queries_for(researcher_client, url)
     for n in range(1, 21):
@@ -201,7 +199,7 @@ def test_dashboard_marks_sandbox_pending_and_failing_campaigns_in_constant_queri
     Campaign.objects.filter(pk=sandboxed.pk).update(sandbox=True, marketplace_error="MTurk refused: no funds")
     for _ in range(3):
         make_campaign(images=2, provider="mturk")
-    calls = calls_made(stub)
+    calls = record_calls(stub)
     many = queries_for(researcher_client, reverse("dashboard"))
     assert few == many <= 4 and calls == []
     page = researcher_client.get(reverse("dashboard")).content.decode()

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from mturk.models import HIT, Campaign, MarketplaceHITType, MarketplaceQualification
+from mturk.models import Campaign, MarketplaceHITType, MarketplaceQualification
 from mturk.providers.mturk.client import MarketplaceError
 from mturk.providers.mturk.limits import LimitError
 from mturk.providers.mturk.provider import MTurkProvider
@@ -24,6 +24,8 @@ from mturk.states import CampaignStatus, HITStatus
 from mturk.tasks import create_marketplace_hits
 from tests.factories import make_campaign, make_image
 
+from . import builders
+from .builders import hits_of
 from .helpers import (
     EXPIRATION,
     LIFETIME,
@@ -39,10 +41,11 @@ from .helpers import (
     hit_request,
     hit_response,
     hit_type_request,
+    params_of,
     participation_request,
     participation_response,
     qual_id,
-    record_requests,
+    record_calls,
     token,
     type_id,
 )
@@ -64,13 +67,10 @@ class WorkerKilled(BaseException):
 
 
 def mturk_campaign(images: int = 3, **fields) -> Campaign:
+    """builders.mturk_campaign with 3 assignments per HIT and, unless overridden, KEYWORDS and QUALIFICATIONS."""
     fields.setdefault("keywords", KEYWORDS)
     fields.setdefault("qualifications", QUALIFICATIONS)
-    return make_campaign(images=images, publish=False, assignments=3, provider="mturk", **fields)
-
-
-def hits_of(campaign: Campaign) -> list[HIT]:
-    return list(HIT.objects.filter(campaign=campaign).order_by("position"))
+    return builders.mturk_campaign(images=images, assignments=3, **fields)
 
 
 def full_type_request(**overrides) -> dict:
@@ -94,7 +94,7 @@ def created_records(campaign: Campaign) -> list[tuple[str, str, str]]:
 def test_a_full_publish_creates_every_hit_once_and_records_it(stub, django_capture_on_commit_callbacks):
     campaign = mturk_campaign(images=3)
     hits = hits_of(campaign)
-    creates = record_requests(stub, "CreateHITWithHITType")
+    calls = record_calls(stub)
     stub.add_response("create_hit_type", {"HITTypeId": type_id(1)}, full_type_request())
     expirations = [EXPIRATION + timedelta(hours=n) for n in range(3)]
     for n, hit in enumerate(hits):
@@ -115,6 +115,7 @@ def test_a_full_publish_creates_every_hit_once_and_records_it(stub, django_captu
         CampaignStatus.ACTIVE, False, type_id(1), "")
     assert list(MarketplaceHITType.objects.filter(campaign=campaign).values_list("external_id", flat=True)) == [
         type_id(1)]
+    creates = params_of(calls, "create_hit_with_hit_type")
     assert Counter(c["UniqueRequestToken"] for c in creates) == {f"{PREFIX}-hit-{h.pk}": 1 for h in hits}
 
 
@@ -153,7 +154,7 @@ def test_the_hit_type_is_created_once_for_many_hits_and_remembered(stub, django_
 def test_throttling_then_success_retries_with_the_same_token(stub, sleeps, django_capture_on_commit_callbacks):
     campaign = mturk_campaign(images=2)
     first, second = hits_of(campaign)
-    creates = record_requests(stub, "CreateHITWithHITType")
+    calls = record_calls(stub)
     stub.add_response("create_hit_type", {"HITTypeId": type_id(1)}, full_type_request())
     add_throttling(stub, "create_hit_with_hit_type")
     add_throttling(stub, "create_hit_with_hit_type")
@@ -164,6 +165,7 @@ def test_throttling_then_success_retries_with_the_same_token(stub, sleeps, djang
         publish_campaign(campaign)
 
     assert [h.external_id for h in hits_of(campaign)] == [hit_id(1), hit_id(2)]
+    creates = params_of(calls, "create_hit_with_hit_type")
     assert [c["UniqueRequestToken"] for c in creates] == [token(first)] * 3 + [token(second)]
     assert len(sleeps) == 2 and 0.5 <= sleeps[0] <= 0.75 and 1.0 <= sleeps[1] <= 1.5
 
@@ -236,7 +238,7 @@ def test_a_job_killed_mid_batch_and_run_again_creates_no_duplicate(
     campaign = mturk_campaign(images=4)
     hits = hits_of(campaign)
     mark_published(campaign, django_capture_on_commit_callbacks)
-    creates = record_requests(stub, "CreateHITWithHITType")
+    calls = record_calls(stub)
     mturk = get_provider("mturk")
     original = mturk.create_hit
 
@@ -264,6 +266,7 @@ def test_a_job_killed_mid_batch_and_run_again_creates_no_duplicate(
     assert create_marketplace_hits.delay(campaign.pk).get() == 2
 
     assert [h.external_id for h in hits_of(campaign)] == [hit_id(n) for n in range(4)]
+    creates = params_of(calls, "create_hit_with_hit_type")
     assert Counter(c["UniqueRequestToken"] for c in creates) == {
         token(hits[0]): 1, token(hits[1]): 1, token(hits[2]): 2, token(hits[3]): 1}
     assert MarketplaceHITType.objects.filter(campaign=campaign).count() == 1
@@ -274,7 +277,7 @@ def test_a_job_limited_to_two_hits_then_run_again_creates_each_hit_once(
     campaign = mturk_campaign(images=3)
     hits = hits_of(campaign)
     mark_published(campaign, django_capture_on_commit_callbacks)
-    creates = record_requests(stub, "CreateHITWithHITType")
+    calls = record_calls(stub)
     stub.add_response("create_hit_type", {"HITTypeId": type_id(1)}, full_type_request())
     for n in range(2):
         stub.add_response("create_hit_with_hit_type", hit_response(hit_id(n), type_id(1)),
@@ -287,6 +290,7 @@ def test_a_job_limited_to_two_hits_then_run_again_creates_each_hit_once(
     report = create_pending_hits(Campaign.objects.get(pk=campaign.pk))
     assert (report.created, report.pending) == (1, 0)
     assert create_pending_hits(Campaign.objects.get(pk=campaign.pk)).created == 0  # nothing left: no call
+    creates = params_of(calls, "create_hit_with_hit_type")
     assert [c["UniqueRequestToken"] for c in creates] == [token(h) for h in hits]
 
 

@@ -16,18 +16,13 @@ from mturk.states import AssignmentStatus, HITStatus
 from mturk.tasks import sync_marketplace
 from tests.factories import GOOD_TEXT, make_campaign
 
-from .sync_helpers import (
-    answers_xml,
-    hits_of,
-    json_answer,
-    local_assignment,
+from .builders import answers_xml, hits_of, json_answer, local_assignment, published_mturk_campaign, remote
+from .helpers import (
+    add_request_error,
     operations,
-    published_mturk_campaign,
     record_calls,
-    remote,
     stub_assignments,
     stub_balance,
-    stub_request_error,
     stub_reviewable,
 )
 
@@ -339,17 +334,17 @@ def test_celery_task_returns_the_report(stub):
 
 def test_sync_all_keeps_going_when_one_campaign_fails(stub, caplog):
     good = published_mturk_campaign(images=1)
-    bad = published_mturk_campaign(images=1, hit_type_id="3TYPE00000000000000000000000BB")
+    bad = published_mturk_campaign(images=1, hit_type_id="3TYPE00000000000000000000000BB", first_hit=2)
     [good_hit] = hits_of(good)
     calls = record_calls(stub)
     order = list(type(good).objects.exclude(status__in=("draft", "closed")).values_list("pk", flat=True))
     assert sorted(order) == sorted([good.pk, bad.pk])
     for pk in order:
         if pk == bad.pk:
-            stub_request_error(stub, "list_reviewable_hits", "This HIT type does not exist.",
-                               "AWS.MechanicalTurk.HITTypeDoesNotExist",
-                               {"HITTypeId": "3TYPE00000000000000000000000BB", "Status": "Reviewable",
-                                "MaxResults": 100})
+            add_request_error(stub, "list_reviewable_hits", "This HIT type does not exist.",
+                              "AWS.MechanicalTurk.HITTypeDoesNotExist",
+                              {"HITTypeId": "3TYPE00000000000000000000000BB", "Status": "Reviewable",
+                               "MaxResults": 100})
         else:
             stub_reviewable(stub, [])
             stub_assignments(stub, good_hit, [remote("A1", "W1", good_hit)])
