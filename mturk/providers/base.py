@@ -80,6 +80,11 @@ class CrowdProvider(ABC):
         """External ids of the campaign's HITs the marketplace lists as reviewable (None: not applicable)."""
         return None
 
+    def answer_counts(self, sandbox: bool) -> dict[str, tuple[int, int]] | None:
+        """{HIT external id: (answered, decided)} for every HIT of the account, in few calls, so that a
+        sync can skip HITs with nothing new (None: not available; every HIT is checked)."""
+        return None
+
     def mark_reviewed(self, hit: HIT) -> None:
         """Tell the marketplace a HIT's review is finished (it stops listing it as reviewable)."""
         return None  # nothing to do without a marketplace

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -26,11 +27,14 @@ from .review import approve_assignment, approve_submitted, pay_pending_bonuses, 
 
 log = logging.getLogger(__name__)
 ANSWER_FIELD = "answer"  # the form field our task page posts to the marketplace (a JSON copy)
+REPORTED = ("Submitted", "Approved", "Rejected")  # marketplace statuses of answered work
+DECIDED = ("Approved", "Rejected")
 
 
 @dataclass
 class SyncReport:
     hits_checked: int = 0
+    hits_unchanged: int = 0  # skipped: the marketplace's answer counts equal ours
     new_submissions: int = 0
     approved_elsewhere: int = 0
     rejected_elsewhere: int = 0
@@ -40,8 +44,8 @@ class SyncReport:
     flagged: list[int] = field(default_factory=list)
 
     def merge(self, other: SyncReport) -> None:
-        for name in ("hits_checked", "new_submissions", "approved_elsewhere", "rejected_elsewhere", "returned",
-                     "expired_hits", "auto_approved_by_rules"):
+        for name in ("hits_checked", "hits_unchanged", "new_submissions", "approved_elsewhere",
+                     "rejected_elsewhere", "returned", "expired_hits", "auto_approved_by_rules"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.flagged += other.flagged
 
@@ -111,18 +115,35 @@ def _all_decided(hit: HIT) -> bool:
     return not hit.assignments.filter(status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.ACCEPTED)).exists()
 
 
-def sync_campaign(campaign: Campaign) -> SyncReport:
-    """Pull a campaign's submissions and decisions from its marketplace, then apply its review rules."""
+def _open_hits(campaign: Campaign) -> QuerySet[HIT]:
+    """The campaign's HITs on the marketplace that are not finished, with what we know of their answers."""
+    reported = Q(assignments__marketplace_status__in=REPORTED)
+    decided = Q(assignments__marketplace_status__in=DECIDED)
+    return (campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED), marketplace_done=False)
+            .exclude(external_id="").order_by("position", "id")
+            .annotate(known_answered=Count("assignments", filter=reported),
+                      known_decided=Count("assignments", filter=decided)))
+
+
+def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] | None = None) -> SyncReport:
+    """Pull a campaign's submissions and decisions from its marketplace, then apply its review rules.
+
+    The marketplace's answer counts (one listing for the whole account, or `answer_counts` from the
+    caller) let HITs whose counts match ours be skipped: only HITs with news cost a call each."""
     provider = get_provider(campaign.provider)
     report = SyncReport()
     expire_stale_assignments(campaign)
     if provider.has_marketplace:
         report.expired_hits = _expire_past_hits(campaign)
+        if answer_counts is None:
+            answer_counts = provider.answer_counts(campaign.sandbox) or {}
         reviewable = provider.reviewable_hit_ids(campaign) or set()
-        hits = (campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED), marketplace_done=False)
-                .exclude(external_id="").order_by("position", "id"))
-        for hit in hits.iterator(chunk_size=200):
+        for hit in _open_hits(campaign).iterator(chunk_size=200):
             hit.campaign = campaign
+            if answer_counts.get(hit.external_id) == (hit.known_answered, hit.known_decided) and (
+                    hit.external_id not in reviewable):
+                report.hits_unchanged += 1
+                continue
             report.hits_checked += 1
             for remote in provider.submissions(hit):
                 reconcile(hit, remote, report)
@@ -139,11 +160,16 @@ def sync_campaign(campaign: Campaign) -> SyncReport:
 
 
 def sync_all() -> SyncReport:
-    """Sync every open campaign (the periodic job)."""
+    """Sync every open campaign (the periodic job); the account's HITs are listed once per environment."""
     total = SyncReport()
+    listings: dict[tuple[str, bool], dict[str, tuple[int, int]] | None] = {}
     for campaign in Campaign.objects.exclude(status__in=(CampaignStatus.DRAFT, CampaignStatus.CLOSED)):
         try:
-            total.merge(sync_campaign(campaign))
+            provider = get_provider(campaign.provider)
+            key = (provider.name, campaign.sandbox)
+            if provider.has_marketplace and key not in listings:
+                listings[key] = provider.answer_counts(campaign.sandbox) or {}
+            total.merge(sync_campaign(campaign, listings.get(key)))
         except Exception:  # one failing campaign must not stop the others; the next run retries it
             log.exception("sync of campaign %s failed", campaign.pk)
     return total

@@ -54,13 +54,16 @@ def approve_assignment(assignment: Assignment, feedback: str = "", *, on_marketp
         overriding = locked.status == AssignmentStatus.REJECTED
         locked.transition(AssignmentStatus.APPROVED)
         campaign = locked.hit.campaign
+        provider = get_provider(campaign.provider)
         if on_marketplace:
-            _marketplace(get_provider(campaign.provider).approve, locked, feedback, override_rejection=overriding)
+            _marketplace(provider.approve, locked, feedback, override_rejection=overriding)
+            if provider.has_marketplace:
+                locked.marketplace_status = "Approved"  # what the marketplace now reports (see sync)
         else:
             locked.auto_approved = True
         locked.feedback = feedback
         locked.decided_at = timezone.now()
-        locked.save(update_fields=["status", "feedback", "decided_at", "auto_approved"])
+        locked.save(update_fields=["status", "feedback", "decided_at", "auto_approved", "marketplace_status"])
         if not UNUSABLE_ANSWER_FLAGS.intersection(locked.check_flags or []):
             get_task_kind(campaign.task_kind).on_approved(locked)
             feed_next_stages(locked)
@@ -77,11 +80,14 @@ def reject_assignment(assignment: Assignment, feedback: str, *, on_marketplace: 
         if locked.status == AssignmentStatus.REJECTED:
             return locked
         locked.transition(AssignmentStatus.REJECTED)
+        provider = get_provider(locked.hit.campaign.provider)
         if on_marketplace:
-            _marketplace(get_provider(locked.hit.campaign.provider).reject, locked, feedback)
+            _marketplace(provider.reject, locked, feedback)
+            if provider.has_marketplace:
+                locked.marketplace_status = "Rejected"
         locked.feedback = feedback
         locked.decided_at = timezone.now()
-        locked.save(update_fields=["status", "feedback", "decided_at"])
+        locked.save(update_fields=["status", "feedback", "decided_at", "marketplace_status"])
     return locked
 
 

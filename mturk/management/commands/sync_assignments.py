@@ -11,6 +11,7 @@ def report_lines(report: SyncReport) -> list[str]:
     flagged = ", ".join(map(str, report.flagged)) or "none"
     return [
         f"HITs checked: {report.hits_checked}",
+        f"HITs with nothing new (skipped): {report.hits_unchanged}",
         f"New submissions: {report.new_submissions}",
         f"Approved on the marketplace (e.g. auto-approval): {report.approved_elsewhere}",
         f"Rejected on the marketplace: {report.rejected_elsewhere}",

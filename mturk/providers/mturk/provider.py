@@ -193,6 +193,16 @@ class MTurkProvider(CrowdProvider):
                 ids.add(found["HITId"])
         return ids
 
+    def answer_counts(self, sandbox: bool) -> dict[str, tuple[int, int]]:
+        """One paginated list_hits (100 HITs a call): answered = MaxAssignments - Pending - Available
+        (submitted, approved or rejected), decided = Completed (approved or rejected)."""
+        counts: dict[str, tuple[int, int]] = {}
+        for found in paginate(get_client(sandbox), "list_hits", "HITs"):
+            answered = (found.get("MaxAssignments", 0) - found.get("NumberOfAssignmentsPending", 0)
+                        - found.get("NumberOfAssignmentsAvailable", 0))
+            counts[found["HITId"]] = (answered, found.get("NumberOfAssignmentsCompleted", 0))
+        return counts
+
     def mark_reviewed(self, hit: HIT) -> None:
         call(get_client(hit.campaign.sandbox), "update_hit_review_status", HITId=hit.external_id, Revert=False)
 

@@ -160,12 +160,33 @@ def stub_publication(stub: Stubber, hit: HIT, n: int, *, max_assignments: int = 
                       hit_request(hit, type_id(n), max_assignments=max_assignments))
 
 
+def stub_sync_listings(stub: Stubber, hit_ids: list[str] | None = None, hit_type_id: str = type_id(1), *,
+                       listed: list[dict[str, Any]] | None = None) -> None:
+    """The two listings a campaign sync starts with: the account's HITs with their assignment counts
+    (`listed`, see `listed_hit`; none listed: every HIT is checked), then the reviewable HITs of the HIT
+    type (`hit_ids`)."""
+    stub_hit_list(stub, listed)
+    stub_reviewable(stub, hit_ids, hit_type_id)
+
+
 def stub_reviewable(stub: Stubber, hit_ids: list[str] | None = None, hit_type_id: str = type_id(1)) -> None:
     stub.add_response(
         "list_reviewable_hits",
         {"NumResults": len(hit_ids or []), "HITs": [{"HITId": h, "HITTypeId": hit_type_id} for h in hit_ids or []]},
         {"HITTypeId": hit_type_id, "Status": "Reviewable", "MaxResults": 100},
     )
+
+
+def stub_hit_list(stub: Stubber, listed: list[dict[str, Any]] | None = None) -> None:
+    stub.add_response("list_hits", {"NumResults": len(listed or []), "HITs": listed or []}, {"MaxResults": 100})
+
+
+def listed_hit(external_id: str, *, max_assignments: int, pending: int = 0, available: int = 0,
+               completed: int = 0, hit_type_id: str = type_id(1)) -> dict[str, Any]:
+    """A HIT as list_hits shows it: answered = max - pending - available, decided = completed."""
+    return {"HITId": external_id, "HITTypeId": hit_type_id, "MaxAssignments": max_assignments,
+            "NumberOfAssignmentsPending": pending, "NumberOfAssignmentsAvailable": available,
+            "NumberOfAssignmentsCompleted": completed}
 
 
 def stub_assignments(stub: Stubber, hit: HIT, assignments: list[dict[str, Any]], *,

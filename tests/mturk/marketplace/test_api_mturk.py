@@ -24,7 +24,9 @@ from .helpers import (
     add_request_error,
     hit_id,
     record_calls,
+    stub_hit_list,
     stub_publication,
+    stub_sync_listings,
     type_id,
 )
 
@@ -176,21 +178,21 @@ def test_publish_refuses_to_move_a_campaign_between_environments(api, stub):
 def test_sync_now_returns_the_report(api, stub):
     campaign = published_mturk_campaign(images=1)
     (hit,) = hits_of(campaign)
-    stub.add_response("list_reviewable_hits", {"HITs": []},
-                      {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
+    stub_sync_listings(stub, [])
     stub.add_response("list_assignments_for_hit", {"Assignments": [
         remote("ASG1", "W1", hit, "Submitted"),
         remote("ASG2", "W2", hit, "Rejected", answer=json_answer("dog dog dog dog dog dog dog dog dog dog"))]},
         {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     response = api.post(f"/api/campaigns/{campaign.pk}/sync/")
     assert response.status_code == 200
-    assert response.json() == {"hits_checked": 1, "new_submissions": 2, "approved_elsewhere": 0,
+    assert response.json() == {"hits_checked": 1, "hits_unchanged": 0, "new_submissions": 2, "approved_elsewhere": 0,
                                "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0,
                                "auto_approved_by_rules": 0, "flagged": []}
 
 
 def test_sync_failure_is_a_502_with_mturks_message(api, stub):
     campaign = published_mturk_campaign(images=1)
+    stub_hit_list(stub)
     add_request_error(stub, "list_reviewable_hits", "You are not authorized.", "AWS.NotAuthorized",
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
     response = api.post(f"/api/campaigns/{campaign.pk}/sync/")

@@ -24,7 +24,9 @@ from .helpers import (
     hit_response,
     hit_type_request,
     record_calls,
+    stub_hit_list,
     stub_publication,
+    stub_sync_listings,
     type_id,
 )
 
@@ -156,8 +158,7 @@ def test_publish_refuses_what_mturk_would_refuse_before_any_call(stub):
 def test_sync_assignments_pulls_work_and_prints_the_report(stub):
     first, second = hits_of(published_mturk_campaign(images=2, auto_approve_passing=True))
     mturk_campaign(images=1)  # a draft: not synced by the run over every open campaign
-    stub.add_response("list_reviewable_hits", {"HITs": [{"HITId": hit_id(2)}]},
-                      {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
+    stub_sync_listings(stub, [hit_id(2)])
     stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG1", "W1", first, "Submitted")]},
                       {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG2", "W2", second, "Approved")]},
@@ -166,7 +167,8 @@ def test_sync_assignments_pulls_work_and_prints_the_report(stub):
     stub.add_response("approve_assignment", {}, {"AssignmentId": "ASG1"})  # the campaign's rule: passing work
     out = run("sync_assignments")
     assert "Synced every open campaign:" in out
-    for line in ("HITs checked: 2", "New submissions: 2", "Approved on the marketplace (e.g. auto-approval): 1",
+    for line in ("HITs checked: 2", "HITs with nothing new (skipped): 0",
+                 "New submissions: 2", "Approved on the marketplace (e.g. auto-approval): 1",
                  "Rejected on the marketplace: 0", "Returned by their worker: 0", "HITs expired: 0",
                  "Approved by the campaign's rules: 1", "Flagged by the checks (left for review): none"):
         assert f"  {line}\n" in out, line
@@ -177,13 +179,13 @@ def test_sync_assignments_pulls_work_and_prints_the_report(stub):
 def test_sync_assignments_of_one_campaign_and_its_failure(stub):
     campaign = published_mturk_campaign(images=1)
     (hit,) = hits_of(campaign)
-    stub.add_response("list_reviewable_hits", {"HITs": []},
-                      {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
+    stub_sync_listings(stub, [])
     stub.add_response("list_assignments_for_hit", {"Assignments": [
         remote("ASG1", "W1", hit, "Submitted", answer=json_answer("dog dog dog dog dog dog dog dog dog dog"))]},
         {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     out = run("sync_assignments", campaign.name)
     assert f"Synced '{campaign.name}':" in out and "New submissions: 1" in out
+    stub_hit_list(stub)
     add_request_error(stub, "list_reviewable_hits", "This operation is not allowed.", "AWS.MechanicalTurk.Denied",
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
     _, error = run_failing("sync_assignments", str(campaign.pk))

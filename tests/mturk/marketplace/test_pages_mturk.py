@@ -19,7 +19,9 @@ from .helpers import (
     add_request_error,
     hit_id,
     record_calls,
+    stub_hit_list,
     stub_publication,
+    stub_sync_listings,
     type_id,
 )
 
@@ -104,14 +106,14 @@ def test_publish_to_the_sandbox_from_the_page(researcher_client, sandbox_stub, d
 def test_sync_now(researcher_client, stub):
     campaign = published_mturk_campaign(images=1)
     (hit,) = hits_of(campaign)
-    stub.add_response("list_reviewable_hits", {"HITs": []},
-                      {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
+    stub_sync_listings(stub, [])
     stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG1", "W1", hit, "Submitted")]},
                       {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     page = post(researcher_client, "campaign-page-sync", campaign)
     assert ("Synced 1 HIT(s): 1 new submission(s), 0 approved and 0 rejected on the marketplace, 0 returned, "
             "0 HIT(s) expired, 0 approved by the campaign&#x27;s rules.") in page
     assert Assignment.objects.get().status == "submitted"
+    stub_hit_list(stub)
     add_request_error(stub, "list_reviewable_hits", "Rate exceeded for this account.", "AWS.MechanicalTurk.Denied",
                       {"HITTypeId": type_id(1), "Status": "Reviewable", "MaxResults": 100})
     page = post(researcher_client, "campaign-page-sync", campaign)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation.models import Description
 from mturk.models import HIT, Assignment, Bonus, MarketplaceQualification, QualificationGrant
 from mturk.services.marketplace_sync import SyncReport, sync_all, sync_campaign
+from mturk.services.review import approve_assignment
 from mturk.states import AssignmentStatus, HITStatus
 from mturk.tasks import sync_marketplace
 from tests.factories import GOOD_TEXT, make_campaign
@@ -19,11 +20,14 @@ from tests.factories import GOOD_TEXT, make_campaign
 from .builders import answers_xml, hits_of, json_answer, local_assignment, published_mturk_campaign, remote
 from .helpers import (
     add_request_error,
+    listed_hit,
     operations,
     record_calls,
     stub_assignments,
     stub_balance,
+    stub_hit_list,
     stub_reviewable,
+    stub_sync_listings,
 )
 
 pytestmark = pytest.mark.django_db
@@ -40,14 +44,15 @@ def test_list_assignments_is_paginated_with_next_token(stub):
     campaign = published_mturk_campaign(images=1)
     [hit] = hits_of(campaign)
     calls = record_calls(stub)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit)], next_token="page-2-token")
     stub_assignments(stub, hit, [remote("A2", "W2", hit)], token="page-2-token")
 
     report = sync_campaign(campaign)
 
-    assert operations(calls) == ["list_reviewable_hits", "list_assignments_for_hit", "list_assignments_for_hit"]
-    assert calls[2][1] == {"HITId": hit.external_id, "AssignmentStatuses": ["Submitted", "Approved", "Rejected"],
+    assert operations(calls) == [
+        "list_hits", "list_reviewable_hits", "list_assignments_for_hit", "list_assignments_for_hit"]
+    assert calls[3][1] == {"HITId": hit.external_id, "AssignmentStatuses": ["Submitted", "Approved", "Rejected"],
                            "MaxResults": 100, "NextToken": "page-2-token"}
     assert (report.hits_checked, report.new_submissions) == (1, 2)
     found = records(hit)
@@ -62,7 +67,7 @@ def test_new_submission_stores_the_parsed_answer_and_check_flags(stub):
     good = remote("A1", "W1", hit, answer=json_answer("A  woman in a red dress walks her brown   dog along the beach."),
                   accepted=accepted, submitted=accepted + timedelta(minutes=3))
     shouted = remote("A2", "W2", hit, answer=json_answer(SHOUTED))
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [good, shouted])
 
     report = sync_campaign(campaign)
@@ -86,7 +91,7 @@ def test_syncing_twice_never_double_counts(stub):
     [hit] = hits_of(campaign)
     page = [remote("A1", "W1", hit), remote("A2", "W2", hit, "Approved", answer=json_answer(OTHER_TEXT))]
     for _ in range(2):
-        stub_reviewable(stub, [])
+        stub_sync_listings(stub, [])
         stub_assignments(stub, hit, page)
 
     first = sync_campaign(campaign)
@@ -105,7 +110,7 @@ def test_answer_stored_by_our_page_is_not_overwritten(stub):
     campaign = published_mturk_campaign(images=1)
     [hit] = hits_of(campaign)
     ours = local_assignment(hit, "W1", "A1", status=AssignmentStatus.SUBMITTED, text=GOOD_TEXT)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit, answer=json_answer(OTHER_TEXT))])
 
     report = sync_campaign(campaign)
@@ -124,12 +129,13 @@ def test_approved_on_mturk_is_recorded_without_calling_mturk_back_and_feeds_next
     next_stage = make_campaign(images=0, publish=False, source_stage=campaign)
     ours = local_assignment(hit, "W1", "A1", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
     calls = record_calls(stub)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit, "Approved", feedback="Thanks!")])
 
     report = sync_campaign(campaign)
 
-    assert operations(calls) == ["list_reviewable_hits", "list_assignments_for_hit"]  # no approve_assignment
+    # no approve_assignment call
+    assert operations(calls) == ["list_hits", "list_reviewable_hits", "list_assignments_for_hit"]
     ours.refresh_from_db()
     assert (ours.status, ours.auto_approved, ours.marketplace_status) == (AssignmentStatus.APPROVED, True, "Approved")
     assert ours.feedback == "Thanks!" and ours.decided_at is not None
@@ -144,13 +150,14 @@ def test_rejected_on_mturk_is_recorded_as_rejected(stub):
     first = local_assignment(hit, "W1", "A1", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
     second = local_assignment(hit, "W2", "A2", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
     calls = record_calls(stub)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit, "Rejected", feedback="Off topic."),
                                  remote("A2", "W2", hit, "Rejected")])
 
     report = sync_campaign(campaign)
 
-    assert operations(calls) == ["list_reviewable_hits", "list_assignments_for_hit"]  # no reject_assignment
+    # no reject_assignment call
+    assert operations(calls) == ["list_hits", "list_reviewable_hits", "list_assignments_for_hit"]
     first.refresh_from_db()
     second.refresh_from_db()
     assert (first.status, first.feedback, first.marketplace_status) == (
@@ -164,7 +171,7 @@ def test_reused_assignment_id_returns_the_first_worker_and_creates_the_second(st
     campaign = published_mturk_campaign(images=1)
     [hit] = hits_of(campaign)
     returned = local_assignment(hit, "W1", "A1", status=AssignmentStatus.ACCEPTED)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W2", hit)])
 
     report = sync_campaign(campaign)
@@ -186,7 +193,7 @@ def test_reused_assignment_id_returns_the_first_worker_and_creates_the_second(st
 def test_missing_or_invalid_answer_in_mturks_copy_is_kept_raw_and_flagged(stub, answer_xml, raw, flag):
     campaign = published_mturk_campaign(images=1)
     [hit] = hits_of(campaign)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit, answer=answer_xml)])
 
     report = sync_campaign(campaign)
@@ -200,7 +207,7 @@ def test_missing_or_invalid_answer_in_mturks_copy_is_kept_raw_and_flagged(stub, 
 def test_approved_on_mturk_with_an_unusable_answer_is_recorded_without_a_dataset_record(stub):
     campaign = published_mturk_campaign(images=1)
     [hit] = hits_of(campaign)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit, "Approved", answer=answers_xml({"other": "x"}))])
 
     report = sync_campaign(campaign)
@@ -217,22 +224,22 @@ def test_reviewable_and_decided_hit_is_marked_reviewed_once_and_skipped_afterwar
     done, waiting = hits_of(campaign)
     local_assignment(done, "W1", "A1", status=AssignmentStatus.APPROVED, marketplace_status="Approved")
     calls = record_calls(stub)
-    stub_reviewable(stub, [done.external_id, waiting.external_id])
+    stub_sync_listings(stub, [done.external_id, waiting.external_id])
     stub_assignments(stub, done, [remote("A1", "W1", done, "Approved")])
     stub.add_response("update_hit_review_status", {}, {"HITId": done.external_id, "Revert": False})
     stub_assignments(stub, waiting, [remote("A2", "W2", waiting)])  # submitted, not decided: not marked
     # next sync: MTurk lists the first HIT as Reviewing now; our flag skips it anyway
-    stub_reviewable(stub, [waiting.external_id])
+    stub_sync_listings(stub, [waiting.external_id])
     stub_assignments(stub, waiting, [remote("A2", "W2", waiting)])
 
     first = sync_campaign(campaign)
     second = sync_campaign(campaign)
 
     assert operations(calls) == [
-        "list_reviewable_hits", "list_assignments_for_hit", "update_hit_review_status", "list_assignments_for_hit",
-        "list_reviewable_hits", "list_assignments_for_hit",
+        "list_hits", "list_reviewable_hits", "list_assignments_for_hit", "update_hit_review_status",
+        "list_assignments_for_hit", "list_hits", "list_reviewable_hits", "list_assignments_for_hit",
     ]
-    assert calls[5][1]["HITId"] == waiting.external_id
+    assert calls[7][1]["HITId"] == waiting.external_id
     assert (first.hits_checked, second.hits_checked) == (2, 1)
     assert HIT.objects.get(pk=done.pk).marketplace_done is True
     assert HIT.objects.get(pk=waiting.pk).marketplace_done is False
@@ -242,7 +249,7 @@ def test_hits_past_their_expiry_are_marked_expired_and_still_synced(stub):
     campaign = published_mturk_campaign(images=2)
     old, current = hits_of(campaign)
     HIT.objects.filter(pk=old.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, old, [remote("A1", "W1", old)])
     stub_assignments(stub, current, [])
 
@@ -262,13 +269,13 @@ def test_participation_is_recorded_and_granted_silently_in_a_grouped_chained_cam
     qualification = MarketplaceQualification.objects.create(
         provider="mturk", sandbox=False, scope="album:7", external_id="3QUALTOOKPART00000000000000001")
     calls = record_calls(stub)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit)])
     stub.add_response("associate_qualification_with_worker", {}, {
         "QualificationTypeId": "3QUALTOOKPART00000000000000001", "WorkerId": "W1", "IntegerValue": 1,
         "SendNotification": False,
     })
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit)])
 
     sync_campaign(campaign)
@@ -284,7 +291,7 @@ def test_auto_approve_passing_approves_passing_reported_work_and_leaves_flagged_
     [hit] = hits_of(campaign)
     page_only = local_assignment(hit, "W3", "A3", status=AssignmentStatus.SUBMITTED)  # MTurk never reported it
     calls = record_calls(stub)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit), remote("A2", "W2", hit, answer=json_answer(SHOUTED))])
     stub.add_response("approve_assignment", {}, {"AssignmentId": "A1"})
 
@@ -292,7 +299,7 @@ def test_auto_approve_passing_approves_passing_reported_work_and_leaves_flagged_
 
     found = records(hit)
     passing, flagged = found[("A1", "W1")], found[("A2", "W2")]
-    assert operations(calls) == ["list_reviewable_hits", "list_assignments_for_hit", "approve_assignment"]
+    assert operations(calls) == ["list_hits", "list_reviewable_hits", "list_assignments_for_hit", "approve_assignment"]
     assert (passing.status, passing.auto_approved) == (AssignmentStatus.APPROVED, False)
     assert flagged.status == AssignmentStatus.SUBMITTED
     assert Assignment.objects.get(pk=page_only.pk).status == AssignmentStatus.SUBMITTED
@@ -305,14 +312,14 @@ def test_an_unpayable_bonus_does_not_stop_the_sync(stub):
     earlier = local_assignment(hit, "W9", "A9", status=AssignmentStatus.APPROVED, marketplace_status="Approved")
     bonus = Bonus.objects.create(assignment=earlier, amount=Decimal("5.00"), reason="Great", unique_token="bonus-z-1")
     calls = record_calls(stub)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A9", "W9", hit, "Approved"), remote("A1", "W1", hit)])
     stub_balance(stub, "1.00")  # too little: the bonus stays unpaid, retried next sync
     stub.add_response("approve_assignment", {}, {"AssignmentId": "A1"})
 
     report = sync_campaign(campaign)
 
-    assert operations(calls) == ["list_reviewable_hits", "list_assignments_for_hit", "get_account_balance",
+    assert operations(calls) == ["list_hits", "list_reviewable_hits", "list_assignments_for_hit", "get_account_balance",
                                  "approve_assignment"]
     assert report.auto_approved_by_rules == 1
     assert Bonus.objects.get(pk=bonus.pk).paid is False
@@ -321,14 +328,14 @@ def test_an_unpayable_bonus_does_not_stop_the_sync(stub):
 def test_celery_task_returns_the_report(stub):
     campaign = published_mturk_campaign(images=1)
     [hit] = hits_of(campaign)
-    stub_reviewable(stub, [])
+    stub_sync_listings(stub, [])
     stub_assignments(stub, hit, [remote("A1", "W1", hit), remote("A2", "W2", hit, "Rejected", feedback="No.")])
 
     result = sync_marketplace.delay(campaign.pk).get()
 
     assert result == {
-        "hits_checked": 1, "new_submissions": 2, "approved_elsewhere": 0, "rejected_elsewhere": 1, "returned": 0,
-        "expired_hits": 0, "auto_approved_by_rules": 0, "flagged": [],
+        "hits_checked": 1, "hits_unchanged": 0, "new_submissions": 2, "approved_elsewhere": 0,
+        "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0, "auto_approved_by_rules": 0, "flagged": [],
     }
 
 
@@ -339,6 +346,7 @@ def test_sync_all_keeps_going_when_one_campaign_fails(stub, caplog):
     calls = record_calls(stub)
     order = list(type(good).objects.exclude(status__in=("draft", "closed")).values_list("pk", flat=True))
     assert sorted(order) == sorted([good.pk, bad.pk])
+    stub_hit_list(stub)  # the account's HITs are listed once for every campaign of the environment
     for pk in order:
         if pk == bad.pk:
             add_request_error(stub, "list_reviewable_hits", "This HIT type does not exist.",
@@ -356,4 +364,73 @@ def test_sync_all_keeps_going_when_one_campaign_fails(stub, caplog):
     assert (total.hits_checked, total.new_submissions) == (1, 1)
     assert Assignment.objects.get().hit_id == good_hit.pk
     assert operations(calls).count("list_assignments_for_hit") == 1
+    assert operations(calls).count("list_hits") == 1
     assert f"sync of campaign {bad.pk} failed" in caplog.text
+
+
+# ---- the account listing: HITs with nothing new cost no call ---------------------------------------
+
+def test_hits_whose_counts_match_ours_are_skipped(stub):
+    campaign = published_mturk_campaign(images=3)
+    quiet, busy, unlisted = hits_of(campaign)
+    local_assignment(quiet, "W1", "A1", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
+    calls = record_calls(stub)
+    stub_sync_listings(stub, [], listed=[
+        listed_hit(quiet.external_id, max_assignments=2, available=1),  # 1 answered, 0 decided: as we know
+        listed_hit(busy.external_id, max_assignments=2, available=1),  # 1 answered that we have not seen
+    ])
+    stub_assignments(stub, busy, [remote("A2", "W2", busy)])
+    stub_assignments(stub, unlisted, [])  # not in the account's list: checked anyway
+
+    report = sync_campaign(campaign)
+
+    assert [params["HITId"] for name, params in calls if name == "list_assignments_for_hit"] == [
+        busy.external_id, unlisted.external_id]
+    assert (report.hits_checked, report.hits_unchanged, report.new_submissions) == (2, 1, 1)
+
+
+def test_a_decision_made_on_the_marketplace_makes_the_hit_be_checked(stub):
+    campaign = published_mturk_campaign(images=1)
+    [hit] = hits_of(campaign)
+    ours = local_assignment(hit, "W1", "A1", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
+    stub_sync_listings(stub, [], listed=[listed_hit(hit.external_id, max_assignments=2, available=1, completed=1)])
+    stub_assignments(stub, hit, [remote("A1", "W1", hit, "Approved")])
+
+    report = sync_campaign(campaign)
+
+    ours.refresh_from_db()
+    assert (report.hits_checked, report.approved_elsewhere) == (1, 1)
+    assert (ours.status, ours.auto_approved) == (AssignmentStatus.APPROVED, True)
+
+
+def test_our_own_approval_is_counted_so_the_next_sync_skips_the_hit(stub):
+    campaign = published_mturk_campaign(images=1)
+    [hit] = hits_of(campaign)
+    ours = local_assignment(hit, "W1", "A1", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
+    stub.add_response("approve_assignment", {}, {"AssignmentId": "A1"})
+
+    approve_assignment(ours)
+    ours.refresh_from_db()
+    assert ours.marketplace_status == "Approved"
+    calls = record_calls(stub)
+    stub_sync_listings(stub, [], listed=[listed_hit(hit.external_id, max_assignments=2, available=1, completed=1)])
+
+    report = sync_campaign(campaign)
+
+    assert operations(calls) == ["list_hits", "list_reviewable_hits"]
+    assert (report.hits_checked, report.hits_unchanged) == (0, 1)
+
+
+def test_a_reviewable_hit_is_checked_even_when_its_counts_match(stub):
+    campaign = published_mturk_campaign(images=1)
+    [hit] = hits_of(campaign)
+    local_assignment(hit, "W1", "A1", status=AssignmentStatus.APPROVED, marketplace_status="Approved")
+    stub_sync_listings(stub, [hit.external_id],
+                       listed=[listed_hit(hit.external_id, max_assignments=1, completed=1)])
+    stub_assignments(stub, hit, [remote("A1", "W1", hit, "Approved")])
+    stub.add_response("update_hit_review_status", {}, {"HITId": hit.external_id, "Revert": False})
+
+    report = sync_campaign(campaign)
+
+    hit.refresh_from_db()
+    assert (report.hits_checked, report.hits_unchanged, hit.marketplace_done) == (1, 0, True)
