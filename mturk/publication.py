@@ -22,6 +22,7 @@ from .services.campaigns import (
     plan_publication,
     settle_environment,
 )
+from .services.participation import in_stage_chain
 from .states import CampaignStatus
 
 FEE_RULES = {
@@ -44,6 +45,7 @@ class PublicationPreview:
     budget_cap: Decimal | None
     committed: Decimal  # what the published HITs and bonuses may already cost, with fees
     requirements: list[dict[str, Any]] | None  # None: the configuration is refused before they are built
+    participation: list[str]  # the private "took part" requirements each HIT adds (described)
     error: str | None  # why publishing would be refused (checked locally)
 
     @property
@@ -59,6 +61,18 @@ class PublicationPreview:
         if not self.has_marketplace:
             return "local"
         return "sandbox" if self.sandbox else "production"
+
+
+def participation_rules(campaign: Campaign) -> list[str]:
+    """The private qualifications publishing adds per HIT (services.participation), in words."""
+    rules = []
+    if in_stage_chain(campaign):
+        rules.append("workers who took part in a HIT's group (e.g. its album) in any stage of the chain are "
+                     "excluded (DoesNotExist on a private qualification per group)")
+    if campaign.max_assignments_per_worker == 1:
+        rules.append("workers who did one HIT of this campaign are excluded (DoesNotExist on a private "
+                     "qualification of the campaign)")
+    return rules
 
 
 def fee_rule(provider_name: str, fee: Decimal) -> str:
@@ -109,6 +123,7 @@ def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
         budget_cap=candidate.budget_cap,
         committed=money(committed_spend(candidate, provider)),
         requirements=requirements,
+        participation=participation_rules(candidate) if provider.has_marketplace else [],
         error="; ".join(errors) or None,
     )
 
@@ -134,5 +149,6 @@ def preview_dict(preview: PublicationPreview) -> dict[str, Any]:
         "stopped_by_budget": preview.stopped_by_budget,
         "left_in_draft": preview.left_in_draft,
         "requirements": preview.requirements,
+        "participation": preview.participation,
         "error": preview.error,
     }

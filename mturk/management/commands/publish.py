@@ -76,5 +76,7 @@ class Command(BaseCommand):
             else:
                 write("QualificationRequirements:")
                 write(json.dumps(preview.requirements, indent=2, sort_keys=True))
+            for rule in preview.participation:
+                write(f"Per HIT: {rule}")
         if not preview.error:
             write("Checks: OK")

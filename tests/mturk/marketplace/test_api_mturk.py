@@ -126,6 +126,7 @@ def test_estimate_gives_the_cost_with_fees_the_budget_and_requirements(api, stub
         "budget_cap": "0.50", "committed": "0.00", "stopped_by_budget": True, "left_in_draft": 1,
         "requirements": [{"QualificationTypeId": "000000000000000000L0", "Comparator": "GreaterThanOrEqualTo",
                           "IntegerValues": [95], "ActionsGuarded": "Accept"}],
+        "participation": [],
         "error": None,
     }
     assert calls == [] and state(campaign) == before

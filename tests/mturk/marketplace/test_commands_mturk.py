@@ -77,7 +77,15 @@ def test_dry_run_prints_the_hits_cost_and_requirements_and_changes_nothing(stub)
          "LocaleValues": [{"Country": "US"}, {"Country": "CA", "Subdivision": "QC"}], "ActionsGuarded": "Accept"},
     ]
     assert "QualificationRequirements:\n" + json.dumps(requirements, indent=2, sort_keys=True) in out
+    assert "Per HIT:" not in out  # not in a stage chain, no one-task-per-worker limit
     assert out.rstrip().endswith("Checks: OK")
+
+
+def test_dry_run_names_the_private_participation_requirement(stub):
+    campaign = mturk_campaign(images=1, max_assignments_per_worker=1)
+    out = run("publish", campaign.name, "--dry-run")
+    assert ("Per HIT: workers who did one HIT of this campaign are excluded (DoesNotExist on a private "
+            "qualification of the campaign)") in out
 
 
 def test_dry_run_in_the_sandbox_uses_the_sandbox_masters_id_and_fee(sandbox_stub):
