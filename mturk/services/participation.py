@@ -59,6 +59,15 @@ def record_participation(assignment: Assignment) -> int:
     return created
 
 
+def note_submission(assignment: Assignment) -> None:
+    """After a marketplace submission is stored: record the grants it earns and queue their granting."""
+    if record_participation(assignment):
+        from ..tasks import grant_participation
+
+        campaign_id = assignment.hit.campaign_id
+        transaction.on_commit(lambda: grant_participation.delay(campaign_id))
+
+
 def grant_pending(campaign: Campaign | None = None) -> int:
     """Grant every stored, not yet granted participation qualification (silently). Safe to repeat."""
     pending = QualificationGrant.objects.filter(granted=False).select_related("qualification", "worker")

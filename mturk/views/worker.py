@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,10 +25,9 @@ from ..services.assignments import (
     submit_answer,
 )
 from ..services.marketplace_arrivals import completion_code
-from ..services.participation import record_participation
+from ..services.participation import note_submission
 from ..states import ANSWERED, AssignmentStatus
 from ..task_kinds import get_task_kind
-from ..tasks import grant_participation
 from ..tokens import (
     TokenError,
     assignment_token,
@@ -198,6 +196,5 @@ def submit(request: HttpRequest) -> JsonResponse:
         # The page hands the stored answer off to the marketplace; the code lets the worker retry.
         response["completion_code"] = completion_code(result.assignment)
         response["answer"] = result.assignment.answer
-        if record_participation(result.assignment):
-            transaction.on_commit(lambda: grant_participation.delay(campaign.pk))
+        note_submission(result.assignment)
     return JsonResponse(response, status=201 if result.created else 200)
