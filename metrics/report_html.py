@@ -204,17 +204,25 @@ def _images_section(report: dict) -> str:
             f"<table><tr><th>image</th><th>P</th><th>R</th><th>F</th></tr>{score_rows}</table></details>")
 
 
-def render_html(report: dict, title: str) -> str:
-    """The whole report as one HTML page."""
-    metric = report.get("metric", {})
-    edge_cases = "".join(f"<li>{esc(case)}</li>" for case in metric.get("edge_cases", []))
-    priors = f'<p>Text priors: {esc(report["priors"])}.</p>' if report.get("priors") else ""
+def html_page(title: str, sections: Sequence[str]) -> str:
+    """A self-contained report page: the shared CSS, the title, then the sections (already HTML)."""
     return "\n".join([
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>",
+        *sections,
+        "</body></html>",
+    ])
+
+
+def render_html(report: dict, title: str) -> str:
+    """The whole report as one HTML page."""
+    metric = report.get("metric", {})
+    edge_cases = "".join(f"<li>{esc(case)}</li>" for case in metric.get("edge_cases", []))
+    priors = f'<p>Text priors: {esc(report["priors"])}.</p>' if report.get("priors") else ""
+    return html_page(title, [
         f'<h2>Metric: {esc(metric.get("name", "content selection"))}</h2>',
         f'<p class="formula">{esc(metric.get("definition", ""))}</p>',
         f"<h3>Edge cases</h3><ul>{edge_cases}</ul>",
@@ -228,5 +236,4 @@ def render_html(report: dict, title: str) -> str:
                                 "P (solid) and R (dashed) against k, visual cues (Figure 4b)."),
         _table_section(report.get("table", [])),
         _images_section(report),
-        "</body></html>",
     ])

@@ -1,6 +1,6 @@
 """A self-contained HTML page for a stories report (`metrics.story_report.story_report`).
 
-One file, no external assets, no JavaScript: the CSS of `metrics.report_html` and inline SVG plots (vocabulary per
+One file, no external assets, no JavaScript: the page of `metrics.report_html` and inline SVG plots (vocabulary per
 tier, the histogram of per-story METEOR, METEOR against the mean rating when ratings exist). Every string that comes
 from the data (title, story ids, words, crowd keys and values) goes through `html.escape`.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from metrics.report_html import CSS, esc
+from metrics.report_html import esc, html_page
 from metrics.story_plots import bar_chart, histogram, scatter
 from metrics.story_stats import TIER_NAMES
 
@@ -156,12 +156,7 @@ def story_report_html(report: dict[str, Any], title: str = TITLE) -> str:
     """The whole report as one HTML page."""
     definitions = "".join(f"<li><b>{esc(name)}</b>: {esc(text)}</li>"
                           for name, text in report.get("definitions", {}).items())
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1>",
+    return html_page(title, [
         f"<h2>Definitions</h2><ul>{definitions}</ul>",
         _tiers_section(report),
         _top_words_section(report),
@@ -170,5 +165,4 @@ def story_report_html(report: dict[str, Any], title: str = TITLE) -> str:
         _correlations_section(report),
         _crowd_section(report),
         _per_story_section(report),
-        "</body></html>",
     ])

@@ -37,22 +37,22 @@ def sleeps(monkeypatch) -> list[float]:
     return delays
 
 
-@pytest.fixture
-def stub(sleeps) -> Iterator[Stubber]:
-    """A Stubber on the production client (campaign.sandbox False). Asserts every stubbed call was made."""
-    client, stubber = stubbed_client(sandbox=False)
-    mturk_client.set_client(False, client)
+def installed_stub(sandbox: bool) -> Iterator[Stubber]:
+    """A Stubber on the process's client for one environment; asserts every stubbed call was made."""
+    client, stubber = stubbed_client(sandbox)
+    mturk_client.set_client(sandbox, client)
     with stubber:
         yield stubber
         stubber.assert_no_pending_responses()
     mturk_client.reset_clients()
+
+
+@pytest.fixture
+def stub(sleeps) -> Iterator[Stubber]:
+    """The production client (campaigns with sandbox False)."""
+    yield from installed_stub(sandbox=False)
 
 
 @pytest.fixture
 def sandbox_stub(sleeps) -> Iterator[Stubber]:
-    client, stubber = stubbed_client(sandbox=True)
-    mturk_client.set_client(True, client)
-    with stubber:
-        yield stubber
-        stubber.assert_no_pending_responses()
-    mturk_client.reset_clients()
+    yield from installed_stub(sandbox=True)

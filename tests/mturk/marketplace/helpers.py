@@ -152,10 +152,10 @@ def add_already_exists(stub: Stubber, hit: HIT, hit_type: str, message: str) -> 
                       expected_params=hit_request(hit, hit_type))
 
 
-def stub_publication(stub: Stubber, hit: HIT, n: int, *, max_assignments: int = 3) -> None:
-    """Publishing a campaign of one HIT with the default settings: MTurk creates HIT type type_id(n) for it
-    and then the HIT as hit_id(n)."""
-    stub.add_response("create_hit_type", {"HITTypeId": type_id(n)}, hit_type_request())
+def stub_publication(stub: Stubber, hit: HIT, n: int, *, max_assignments: int = 3, **type_fields: Any) -> None:
+    """Publishing a campaign of one HIT: MTurk creates HIT type type_id(n) for it (default settings unless
+    `type_fields` for hit_type_request say otherwise) and then the HIT as hit_id(n)."""
+    stub.add_response("create_hit_type", {"HITTypeId": type_id(n)}, hit_type_request(**type_fields))
     stub.add_response("create_hit_with_hit_type", hit_response(hit_id(n), type_id(n), max_assignments=max_assignments),
                       hit_request(hit, type_id(n), max_assignments=max_assignments))
 

@@ -46,6 +46,7 @@ from .helpers import (
     participation_response,
     qual_id,
     record_calls,
+    stub_publication,
     token,
     type_id,
 )
@@ -398,10 +399,7 @@ def test_publishing_to_the_sandbox_uses_the_sandbox_client_and_masters_id(
     campaign = mturk_campaign(images=1, qualifications={"masters": True})
     (hit,) = hits_of(campaign)
     masters = [{"QualificationTypeId": MASTERS_SANDBOX, "Comparator": "Exists", "ActionsGuarded": "Accept"}]
-    sandbox_stub.add_response("create_hit_type", {"HITTypeId": type_id(1)},
-                              hit_type_request(keywords=KEYWORDS, requirements=masters))
-    sandbox_stub.add_response("create_hit_with_hit_type", hit_response(hit_id(1), type_id(1)),
-                              hit_request(hit, type_id(1)))
+    stub_publication(sandbox_stub, hit, 1, keywords=KEYWORDS, requirements=masters)
     # `stub` (production) has no response queued: any production call would fail the job.
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -419,10 +417,7 @@ def test_the_publish_command_with_sandbox(stub, sandbox_stub, django_capture_on_
     campaign = mturk_campaign(images=1, qualifications={"masters": True})
     (hit,) = hits_of(campaign)
     masters = [{"QualificationTypeId": MASTERS_SANDBOX, "Comparator": "Exists", "ActionsGuarded": "Accept"}]
-    sandbox_stub.add_response("create_hit_type", {"HITTypeId": type_id(1)},
-                              hit_type_request(keywords=KEYWORDS, requirements=masters))
-    sandbox_stub.add_response("create_hit_with_hit_type", hit_response(hit_id(1), type_id(1)),
-                              hit_request(hit, type_id(1)))
+    stub_publication(sandbox_stub, hit, 1, keywords=KEYWORDS, requirements=masters)
     out = StringIO()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("publish", campaign.name, "--sandbox", stdout=out)
@@ -436,9 +431,7 @@ def test_production_uses_the_production_masters_id(stub, django_capture_on_commi
     campaign = mturk_campaign(images=1, qualifications={"masters": True})
     (hit,) = hits_of(campaign)
     masters = [{"QualificationTypeId": MASTERS_PRODUCTION, "Comparator": "Exists", "ActionsGuarded": "Accept"}]
-    stub.add_response("create_hit_type", {"HITTypeId": type_id(1)},
-                      hit_type_request(keywords=KEYWORDS, requirements=masters))
-    stub.add_response("create_hit_with_hit_type", hit_response(hit_id(1), type_id(1)), hit_request(hit, type_id(1)))
+    stub_publication(stub, hit, 1, keywords=KEYWORDS, requirements=masters)
     with django_capture_on_commit_callbacks(execute=True):
         publish_campaign(campaign, "mturk", sandbox=False)
     assert created_records(campaign) == [(HITStatus.PUBLISHED, hit_id(1), type_id(1))]
