@@ -5,6 +5,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, user_passes_test
@@ -14,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from ..models import Assignment, Campaign
+from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
 from ..publication import preview_publication
@@ -26,8 +27,10 @@ from ..services.review import (
     ReviewError,
     approve_assignment,
     approve_submitted,
+    grant_bonus,
     message_workers,
     reject_assignment,
+    set_worker_blocked,
 )
 from ..states import AssignmentStatus, CampaignStatus, InvalidTransition
 from ..task_kinds import get_task_kind
@@ -117,10 +120,54 @@ def review_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> Http
             messages.error(request, "Unknown review action.")
     except (ReviewError, InvalidTransition) as exc:
         messages.error(request, f"Assignment {assignment.pk}: {exc}")
+    return _back(request, pk)
+
+
+def _back(request: HttpRequest, pk: int) -> HttpResponse:
+    """Back to the page the form was on (`next`, same site only), else the campaign page."""
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         return redirect(target)
     return redirect("campaign-page", pk=pk)
+
+
+class _BonusAmount(forms.Form):
+    amount = forms.DecimalField(max_digits=8, decimal_places=2)
+
+
+@require_POST
+@researcher_required
+def bonus_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    assignment = get_object_or_404(Assignment.objects.select_related("hit__campaign", "worker"),
+                                   pk=assignment_pk, hit__campaign_id=pk)
+    parsed = _BonusAmount(request.POST)
+    if not parsed.is_valid():
+        messages.error(request, f"Assignment {assignment.pk}: the bonus amount must be a number of dollars "
+                                "with at most 2 decimals.")
+        return _back(request, pk)
+    try:
+        bonus = grant_bonus(assignment, parsed.cleaned_data["amount"], request.POST.get("reason", ""))
+    except ReviewError as exc:
+        messages.error(request, f"Assignment {assignment.pk}: {exc}")
+    else:
+        state = "paid" if bonus.paid else "recorded, not paid yet"
+        messages.success(request, f"Bonus of ${bonus.amount} for assignment {assignment.pk} {state}.")
+    return _back(request, pk)
+
+
+@require_POST
+@researcher_required
+def block_worker(request: HttpRequest, pk: int, worker_pk: int) -> HttpResponse:
+    campaign_workers = Worker.objects.filter(assignments__hit__campaign_id=pk).distinct()
+    worker = get_object_or_404(campaign_workers, pk=worker_pk)
+    unblock = request.POST.get("action") == "unblock"
+    try:
+        set_worker_blocked(worker, not unblock, request.POST.get("reason", ""))
+    except ReviewError as exc:
+        messages.error(request, f"Worker {worker.external_id}: {exc}")
+    else:
+        messages.success(request, f"Worker {worker.external_id} {'unblocked' if unblock else 'blocked'}.")
+    return _back(request, pk)
 
 
 @require_POST
@@ -164,7 +211,8 @@ def sync_now(request: HttpRequest, pk: int) -> HttpResponse:
         flagged = f", {len(report.flagged)} flagged by the checks" if report.flagged else ""
         messages.success(
             request,
-            f"Synced {report.hits_checked} HIT(s): {report.new_submissions} new submission(s), "
+            f"Synced {report.hits_checked} HIT(s) ({report.hits_unchanged} more with nothing new): "
+            f"{report.new_submissions} new submission(s), "
             f"{report.approved_elsewhere} approved and {report.rejected_elsewhere} rejected on the marketplace, "
             f"{report.returned} returned, {report.expired_hits} HIT(s) expired, "
             f"{report.auto_approved_by_rules} approved by the campaign's rules{flagged}.",

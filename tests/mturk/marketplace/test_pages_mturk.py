@@ -110,8 +110,8 @@ def test_sync_now(researcher_client, stub):
     stub.add_response("list_assignments_for_hit", {"Assignments": [remote("ASG1", "W1", hit, "Submitted")]},
                       {"HITId": hit_id(1), "MaxResults": 100, "AssignmentStatuses": ANSWERED})
     page = post(researcher_client, "campaign-page-sync", campaign)
-    assert ("Synced 1 HIT(s): 1 new submission(s), 0 approved and 0 rejected on the marketplace, 0 returned, "
-            "0 HIT(s) expired, 0 approved by the campaign&#x27;s rules.") in page
+    assert ("Synced 1 HIT(s) (0 more with nothing new): 1 new submission(s), 0 approved and 0 rejected on the "
+            "marketplace, 0 returned, 0 HIT(s) expired, 0 approved by the campaign&#x27;s rules.") in page
     assert Assignment.objects.get().status == "submitted"
     stub_hit_list(stub)
     add_request_error(stub, "list_reviewable_hits", "Rate exceeded for this account.", "AWS.MechanicalTurk.Denied",
