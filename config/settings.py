@@ -1,6 +1,7 @@
 """Settings. Every value comes from an environment variable with an embedded default,
 so a fresh checkout runs with SQLite, in-process tasks, local disk and the local crowd.
 The README lists every variable."""
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -29,6 +30,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_ratelimit",
     "mturk",
     "annotation",
     "storyboard",
@@ -158,6 +160,26 @@ RUN_MAX_BYTES = env_int("RUN_MAX_BYTES", 10 * 1024 * 1024)  # uploaded system ru
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 14 * 24 * 3600)
 
 # Security (HTTPS=1 behind TLS turns on the deployment hardening that `check --deploy` asks for).
+# Cache: the arrival counters live here. Several web processes must share one (CACHE_URL=redis://...);
+# without CACHE_URL each process counts on its own (enough for one `make demo` process).
+CACHE_URL = env_str("CACHE_URL", "")
+if CACHE_URL:
+    if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError(f"CACHE_URL={CACHE_URL!r} is not a Redis URL (redis://host:port/db)")
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "platform"}}
+SILENCED_SYSTEM_CHECKS = [
+    "django_ratelimit.W001",  # Django's own RedisCache increments atomically; the check lists only django-redis
+    *([] if CACHE_URL else ["django_ratelimit.E003"]),  # a per-process cache, by choice when CACHE_URL is unset
+]
+# Arrivals on the worker links (starting a task), per client IP: a django-ratelimit rate, "N/s|m|h|d".
+ARRIVAL_RATE = env_str("ARRIVAL_RATE", "30/m")
+if not re.fullmatch(r"\d+/\d*[smhd]", ARRIVAL_RATE):
+    raise ValueError(f"ARRIVAL_RATE={ARRIVAL_RATE!r} is not a rate like 30/m (count/period: s, m, h, d, e.g. 100/5m)")
+# Behind a reverse proxy, the request header (as a META key) holding the client address, e.g. HTTP_X_REAL_IP.
+RATELIMIT_IP_META_KEY = env_str("RATELIMIT_IP_META_KEY", "") or None
+
 HTTPS = env_bool("HTTPS", False)
 SECURE_SSL_REDIRECT = HTTPS
 SESSION_COOKIE_SECURE = HTTPS

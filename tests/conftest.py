@@ -12,6 +12,16 @@ def media_root(settings, tmp_path):
     return settings.MEDIA_ROOT
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with no arrival counted (the rate-limit counters live in the cache)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def researcher(db):
     return get_user_model().objects.create_user("alice", "alice@example.org", "s3cret-pass", is_staff=True)

@@ -1,0 +1,33 @@
+"""The shared arrival limit: counted per client address, per group, in the cache."""
+from __future__ import annotations
+
+from django.test import RequestFactory
+
+from mturk.throttle import arrival_allowed, retry_after_seconds
+
+
+def _arrival(ip: str, **meta: str):
+    return RequestFactory().post("/w/x/", REMOTE_ADDR=ip, **meta)
+
+
+def test_arrivals_over_the_rate_are_refused_per_client(settings):
+    settings.ARRIVAL_RATE = "3/m"
+    answers = [arrival_allowed(_arrival("10.0.0.1"), "local-arrival") for _ in range(5)]
+    assert answers == [True, True, True, False, False]
+    assert arrival_allowed(_arrival("10.0.0.2"), "local-arrival")  # another client has its own count
+    assert arrival_allowed(_arrival("10.0.0.1"), "mturk-arrival")  # another group too
+
+
+def test_the_proxy_header_names_the_client(settings):
+    settings.ARRIVAL_RATE = "1/m"
+    settings.RATELIMIT_IP_META_KEY = "HTTP_X_REAL_IP"
+    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.1"), "g")
+    assert not arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.1"), "g")
+    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.2"), "g")  # same proxy, other client
+
+
+def test_retry_after_is_one_period_of_the_rate(settings):
+    settings.ARRIVAL_RATE = "30/m"
+    assert retry_after_seconds() == 60
+    settings.ARRIVAL_RATE = "100/5m"
+    assert retry_after_seconds() == 300
