@@ -4,10 +4,13 @@
         meteor.score("the dog ran .", ["the dog ran .", "a cat sat ."])          # 1.0
         meteor.score_many([(hypothesis, references), ...])                       # [float, ...]
 
-The JVM runs `java -Xmx2G -jar meteor-1.5.jar - - -stdio -l en -norm -t hter`: English; tokenize / normalize
-punctuation and lowercase; the HTER task's parameters alpha 0.4, beta 1.5, gamma 0.35, delta 0.55 and module weights
-exact 1.0, stem 0.2, synonym 0.6, paraphrase 0.8, as in the VIST paper; the JVM's locale pinned to en_US and UTF-8
-(`JVM_LOCALE`). It starts once, when the scorer is created, and serves every score until `close()` (or the end of
+The JVM runs `java -Xmx2G -jar meteor-1.5.jar - - -stdio -l en -t hter`: English, texts taken as they are
+(no `-norm`, no `-lower`: the tokens are the runs of text between spaces, tabs and line breaks, case kept), the
+HTER task's parameters alpha 0.4, beta 1.5, gamma 0.35, delta 0.55 and module weights exact 1.0, stem 0.2, synonym
+0.6, paraphrase 0.8, as in the VIST paper; the JVM's locale pinned to en_US and UTF-8 (`JVM_LOCALE`). This is the
+setting of the official VIST challenge evaluator (`EvalVISTSharedTask`: `new MeteorConfiguration()`, `setTask("hter")`,
+`getMeteorStats(story, reference).score`), so scores equal its scores; `-norm` (as in pycocoevalcap) would split
+`[male]` into `[ male ]` and punctuation off words, and score differently. It starts once, when the scorer is created, and serves every score until `close()` (or the end of
 the `with` block). Loading the paraphrase table takes about 6 s on a 2-core machine (the first score waits for it).
 
 The jar's stdio protocol, one request per line, one answer per line:
@@ -22,9 +25,11 @@ The jar's stdio protocol, one request per line, one answer per line:
 chunk: a few round trips per thousand pairs instead of two per pair. Chunks are small enough that neither pipe can
 fill up while the other side waits.
 
-Texts are made safe for the line protocol: every run of whitespace (newlines included) becomes one space, and
-consecutive `|` characters are separated by spaces (`a ||| b` becomes `a | | | b`), so a text can never contain the
-`|||` separator; METEOR's `-norm` tokenizer splits punctuation anyway. An empty hypothesis scores 0.0.
+Texts are made safe for the line protocol without changing what the jar scores (`protocol_texts`): line breaks
+become spaces (they separate tokens anyway), and when a request holds a `|` (the jar splits lines at `|||`), every
+`|` of its texts is replaced by one private-use character that none of them holds: the word and function-word
+lists, stemmer, synonyms and paraphrase table treat both alike, so the scores are those of the texts as typed. A
+hypothesis with no token scores 0.0, as in the official evaluator.
 
 Identical hypothesis and reference score exactly 1.0: precision and recall are 1 and the jar sets the fragmentation
 to 0 when every word of both is matched in a single chunk (`MeteorScorer.computeMetrics`, "case if test = ref"), so
@@ -47,8 +52,13 @@ JAVA_MISSING = "METEOR needs Java: install default-jre-headless"
 # The jar parses the statistics of EVAL lines with java.util.Scanner, which follows the default locale (under a
 # German locale "7.0" is not a number and the JVM dies), and reads some word lists in the default charset.
 JVM_LOCALE = ("-Duser.language=en", "-Duser.country=US", "-Dfile.encoding=UTF-8")
+METEOR_SETTING = ("METEOR 1.5 as the official VIST challenge evaluator runs it (java -jar meteor-1.5.jar -stdio -l en "
+                  "-t hter, without -norm: texts tokenized at spaces as given, case kept; alpha 0.4, beta 1.5, "
+                  "gamma 0.35, delta 0.55; module weights exact 1.0, stem 0.2, synonym 0.6, paraphrase 0.8)")
 CHUNK = 200  # pairs per round trip; 200 lines of statistics (~25 KB) stay well below a 64 KB pipe buffer
-_PIPES = re.compile(r"\|(?=\|)")
+_LINE_BREAKS = re.compile(r"[\r\n]")
+_TOKEN_SEPARATORS = " \t\n\r\f"  # java.util.StringTokenizer's, which the jar splits texts with
+_PIPE_STANDINS = range(0xE000, 0xF900)  # the Basic Multilingual Plane's private use area
 
 
 class MeteorScorer(Protocol):
@@ -72,9 +82,21 @@ def meteor_jar() -> Path:
     return jar
 
 
-def protocol_text(text: str) -> str:
-    """`text` on one line without the `|||` separator: whitespace runs become one space, pipes are spaced."""
-    return _PIPES.sub("| ", " ".join(text.split()))
+def has_tokens(text: str) -> bool:
+    """Whether the jar sees a token in `text`."""
+    return bool(text.strip(_TOKEN_SEPARATORS))
+
+
+def protocol_texts(texts: Sequence[str]) -> list[str]:
+    """`texts` on one line each without the `|||` separator, scoring as they are (see the module docstring)."""
+    lines = [_LINE_BREAKS.sub(" ", text) for text in texts]
+    if not any("|" in line for line in lines):
+        return lines
+    used = set().union(*lines)
+    standin = next((chr(code) for code in _PIPE_STANDINS if chr(code) not in used), None)
+    if standin is None:
+        raise ValueError("a text to score holds every private-use character: its pipes cannot be sent to METEOR")
+    return [line.replace("|", standin) for line in lines]
 
 
 class Meteor:
@@ -86,7 +108,7 @@ class Meteor:
             raise MeteorError(f"{JAVA_MISSING} (no '{java}' executable found)")
         jar = meteor_jar()
         self.command: list[str] = [executable, f"-Xmx{memory}", *JVM_LOCALE, "-jar", str(jar), "-", "-", "-stdio",
-                                   "-l", language, "-norm", "-t", task]
+                                   "-l", language, "-t", task]
         self._stderr = tempfile.TemporaryFile()
         self._lock = threading.Lock()
         try:
@@ -142,9 +164,11 @@ class Meteor:
         for index, (hypothesis, references) in enumerate(pairs):
             if isinstance(references, str) or not references:
                 raise ValueError(f"pair {index}: references must be a non-empty list of strings")
-            hypothesis_line = protocol_text(hypothesis)
-            reference_lines = [protocol_text(reference) for reference in references]
-            requests.append(" ||| ".join(["SCORE", *reference_lines, hypothesis_line]) if hypothesis_line else None)
+            if not has_tokens(hypothesis):
+                requests.append(None)
+                continue
+            *reference_lines, hypothesis_line = protocol_texts([*references, hypothesis])
+            requests.append(" ||| ".join(["SCORE", *reference_lines, hypothesis_line]))
         scores = [0.0] * len(requests)
         asked = [index for index, request in enumerate(requests) if request is not None]
         with self._lock:

@@ -16,7 +16,9 @@ spaces in photo order: `{(album_id, (photo_id, ...)): [story text, ...]}`. Score
 sequence has references ("matched"; the others are counted as unmatched and left out, as are reference sequences
 the submission does not cover, which are counted too):
 
-- METEOR 1.5 (hter task weights): per sequence, the maximum over its references; the mean over sequences;
+- METEOR 1.5 as the official VIST challenge evaluator computes it (`metrics.meteor.METEOR_SETTING`): per sequence,
+  the maximum over its references; the mean over sequences (the official evaluator refuses a submission that misses a
+  sequence; here the mean is over the matched sequences, and the missed ones are counted);
 - BLEU-4 (corpus-level) and CIDEr (mean), each story against all the references of its sequence.
 
 `human_stories_submission` builds a submission from the references themselves (the first human story of each
@@ -30,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from metrics.meteor import MeteorScorer
+from metrics.meteor import METEOR_SETTING, MeteorScorer
 from metrics.story_report import StoryText, sequence_key
 from metrics.story_scores import bleu4, cider
 
@@ -139,7 +141,7 @@ def evaluate_stories(generated: Sequence[GeneratedStory], references: Mapping[Se
     meteor_scores = meteor.score_many(list(zip(hypotheses, refs, strict=True))) if matched else []
     bleu, cide = bleu4(hypotheses, refs), cider(hypotheses, refs)
     return {
-        "metric": "METEOR 1.5 (-l en -norm -t hter), max over the references of each sequence, mean over sequences",
+        "metric": f"{METEOR_SETTING}, max over the references of each sequence, mean over sequences",
         "meteor": math.fsum(meteor_scores) / len(meteor_scores) if meteor_scores else None,
         "bleu4": bleu.corpus,
         "cider": cide.corpus,

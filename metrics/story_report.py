@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from metrics.correlation import correlation_table
-from metrics.meteor import Meteor, MeteorScorer
+from metrics.meteor import METEOR_SETTING, Meteor, MeteorScorer
 from metrics.story_report_html import story_report_html
 from metrics.story_scores import bleu4, cider
 from metrics.story_stats import MIN_COUNT, TOP_K, tier_statistics, top_words
@@ -33,9 +33,8 @@ __all__ = ["MeteorScorer", "StoryText", "inter_worker_agreement", "story_report"
 
 METRICS = ("meteor", "bleu4", "cider")
 DEFINITIONS = {
-    "meteor": "METEOR 1.5 (java -jar meteor-1.5.jar -stdio -l en -norm -t hter: alpha 0.4, beta 1.5, gamma 0.35, "
-              "delta 0.55; module weights exact 1.0, stem 0.2, synonym 0.6, paraphrase 0.8) of each story against "
-              "the other stories of its sequence, the best of them; mean over stories",
+    "meteor": f"{METEOR_SETTING} of each story against the other stories of its sequence, the best of them; "
+              "mean over stories",
     "bleu4": "BLEU-4 (pycocoevalcap, closest reference length, unsmoothed) of each story against all the other "
              "stories of its sequence; mean over stories, and corpus-level (n-gram counts summed over stories)",
     "cider": "CIDEr (pycocoevalcap, n = 4, sigma = 6, x10) of each story against all the other stories of its "
@@ -182,6 +181,7 @@ def story_report(tiers: Mapping[str, Sequence[str]], stories: Sequence[StoryText
                       for tier, words in top_words(tiers, k=npmi_k, min_count=npmi_min_count).items()},
         "npmi": {"k": npmi_k, "min_count": npmi_min_count},
         "stories": _story_summary(stories),
+        "meteor_setting": f"Agreement and correlation figures use {METEOR_SETTING}.",
         "agreement": agreement,
         "correlations": _correlations(agreement["per_story"], metrics),
         "crowd": crowd,

@@ -2,7 +2,8 @@
 
 One file, no external assets, no JavaScript: the page of `metrics.report_html` and inline SVG plots (vocabulary per
 tier, the histogram of per-story METEOR, METEOR against the mean rating when ratings exist). Every string that comes
-from the data (title, story ids, words, crowd keys and values) goes through `html.escape`.
+from the data (title, story ids, words, crowd keys and values) goes through `html.escape`; the crowd figures are
+tables (one row per campaign), never Python values printed as they are.
 """
 from __future__ import annotations
 
@@ -97,6 +98,7 @@ def _agreement_section(report: dict[str, Any]) -> str:
             f"sequence: {esc(agreement['stories_scored'])} stories on {esc(agreement['sequences_scored'])} sequences; "
             f"{esc(agreement['stories_skipped'])} stories skipped (their sequence has no other story). "
             "Mean ± standard deviation over stories.</p>"
+            f"<p class=note>{esc(report.get('meteor_setting', ''))}</p>"
             f"{_sample_note(report)}<table><tr>{header}<th>BLEU-4 (corpus)</th></tr><tr>{row}"
             f"<td class=num>{_value(agreement['bleu4_corpus'])}</td></tr></table>{figure}")
 
@@ -129,12 +131,43 @@ def _correlations_section(report: dict[str, Any]) -> str:
             f'{f"<ul>{notes}</ul>" if notes else ""}{figure}')
 
 
+def _label(key: Any) -> str:
+    return esc(str(key).replace("_", " "))
+
+
+def _cell(value: Any) -> str:
+    """One crowd figure: numbers as numbers, booleans as yes / no, nested lists and objects as tables."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return _value(value, 2)
+    if isinstance(value, dict):
+        rows = "".join(f"<tr><th>{_label(key)}</th><td>{_cell(item)}</td></tr>" for key, item in value.items())
+        return f"<table>{rows}</table>"
+    if isinstance(value, list):
+        if value and all(isinstance(item, dict) for item in value):
+            columns = list(dict.fromkeys(key for item in value for key in item))
+            header = "".join(f"<th>{_label(column)}</th>" for column in columns)
+            rows = "".join("<tr>" + "".join(f"<td>{_cell(item.get(column))}</td>" for column in columns) + "</tr>"
+                           for item in value)
+            return f"<table><tr>{header}</tr>{rows}</table>"
+        return ", ".join(_cell(item) for item in value) or "—"
+    return _value(value)
+
+
 def _crowd_section(report: dict[str, Any]) -> str:
+    """The crowd figures: one table per list of records (a row per campaign), the other figures as label / value."""
     crowd = report.get("crowd")
     if not crowd:
         return ""
-    rows = "".join(f"<tr><th>{esc(key)}</th><td>{esc(value)}</td></tr>" for key, value in crowd.items())
-    return f"<h2>Crowd</h2><table>{rows}</table>"
+    parts, rows = [], []
+    for key, value in crowd.items():
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            parts.append(f"<h3>{_label(key)}</h3>{_cell(value)}")
+        else:
+            rows.append(f"<tr><th>{_label(key)}</th><td>{_cell(value)}</td></tr>")
+    table = f"<table>{''.join(rows)}</table>" if rows else ""
+    return f"<h2>Crowd</h2>{table}{''.join(parts)}"
 
 
 def _per_story_section(report: dict[str, Any]) -> str:

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the platform and its tests need: Java (METEOR 1.5 in story reports)
+# Installs the Debian packages the platform and its tests need: Java (METEOR 1.5 in story reports;
+# the JDK's source launcher runs the official VIST evaluator's METEOR call path in a parity test)
 # and Chromium (browser tests).
 # Idempotent: does nothing when they are already there.
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
+command -v java >/dev/null 2>&1 && java --list-modules 2>/dev/null | grep -q '^jdk.compiler@' \
+  || missing+=(default-jdk-headless)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import metrics.meteor as meteor_module
-from metrics.meteor import CHUNK, JAVA_MISSING, Meteor, MeteorError, protocol_text
+from metrics.meteor import CHUNK, JAVA_MISSING, Meteor, MeteorError, protocol_texts
 
 _SHARED = pytest.StashKey[Meteor]()
 
@@ -66,8 +66,11 @@ def test_identical_texts_score_exactly_one(meteor: Meteor):
     assert meteor.score(long_story, [long_story]) == 1.0  # many repeated words: still one chunk, no penalty
 
 
-def test_norm_lowercases_and_splits_punctuation(meteor: Meteor):
-    assert meteor.score("The cat sat on the mat.", [CAT]) == 1.0
+def test_texts_are_scored_as_they_are(meteor: Meteor):
+    # no -norm, as in the official VIST evaluator: case is kept, punctuation stays on its word, brackets stay
+    assert meteor.score("The cat sat on the mat.", [CAT]) < 1.0
+    assert meteor.score("[male] sat on the mat .", ["[male] sat on the mat ."]) == 1.0
+    assert meteor.score("[male] sat on the mat .", ["male sat on the mat ."]) < 1.0
 
 
 def test_non_ascii_text_goes_through_as_utf8(meteor: Meteor):
@@ -138,12 +141,14 @@ def test_one_jvm_serves_every_score(meteor: Meteor, monkeypatch: pytest.MonkeyPa
 
 
 def test_separator_and_newlines_in_texts_are_neutralized(meteor: Meteor):
-    assert protocol_text("a\n\n b\r\nc\td") == "a b c d"
-    assert protocol_text("x ||| y |||| z | w") == "x | | | y | | | | z | w"
-    assert "|||" not in protocol_text("|" * 7)
+    assert protocol_texts(["a\n\n b\r\nc\td", "e"]) == ["a   b  c\td", "e"]
+    pipes = protocol_texts(["x ||| y |||| z | w", "\ue000 v"])
+    assert pipes == ["x \ue001\ue001\ue001 y \ue001\ue001\ue001\ue001 z \ue001 w", "\ue000 v"]
+    assert "|" not in "".join(protocol_texts(["|" * 7]))
     # unprotected, the jar would read "the cat sat on the mat ." as the hypothesis and "zebra" as a reference
     assert meteor.score(f"zebra ||| {CAT}", [CAT]) < 1.0
     assert meteor.score("the cat ||| sat\non the mat .", ["the cat ||| sat on the mat ."]) == 1.0
+    assert meteor.score("the cat || sat", ["the cat | | sat"]) < 1.0  # "||" is one token, as typed
     assert meteor.score(CAT, ["zebra\nSCORE ||| x", CAT]) == 1.0
 
 

@@ -66,8 +66,8 @@ def by_id(report: dict) -> dict[str, dict]:
 
 
 def test_report_structure_and_json(report: dict):
-    assert set(report) == {"kind", "definitions", "tiers", "top_words", "npmi", "stories", "agreement",
-                           "correlations", "crowd"}
+    assert set(report) == {"kind", "definitions", "tiers", "top_words", "npmi", "stories", "meteor_setting",
+                           "agreement", "correlations", "crowd"}
     assert json.loads(json.dumps(report)) == report
     assert report["crowd"] == {"workers": 5}
     assert report["npmi"] == {"k": 10, "min_count": 1}
@@ -197,3 +197,27 @@ def test_without_meteor_the_report_says_why_and_keeps_the_other_metrics(report: 
     assert agreement["bleu4_mean"] == report["agreement"]["bleu4_mean"]
     assert set(bare["correlations"]["table"]) == {"bleu4", "cider"}
     assert "No METEOR scores: no Java" in story_report_html(bare)
+
+
+def test_the_report_states_the_meteor_setting_of_the_official_evaluator(report: dict):
+    setting = report["meteor_setting"]
+    assert "official VIST challenge evaluator" in setting and "without -norm" in setting and "-t hter" in setting
+    assert "-norm -t" not in report["definitions"]["meteor"]
+    assert setting in story_report_html(report).replace("&#x27;", "'")
+
+
+def test_crowd_figures_are_tables_not_python_values(meteor: Meteor):
+    crowd = {"campaigns": [
+        {"campaign": "Stories · tell", "workers": 3, "approval_rate": 0.5, "effective_hourly_pay": None,
+         "simulated": True},
+        {"campaign": "Stories · retell", "workers": 4, "approval_rate": 1.0, "effective_hourly_pay": 7.25,
+         "simulated": False},
+    ], "note": "two stages"}
+    page = story_report_html(story_report(TIERS, make_stories(), crowd, meteor, npmi_min_count=1))
+    section = page[page.index("<h2>Crowd</h2>"):page.index("<h2>Per-story scores</h2>")]
+    assert "{" not in section and "[" not in section and "None" not in section and "True" not in section
+    assert ("<tr><th>campaign</th><th>workers</th><th>approval rate</th><th>effective hourly pay</th>"
+            "<th>simulated</th></tr>") in section
+    assert "<tr><td>Stories · tell</td><td>3</td><td>0.50</td><td>—</td><td>yes</td></tr>" in section
+    assert "<tr><td>Stories · retell</td><td>4</td><td>1.00</td><td>7.25</td><td>no</td></tr>" in section
+    assert "<tr><th>note</th><td>two stages</td></tr>" in section
