@@ -95,6 +95,7 @@ if AWS_STORAGE_BUCKET_NAME:
     AWS_S3_ENDPOINT_URL = env_str("AWS_S3_ENDPOINT_URL", "") or None
     AWS_S3_REGION_NAME = env_str("AWS_S3_REGION_NAME", "") or None
     AWS_QUERYSTRING_AUTH = env_bool("AWS_QUERYSTRING_AUTH", True)
+    AWS_S3_SIGNATURE_VERSION = env_str("AWS_S3_SIGNATURE_VERSION", "s3v4")  # S3 refuses SigV2 on newer buckets
     _default_storage = {"BACKEND": "storages.backends.s3.S3Storage"}
 else:
     _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}

@@ -84,8 +84,9 @@ def import_image_bytes(name: str, data: bytes, key: str | None = None) -> tuple[
         with transaction.atomic():
             image.save()
     except IntegrityError:  # the same content imported concurrently, or the key was just taken
-        image.original.delete(save=False)
         existing = Image.objects.filter(sha256=digest).first()
+        if existing is None or existing.original.name != image.original.name:
+            image.original.delete(save=False)  # on S3 the same name is the same object: the other import's file
         if existing is not None:
             return existing, False
         if key:

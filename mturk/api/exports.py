@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from ..exports import ExportError, format_names
 from ..models import Campaign, DatasetExport
 from ..services.exports import request_export
+from ..stored_files import open_stream
 from ..task_kinds import StrictSerializer
 
 
@@ -69,5 +70,8 @@ class DatasetExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
         export = self.get_object()
         if export.status != DatasetExport.Status.DONE:
             return Response({"detail": f"the export is {export.status}, not done"}, status=status.HTTP_409_CONFLICT)
-        return FileResponse(export.file.open("rb"), as_attachment=True, filename=export.file.name.rsplit("/", 1)[-1],
-                            content_type="application/zip")
+        stream, size = open_stream(export.file.name)
+        response = FileResponse(stream, as_attachment=True, filename=export.file.name.rsplit("/", 1)[-1],
+                                content_type="application/zip")
+        response["Content-Length"] = size
+        return response
