@@ -10,7 +10,7 @@ from .states import ANSWERED
 
 def write_assignments_jsonl(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     rows = (
-        Assignment.objects.filter(status__in=ANSWERED)
+        Assignment.objects.filter(status__in=ANSWERED, confirmed=True)
         .select_related("hit__campaign", "worker")
         .order_by("hit__campaign_id", "hit__position", "submitted_at", "pk")
     )

@@ -147,11 +147,24 @@ class Assignment(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     time_on_task = models.DurationField(null=True, blank=True)
     is_simulated = models.BooleanField(default=False)
+    confirmed = models.BooleanField(
+        default=True,
+        help_text=(
+            "The assignment is known to be real: local work (our own signed links) always is; a marketplace "
+            "arrival (its ids are unsigned) only once the marketplace reports it. Unconfirmed records count "
+            "for nothing: no slot, no eligibility, no qualification, no pay, no dataset record."
+        ),
+    )
 
     class Meta:
         ordering = ["-submitted_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["hit", "worker"], name="assignment_one_per_worker_and_hit"),
+            # A worker does a HIT at most once (confirmed records); unconfirmed marketplace arrivals are kept
+            # apart per marketplace assignment id, so a forged visit never touches a real worker's record.
+            models.UniqueConstraint(fields=["hit", "worker"], condition=models.Q(confirmed=True),
+                                    name="assignment_one_per_worker_and_hit"),
+            models.UniqueConstraint(fields=["hit", "worker", "external_id"], condition=models.Q(confirmed=False),
+                                    name="unconfirmed_arrival_once_per_marketplace_id"),
         ]
         indexes = [models.Index(fields=["status", "deadline"]), models.Index(fields=["external_id", "worker"])]
 

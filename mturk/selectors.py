@@ -37,7 +37,7 @@ def campaigns_with_progress() -> QuerySet[Campaign]:
     marketplaces = [name for name in provider_names() if get_provider(name).has_marketplace]
     pending = _count(
         HIT.objects.filter(campaign=OuterRef("pk"), status=HITStatus.PUBLISHED, external_id=""), "campaign")
-    of_campaign = Assignment.objects.filter(hit__campaign=OuterRef("pk"))
+    of_campaign = Assignment.objects.filter(hit__campaign=OuterRef("pk"), confirmed=True)
     required = (
         HIT.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign")
         .annotate(n=Sum("max_assignments")).values("n")
@@ -54,6 +54,7 @@ def campaigns_with_progress() -> QuerySet[Campaign]:
         approved=_count(of_campaign.filter(status=AssignmentStatus.APPROVED), "hit__campaign"),
         rejected=_count(of_campaign.filter(status=AssignmentStatus.REJECTED), "hit__campaign"),
         in_progress=_count(of_campaign.filter(status=AssignmentStatus.ACCEPTED), "hit__campaign"),
+        unconfirmed=_count(Assignment.objects.filter(hit__campaign=OuterRef("pk"), confirmed=False), "hit__campaign"),
         bonus_total=Coalesce(
             Subquery(bonuses, output_field=DecimalField(max_digits=10, decimal_places=2)),
             Value(Decimal("0")), output_field=DecimalField(max_digits=10, decimal_places=2),
@@ -100,7 +101,8 @@ def progress_of(campaign: Campaign) -> CampaignProgress:
 
 
 def campaign_assignments(campaign: Campaign, status: str | None = None) -> QuerySet[Assignment]:
-    queryset = Assignment.objects.filter(hit__campaign=campaign).select_related("worker", "hit")
+    """The campaign's confirmed assignments (unconfirmed marketplace arrivals are not reviewable)."""
+    queryset = Assignment.objects.filter(hit__campaign=campaign, confirmed=True).select_related("worker", "hit")
     if status:
         queryset = queryset.filter(status=status)
     return queryset.order_by("-submitted_at", "-id")
@@ -147,7 +149,7 @@ def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
     stats = []
     for campaign in sorted(annotated.values(), key=lambda c: c.name):
         rows = list(
-            Assignment.objects.filter(hit__campaign=campaign, status__in=ANSWERED).values_list(
+            Assignment.objects.filter(hit__campaign=campaign, status__in=ANSWERED, confirmed=True).values_list(
                 "worker_id", "time_on_task"
             )
         )

@@ -128,7 +128,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
         model = Assignment
         fields = ["id", "hit", "campaign", "worker", "status", "answer", "check_flags", "feedback",
                   "accepted_at", "deadline", "submitted_at", "decided_at", "time_on_task_seconds",
-                  "is_simulated"]
+                  "is_simulated", "confirmed"]
         read_only_fields = fields
 
     def get_time_on_task_seconds(self, assignment: Assignment) -> float | None:

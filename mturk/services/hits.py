@@ -112,7 +112,7 @@ def add_assignments(hit: HIT, count: int, *, confirm_fee_increase: bool = False)
 
 def undecided(hit: HIT) -> QuerySet[Assignment]:
     """Assignments that still need a person (submitted) or may still be submitted (accepted, in time)."""
-    return hit.assignments.filter(status=AssignmentStatus.SUBMITTED) | hit.assignments.filter(
+    return hit.assignments.filter(status=AssignmentStatus.SUBMITTED, confirmed=True) | hit.assignments.filter(
         status=AssignmentStatus.ACCEPTED, deadline__gte=timezone.now())
 
 

@@ -1,8 +1,11 @@
 """A marketplace worker arriving on our task page with the marketplace's ids (MTurk's iframe).
 
-The ids in the URL are not signed by anyone: a visitor can forge them. So the HIT must match our
-signed HIT token, eligibility is checked on our side, records are keyed by (HIT, worker) with the
-assignment id kept alongside, and only work the marketplace later reports (sync) is approved."""
+The ids in the URL are not signed by anyone: a visitor who knows a worker's id can forge an arrival.
+So each arrival gets its own *unconfirmed* record, keyed by (HIT, worker, marketplace assignment id):
+a forged visit never finds, changes or pre-empts the record of the real worker (who arrives with the
+real assignment id), and an unconfirmed record counts for nothing (no slot, no eligibility, no
+qualification, no pay, no dataset record) until the marketplace reports that assignment (sync or
+event notification, services.marketplace_sync.reconcile), which confirms it."""
 from __future__ import annotations
 
 import hashlib
@@ -19,10 +22,11 @@ from .assignments import NoTaskAvailable, get_or_create_worker
 
 def eligibility_problem(campaign: Campaign, hit: HIT, worker: Worker) -> str | None:
     """Why this worker may not take this HIT, or None. The marketplace's qualifications should
-    already keep these workers out; this is the check that does not trust them."""
+    already keep these workers out; this is the check that does not trust them. Only confirmed
+    records count: a forged submission under a worker's id never locks the real worker out."""
     if worker.blocked:
         return "You are not eligible for tasks in this campaign."
-    others = Assignment.objects.filter(worker=worker).exclude(hit=hit)
+    others = Assignment.objects.filter(worker=worker, confirmed=True).exclude(hit=hit)
     limit = campaign.max_assignments_per_worker
     if limit is not None and others.filter(hit__campaign=campaign, status__in=SLOT_HOLDING).count() >= limit:
         return f"You have done the maximum of {limit} task(s) in this campaign. Thank you!"
@@ -32,39 +36,44 @@ def eligibility_problem(campaign: Campaign, hit: HIT, worker: Worker) -> str | N
 
 
 def accept_marketplace_assignment(hit: HIT, worker_external_id: str, assignment_external_id: str) -> Assignment:
-    """Our record of the worker's accepted assignment (created, re-opened after a return, or found)."""
+    """The record this arrival works on: the worker's confirmed record of the HIT if the marketplace already
+    reported one, else the arrival's own unconfirmed record (created, re-opened after a return, or found)."""
     campaign = hit.campaign
-    if campaign.status != CampaignStatus.ACTIVE and not Assignment.objects.filter(
-            hit=hit, worker__external_id=worker_external_id).exists():
+    provider = campaign.provider
+    confirmed = Assignment.objects.filter(
+        hit=hit, worker__provider=provider, worker__external_id=worker_external_id, confirmed=True).first()
+    if confirmed is not None:
+        return confirmed  # the page offers the hand-off again (to the assignment id it was stored under)
+    own = Assignment.objects.filter(
+        hit=hit, worker__provider=provider, worker__external_id=worker_external_id,
+        external_id=assignment_external_id, confirmed=False).first()
+    if own is not None and own.status in ANSWERED:
+        return own
+    if own is None and campaign.status != CampaignStatus.ACTIVE:
         raise NoTaskAvailable("This campaign is not accepting work at the moment.")
     if hit.status == HITStatus.DISPOSED:
         raise NoTaskAvailable("This task has been removed.")
-    worker = get_or_create_worker(campaign.provider, worker_external_id)
-    existing = Assignment.objects.filter(hit=hit, worker=worker).first()
-    if existing is not None and existing.status in ANSWERED:
-        return existing  # the page offers the hand-off again
+    worker = own.worker if own is not None else get_or_create_worker(provider, worker_external_id)
     problem = eligibility_problem(campaign, hit, worker)
     if problem:
         raise NoTaskAvailable(problem)
     now = timezone.now()
     try:
         with transaction.atomic():
-            locked = Assignment.objects.select_for_update().filter(hit=hit, worker=worker).first()
+            locked = Assignment.objects.select_for_update().filter(
+                hit=hit, worker=worker, external_id=assignment_external_id, confirmed=False).first()
             if locked is None:
                 return Assignment.objects.create(hit=hit, worker=worker, external_id=assignment_external_id,
-                                                 accepted_at=now, deadline=Assignment.deadline_for(campaign, now))
-            reopened = locked.status in (AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED)
-            if reopened:
+                                                 confirmed=False, accepted_at=now,
+                                                 deadline=Assignment.deadline_for(campaign, now))
+            if locked.status in (AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED):
+                # accepted again after a return, under the same marketplace id: a new time limit
                 locked.transition(AssignmentStatus.ACCEPTED)
-            if reopened or locked.external_id != assignment_external_id:
-                # accepted again after a return: a new marketplace assignment with its own time limit
-                # (a forged visit can change the id too; the sync puts back the one MTurk reports)
-                locked.external_id = assignment_external_id
                 locked.accepted_at, locked.deadline = now, Assignment.deadline_for(campaign, now)
-                locked.save(update_fields=["status", "accepted_at", "deadline", "external_id"])
+                locked.save(update_fields=["status", "accepted_at", "deadline"])
             return locked
     except IntegrityError:  # two tabs raced to create it
-        return Assignment.objects.get(hit=hit, worker=worker)
+        return Assignment.objects.get(hit=hit, worker=worker, external_id=assignment_external_id, confirmed=False)
 
 
 def completion_code(assignment: Assignment) -> str:

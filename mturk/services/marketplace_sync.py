@@ -2,6 +2,8 @@
 
 Records are matched on (HIT, worker) and the marketplace's assignment id: a marketplace reuses an
 assignment id when a worker returns a HIT and another accepts it, so the id alone is never the key.
+What the marketplace reports confirms our record of it (see services.marketplace_arrivals): only then
+does it count.
 A submission already stored (our task page stores answers before the hand-off) is not stored again;
 an approval or rejection made on the marketplace (auto-approval) is recorded without calling it back."""
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ..providers.registry import get_provider
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .assignments import expire_stale_assignments, get_or_create_worker
-from .participation import grant_pending, record_participation
+from .participation import grant_pending, note_submission
 from .review import approve_assignment, approve_submitted, pay_pending_bonuses, reject_assignment
 
 log = logging.getLogger(__name__)
@@ -74,14 +76,22 @@ def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> As
         report.returned += Assignment.objects.filter(
             hit=hit, external_id=remote.assignment_id, status=AssignmentStatus.ACCEPTED,
         ).exclude(worker=worker).update(status=AssignmentStatus.RETURNED)
-        local = Assignment.objects.select_for_update().filter(hit=hit, worker=worker).first()
+        changed = ["marketplace_status"]
+        local = Assignment.objects.select_for_update().filter(hit=hit, worker=worker, confirmed=True).first()
+        if local is None:
+            # The arrival whose page stored this answer, under the id the marketplace reports: now confirmed.
+            # Records stored under other ids by this worker's id stay unconfirmed (forged visits).
+            local = Assignment.objects.select_for_update().filter(
+                hit=hit, worker=worker, external_id=remote.assignment_id, confirmed=False).first()
+            if local is not None:
+                local.confirmed = True
+                changed.append("confirmed")
         if local is None:
             accepted = remote.accepted_at or timezone.now()
             local = Assignment.objects.create(
                 hit=hit, worker=worker, external_id=remote.assignment_id, accepted_at=accepted,
                 deadline=accepted + timedelta(seconds=campaign.time_limit_seconds),
             )
-        changed = ["marketplace_status"]
         if local.external_id != remote.assignment_id:
             local.external_id = remote.assignment_id
             changed.append("external_id")
@@ -96,7 +106,7 @@ def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> As
             report.new_submissions += 1
         local.marketplace_status = remote.status
         local.save(update_fields=changed)
-        record_participation(local)
+        note_submission(local)
     if remote.status == "Approved" and local.status != AssignmentStatus.APPROVED:
         local = approve_assignment(local, remote.feedback, on_marketplace=False)
         report.approved_elsewhere += 1
@@ -112,7 +122,8 @@ def _expire_past_hits(campaign: Campaign) -> int:
 
 
 def _all_decided(hit: HIT) -> bool:
-    return not hit.assignments.filter(status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.ACCEPTED)).exists()
+    return not hit.assignments.filter(
+        status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.ACCEPTED), confirmed=True).exists()
 
 
 def _open_hits(campaign: Campaign) -> QuerySet[HIT]:

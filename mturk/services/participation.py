@@ -43,7 +43,12 @@ def qualification_for(scope: str, provider: CrowdProvider, sandbox: bool) -> str
 
 
 def record_participation(assignment: Assignment) -> int:
-    """Store the grants a submitted assignment earns (granted on the marketplace by `grant_pending`)."""
+    """Store the grants a submitted assignment earns (granted on the marketplace by `grant_pending`).
+
+    Only a confirmed assignment (one the marketplace reported) earns them: a forged visit under a
+    worker's id must not lock that worker out of the campaign or the stage chain."""
+    if not assignment.confirmed:
+        return 0
     hit = assignment.hit
     campaign = hit.campaign
     provider = get_provider(campaign.provider)
@@ -60,7 +65,7 @@ def record_participation(assignment: Assignment) -> int:
 
 
 def note_submission(assignment: Assignment) -> None:
-    """After a marketplace submission is stored: record the grants it earns and queue their granting."""
+    """After the marketplace reported a submission: record the grants it earns and queue their granting."""
     if record_participation(assignment):
         from ..tasks import grant_participation
 

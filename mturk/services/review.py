@@ -33,7 +33,16 @@ class ReviewError(ValueError):
 
 
 def _locked(assignment: Assignment) -> Assignment:
-    return Assignment.objects.select_for_update().select_related("hit__campaign", "worker").get(pk=assignment.pk)
+    locked = Assignment.objects.select_for_update().select_related("hit__campaign", "worker").get(pk=assignment.pk)
+    _require_confirmed(locked)
+    return locked
+
+
+def _require_confirmed(assignment: Assignment) -> None:
+    """Only work the marketplace reported is decided or paid: an unconfirmed record may be a forged visit."""
+    if not assignment.confirmed:
+        raise ReviewError(f"Assignment {assignment.pk} has not been reported by the marketplace (it may come "
+                          "from a forged page visit); sync the campaign to confirm it first.")
 
 
 def _marketplace(action, *args, **kwargs) -> None:
@@ -101,11 +110,9 @@ class BulkReview:
 def approve_submitted(campaign: Campaign, *, passing_checks_only: bool = False) -> BulkReview:
     """Approve every submitted assignment of a campaign (optionally only those whose checks passed).
 
-    On a marketplace, only work the marketplace has reported (by a sync) is approved: an answer
-    stored from a forged page visit has no marketplace assignment to approve."""
-    pending = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.SUBMITTED)
-    if get_provider(campaign.provider).has_marketplace:
-        pending = pending.exclude(marketplace_status="")
+    Only confirmed work is approved: on a marketplace, an answer stored from a page visit the marketplace
+    has not reported (by a sync) may be forged and has no marketplace assignment to approve."""
+    pending = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.SUBMITTED, confirmed=True)
     flagged: list[int] = []
     failed: dict[int, str] = {}
     approved = 0
@@ -130,6 +137,7 @@ def grant_bonus(assignment: Assignment, amount: Decimal, reason: str) -> Bonus:
         raise ReviewError("A bonus needs a reason shown to the worker.")
     if assignment.status not in (AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED):
         raise ReviewError("Bonuses are paid on submitted or approved work only.")
+    _require_confirmed(assignment)
     campaign = assignment.hit.campaign
     provider = get_provider(campaign.provider)
     with transaction.atomic():
@@ -190,7 +198,8 @@ def message_workers(campaign: Campaign, subject: str, text: str,
     """Message the campaign's workers (or some of them); returns the ids the message did not reach."""
     if not subject.strip() or not text.strip():
         raise ReviewError("A message needs a subject and a text.")
-    known = set(Worker.objects.filter(assignments__hit__campaign=campaign).values_list("external_id", flat=True))
+    known = set(Worker.objects.filter(assignments__hit__campaign=campaign, assignments__confirmed=True)
+                .values_list("external_id", flat=True))
     targets = sorted(known) if worker_ids is None else list(worker_ids)
     strangers = sorted(set(targets) - known)
     if strangers:

@@ -2,8 +2,9 @@
 
 MTurk opens `task_url(hit)` (our signed HIT token `h` and campaign id `c`) and appends `assignmentId`,
 `hitId`, `workerId` and `turkSubmitTo`. Those ids are not signed: the HIT comes from our token, the
-marketplace ids must agree with it, the hand-off origin must be allow-listed, and eligibility is
-checked on our side (services.marketplace_arrivals). No cookies: the page carries a signed
+marketplace ids must agree with it, the hand-off origin must be allow-listed, arrivals are rate-limited
+per client, eligibility is checked on our side, and each arrival works on its own unconfirmed record
+until the marketplace reports it (services.marketplace_arrivals). No cookies: the page carries a signed
 assignment token, as on the local crowd's pages."""
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from ..providers.mturk.submit_hosts import handoff_url
 from ..services.assignments import NoTaskAvailable
 from ..services.marketplace_arrivals import accept_marketplace_assignment, completion_code
 from ..states import ANSWERED, AssignmentStatus
+from ..throttle import arrival_allowed
 from ..tokens import TokenError, assignment_token, read_preview_token
-from .worker import _render_task, frameable, worker_message
+from .worker import _render_task, arrival_refused, frameable, worker_message
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 _MARKETPLACE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # MTurk ids are upper-case letters and digits
@@ -62,6 +64,8 @@ def task_page(request: HttpRequest) -> HttpResponse:
         return worker_message(request, "Link not valid", "This task link names an unknown MTurk site (turkSubmitTo).",
                               status=400)
 
+    if not arrival_allowed(request, "mturk-arrival"):
+        return arrival_refused(request)
     try:
         assignment = accept_marketplace_assignment(hit, worker_id, assignment_id)
     except NoTaskAvailable as exc:

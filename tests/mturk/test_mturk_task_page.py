@@ -11,7 +11,6 @@ from django.urls import reverse
 
 from mturk.models import HIT, Assignment, Campaign, MarketplaceQualification, QualificationGrant, Worker
 from mturk.providers.mturk.submit_hosts import allowed_origins, handoff_url, normalise_origin
-from mturk.providers.registry import get_provider
 from mturk.services.marketplace_arrivals import accept_marketplace_assignment, completion_code
 from mturk.states import AssignmentStatus
 from mturk.tokens import assignment_token, preview_token, read_assignment_token
@@ -219,6 +218,9 @@ def test_worker_who_did_the_group_in_another_campaign_is_refused(client):
     HIT.objects.filter(pk__in=[done.pk, todo.pk]).update(group="album:7")
     done.refresh_from_db()
     accept_marketplace_assignment(done, "A1WORKER", "3EARLIER")
+    # reported by the marketplace (a sync confirmed it): only confirmed work counts
+    Assignment.objects.filter(hit=done).update(status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted",
+                                               confirmed=True)
     response = client.get(accept_link(todo, worker="A1WORKER"))
     assert response.status_code == 403
     assert "another stage" in response.content.decode()
@@ -274,21 +276,16 @@ def test_submit_response_has_no_completion_code_for_local_campaigns(client):
     assert "completion_code" not in response.json() and "answer" not in response.json()
 
 
-def test_submission_records_and_grants_the_participation_qualification(client, monkeypatch,
-                                                                       django_capture_on_commit_callbacks):
+def test_a_page_submission_alone_earns_no_participation_qualification(client):
+    """The ids of the page are unsigned: the grant waits for the marketplace's report (see the sync)."""
     hit = mturk_hit(max_assignments_per_worker=1)
-    qualification = MarketplaceQualification.objects.create(
+    MarketplaceQualification.objects.create(
         provider="mturk", sandbox=hit.campaign.sandbox, scope=f"campaign:{hit.campaign_id}", external_id="3QUAL")
-    granted: list[tuple[str, str]] = []
-    monkeypatch.setattr(get_provider("mturk"), "grant_participation",
-                        lambda qualification, worker, sandbox: granted.append((qualification, worker.external_id)))
     token = page_token(client.get(accept_link(hit)))
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        response = submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
+    response = submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
     assert response.status_code == 201
-    assert len(callbacks) == 1
-    assert granted == [("3QUAL", "A1WORKER")]
-    assert QualificationGrant.objects.get(qualification=qualification).granted
+    assert not QualificationGrant.objects.exists()
+    assert Assignment.objects.get().confirmed is False
 
 
 # ---- already submitted: the hand-off again -----------------------------------------------------------
@@ -314,15 +311,18 @@ def test_already_submitted_page_offers_the_hand_off_again(client):
     assert Assignment.objects.count() == 1
 
 
-def test_already_submitted_under_another_assignment_id_shows_no_code(client):
+def test_another_assignment_id_under_the_same_worker_id_gets_its_own_task_and_no_code(client):
     hit = mturk_hit()
     token = page_token(client.get(accept_link(hit, assignment="3ASSIGN9")))
     submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
+    stored = Assignment.objects.get()
     response = client.get(accept_link(hit, assignment="3GUESSED"))
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Already submitted" in html
-    assert completion_code(Assignment.objects.get()) not in html and "handoff-form" not in html
+    assert completion_code(stored) not in html and GOOD_TEXT not in html
+    assert page_token(response) != token
+    stored.refresh_from_db()
+    assert (stored.external_id, stored.answer) == ("3ASSIGN9", {"text": GOOD_TEXT})
 
 
 # ---- headers and queries ----------------------------------------------------------------------------

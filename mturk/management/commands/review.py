@@ -35,9 +35,9 @@ class Command(BaseCommand):
 
     def _waiting(self, campaign) -> None:
         counts = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.SUBMITTED).aggregate(
-            submitted=Count("pk"),
-            flagged=Count("pk", filter=~Q(check_flags=[])),
-            unreported=Count("pk", filter=Q(marketplace_status="")),
+            submitted=Count("pk", filter=Q(confirmed=True)),
+            flagged=Count("pk", filter=Q(confirmed=True) & ~Q(check_flags=[])),
+            unreported=Count("pk", filter=Q(confirmed=False)),
         )
         self.stdout.write(f"Waiting for review in '{campaign.name}': {counts['submitted']} submitted, "
                           f"{counts['submitted'] - counts['flagged']} passing the checks, "

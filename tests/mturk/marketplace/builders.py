@@ -67,8 +67,9 @@ def worker(external_id: str, provider: str = "mturk") -> Worker:
 def local_assignment(hit: HIT, worker_id: str, assignment_id: str = "", *,
                      status: str = AssignmentStatus.ACCEPTED, text: str | None = None,
                      marketplace_status: str = "", check_flags: list[str] | None = None,
-                     accepted_ago: timedelta = timedelta(minutes=5)) -> Assignment:
-    """Our record of an MTurk assignment, written straight to the database."""
+                     accepted_ago: timedelta = timedelta(minutes=5), confirmed: bool | None = None) -> Assignment:
+    """Our record of an MTurk assignment, written straight to the database: confirmed when the marketplace
+    reported it (`marketplace_status` set), unless `confirmed` says otherwise."""
     accepted = timezone.now() - accepted_ago
     answered = status in (AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED, AssignmentStatus.REJECTED)
     answer = {"text": text or GOOD_TEXT} if answered or text else None
@@ -76,6 +77,7 @@ def local_assignment(hit: HIT, worker_id: str, assignment_id: str = "", *,
     return Assignment.objects.create(
         hit=hit, worker=worker(worker_id), external_id=assignment_id, status=status, answer=answer,
         check_flags=check_flags or [], marketplace_status=marketplace_status, accepted_at=accepted,
+        confirmed=bool(marketplace_status) if confirmed is None else confirmed,
         deadline=accepted + timedelta(seconds=hit.campaign.time_limit_seconds),
         submitted_at=submitted, time_on_task=submitted - accepted if submitted else None,
     )

@@ -9,8 +9,10 @@ Stubber's own complaints (an unexpected call, wrong parameters) are BotoCoreErro
 stray call could be swallowed by the code under test."""
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from botocore import xform_name
 from botocore.stub import Stubber
@@ -236,3 +238,18 @@ def operations(calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
 def params_of(calls: list[tuple[str, dict[str, Any]]], operation: str) -> list[dict[str, Any]]:
     """The parameters of every `operation` (snake_case) request in the log, in order."""
     return [params for name, params in calls if name == operation]
+
+
+# ---- the iframe task page ---------------------------------------------------------------------
+def iframe_link(hit: HIT, worker_id: str, assignment_id: str, submit_to: str = "https://www.mturk.com") -> str:
+    """The HIT's ExternalURL as MTurk opens it for an accepted assignment (the ids are not signed)."""
+    query = {"c": hit.campaign_id, "h": preview_token(hit.pk), "assignmentId": assignment_id,
+             "hitId": hit.external_id, "workerId": worker_id, "turkSubmitTo": submit_to}
+    return "/mt/task/?" + urlencode(query)
+
+
+def page_token(response: Any) -> str:
+    """The signed assignment token a task page carries."""
+    match = re.search(r'data-token="([^"]+)"', response.content.decode())
+    assert match, "the task page carries no token"
+    return match.group(1)

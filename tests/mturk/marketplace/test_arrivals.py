@@ -60,27 +60,29 @@ def test_records_are_keyed_by_hit_and_worker_not_by_assignment_id(calls, campaig
 
 
 @pytest.mark.parametrize("status", [AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED])
-def test_a_returned_or_expired_assignment_reopens_with_the_new_assignment_id(calls, campaign, status):
+def test_a_returned_or_expired_assignment_accepted_again_under_its_id_reopens_with_a_new_deadline(
+        calls, campaign, status):
     hit = hits_of(campaign)[0]
     old = local_assignment(hit, "W1", "A1", status=status, accepted_ago=timedelta(hours=2))
 
-    reopened = accept_marketplace_assignment(hit, "W1", "A2")
+    reopened = accept_marketplace_assignment(hit, "W1", "A1")
 
     stored = Assignment.objects.get()
     assert reopened.pk == old.pk == stored.pk
-    assert (stored.status, stored.external_id) == (AssignmentStatus.ACCEPTED, "A2")
+    assert (stored.status, stored.external_id, stored.confirmed) == (AssignmentStatus.ACCEPTED, "A1", False)
     assert stored.accepted_at > old.accepted_at + timedelta(hours=1)
     assert stored.deadline == stored.accepted_at + timedelta(seconds=campaign.time_limit_seconds)
 
 
-def test_an_open_assignment_accepted_again_keeps_its_record_with_the_new_id(calls, campaign):
+def test_an_arrival_under_another_assignment_id_gets_its_own_record_and_leaves_the_first_alone(calls, campaign):
     hit = hits_of(campaign)[0]
     old = local_assignment(hit, "W1", "A1", status=AssignmentStatus.ACCEPTED)
 
-    accept_marketplace_assignment(hit, "W1", "A2")
+    other = accept_marketplace_assignment(hit, "W1", "A2")
 
-    stored = Assignment.objects.get()
-    assert (stored.pk, stored.status, stored.external_id) == (old.pk, AssignmentStatus.ACCEPTED, "A2")
+    assert other.pk != old.pk
+    assert set(Assignment.objects.values_list("external_id", "status", "confirmed")) == {
+        ("A1", AssignmentStatus.ACCEPTED, False), ("A2", AssignmentStatus.ACCEPTED, False)}
 
 
 def test_blocked_worker_is_refused(calls, campaign):
@@ -95,8 +97,8 @@ def test_blocked_worker_is_refused(calls, campaign):
 def test_worker_over_the_per_worker_limit_is_refused(calls):
     campaign = published_mturk_campaign(images=3, assignments=3, max_assignments_per_worker=1)
     first, second, third = hits_of(campaign)
-    local_assignment(first, "W1", "A1", status=AssignmentStatus.SUBMITTED)
-    local_assignment(first, "W2", "A2", status=AssignmentStatus.RETURNED)  # a returned one frees the slot
+    local_assignment(first, "W1", "A1", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
+    local_assignment(first, "W2", "A2", status=AssignmentStatus.RETURNED, confirmed=True)  # frees the slot
 
     with pytest.raises(NoTaskAvailable, match=r"maximum of 1 task\(s\) in this campaign"):
         accept_marketplace_assignment(second, "W1", "A3")
@@ -113,7 +115,7 @@ def test_worker_who_did_the_same_group_in_another_campaign_is_refused(calls, cam
     hit = hits_of(campaign)[0]
     HIT.objects.filter(pk__in=[earlier_hit.pk, hit.pk]).update(group="album:3")
     hit.refresh_from_db()
-    local_assignment(earlier_hit, "W1", "A1", status=AssignmentStatus.APPROVED)
+    local_assignment(earlier_hit, "W1", "A1", status=AssignmentStatus.APPROVED, marketplace_status="Approved")
 
     with pytest.raises(NoTaskAvailable, match="already worked on this item in another stage"):
         accept_marketplace_assignment(hit, "W1", "A2")
@@ -128,12 +130,22 @@ def test_already_answered_returns_the_record_unchanged(calls, campaign):
     answered = local_assignment(hit, "W1", "A1", status=AssignmentStatus.SUBMITTED, text=GOOD_TEXT)
     Worker.objects.filter(external_id="W1").update(blocked=True)  # the page still offers the hand-off
 
-    found = accept_marketplace_assignment(hit, "W1", "A9")
+    found = accept_marketplace_assignment(hit, "W1", "A1")
 
     assert found.pk == answered.pk
     stored = Assignment.objects.get()
     assert (stored.status, stored.external_id, stored.answer) == (AssignmentStatus.SUBMITTED, "A1", {"text": GOOD_TEXT})
     assert stored.accepted_at == answered.accepted_at
+
+
+def test_a_confirmed_record_is_what_any_later_arrival_of_the_worker_finds(calls, campaign):
+    hit = hits_of(campaign)[0]
+    reported = local_assignment(hit, "W1", "A1", status=AssignmentStatus.SUBMITTED, marketplace_status="Submitted")
+
+    found = accept_marketplace_assignment(hit, "W1", "A9")
+
+    assert found.pk == reported.pk
+    assert Assignment.objects.count() == 1
 
 
 def test_paused_campaign_refuses_newcomers_but_not_workers_already_on_the_hit(calls, campaign):
@@ -162,9 +174,10 @@ def test_disposed_hit_is_refused(calls, campaign):
 def test_an_open_assignment_past_its_deadline_accepted_again_gets_a_new_deadline(calls, campaign):
     hit = hits_of(campaign)[0]
     local_assignment(hit, "W1", "A1", status=AssignmentStatus.ACCEPTED, accepted_ago=timedelta(hours=2))
+    Assignment.objects.update(status=AssignmentStatus.EXPIRED)  # what expire_stale_assignments does
 
-    accept_marketplace_assignment(hit, "W1", "A2")
+    accept_marketplace_assignment(hit, "W1", "A1")
 
     stored = Assignment.objects.get()
-    assert stored.external_id == "A2"
+    assert (stored.external_id, stored.status) == ("A1", AssignmentStatus.ACCEPTED)
     assert stored.deadline > timezone.now()

@@ -212,7 +212,7 @@ def test_review_without_option_prints_what_is_waiting(stub):
     calls = record_calls(stub)
     out = run("review", campaign.name)
     assert calls == []
-    assert f"Waiting for review in '{campaign.name}': 3 submitted, 2 passing the checks, 1 flagged" in out
+    assert f"Waiting for review in '{campaign.name}': 2 submitted, 1 passing the checks, 1 flagged" in out
     assert "1 not reported by the marketplace yet" in out
     assert set(Assignment.objects.values_list("status", flat=True)) == {"submitted"}
 

@@ -212,8 +212,8 @@ def test_add_assignments_up_to_the_budget_cap_is_allowed(stub, campaign, hit):
 ])
 def test_delete_is_refused_while_work_is_undecided(stub, hit, status, accepted_ago):
     expired(hit)
-    local_assignment(hit, "W1", "A1", status=AssignmentStatus.APPROVED)
-    local_assignment(hit, "W2", "A2", status=status, accepted_ago=accepted_ago)
+    local_assignment(hit, "W1", "A1", status=AssignmentStatus.APPROVED, confirmed=True)
+    local_assignment(hit, "W2", "A2", status=status, accepted_ago=accepted_ago, confirmed=True)
     calls = record_calls(stub)
 
     with pytest.raises(HITError, match=f"HIT {hit.pk} still has 1 assignment\\(s\\) to decide or in progress"):
@@ -233,10 +233,11 @@ def test_delete_is_refused_while_the_hit_is_on_offer(stub, hit):
 
 def test_delete_when_everything_is_decided(stub, hit):
     expired(hit)
-    local_assignment(hit, "W1", "A1", status=AssignmentStatus.APPROVED)
-    local_assignment(hit, "W2", "A2", status=AssignmentStatus.REJECTED)
-    local_assignment(hit, "W3", "A3", status=AssignmentStatus.RETURNED)
-    local_assignment(hit, "W4", "A4", status=AssignmentStatus.ACCEPTED, accepted_ago=timedelta(hours=2))  # too late
+    local_assignment(hit, "W1", "A1", status=AssignmentStatus.APPROVED, confirmed=True)
+    local_assignment(hit, "W2", "A2", status=AssignmentStatus.REJECTED, confirmed=True)
+    local_assignment(hit, "W3", "A3", status=AssignmentStatus.RETURNED, confirmed=True)
+    local_assignment(hit, "W4", "A4", status=AssignmentStatus.ACCEPTED, accepted_ago=timedelta(hours=2),
+                     confirmed=True)  # too late
     calls = record_calls(stub)
     stub.add_response("delete_hit", {}, {"HITId": hit.external_id})
 
@@ -250,8 +251,8 @@ def test_delete_when_everything_is_decided(stub, hit):
 
 def test_delete_decided_hits_reports_the_skipped_ones(stub, campaign):
     decided, waiting = (expired(h) for h in hits_of(campaign))
-    local_assignment(decided, "W1", "A1", status=AssignmentStatus.APPROVED)
-    local_assignment(waiting, "W2", "A2", status=AssignmentStatus.SUBMITTED)
+    local_assignment(decided, "W1", "A1", status=AssignmentStatus.APPROVED, confirmed=True)
+    local_assignment(waiting, "W2", "A2", status=AssignmentStatus.SUBMITTED, confirmed=True)
     calls = record_calls(stub)
     stub.add_response("delete_hit", {}, {"HITId": decided.external_id})
 

@@ -335,7 +335,7 @@ def test_message_workers_sends_batches_of_100_and_returns_failures(stub, campaig
     hit = hits_of(campaign)[0]
     ids = [f"W{n:04d}" for n in range(250)]
     for worker_id in reversed(ids):  # created out of order: the batches follow the sorted ids
-        local_assignment(hit, worker_id, f"A{worker_id}", status=AssignmentStatus.SUBMITTED)
+        local_assignment(hit, worker_id, f"A{worker_id}", status=AssignmentStatus.SUBMITTED, confirmed=True)
     failures = {0: ["W0005"], 2: ["W0210", "W0249"]}
     for batch in range(3):
         response = {"NotifyWorkersFailureStatuses": [
@@ -355,7 +355,7 @@ def test_message_workers_sends_batches_of_100_and_returns_failures(stub, campaig
 def test_message_to_chosen_workers_only(stub, campaign):
     hit = hits_of(campaign)[0]
     for worker_id in ("W1", "W2", "W3"):
-        local_assignment(hit, worker_id, f"A{worker_id}", status=AssignmentStatus.SUBMITTED)
+        local_assignment(hit, worker_id, f"A{worker_id}", status=AssignmentStatus.SUBMITTED, confirmed=True)
     stub.add_response("notify_workers", {"NotifyWorkersFailureStatuses": []},
                       {"Subject": "Hello", "MessageText": "Thanks", "WorkerIds": ["W3", "W1"]})
 
