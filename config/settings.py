@@ -127,11 +127,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.CappedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "config.api_parsers.LimitedJSONParser",
         "rest_framework.parsers.MultiPartParser",
     ],
 }
@@ -156,6 +156,11 @@ PLATFORM_NAME = "the crowd vision-and-language platform"
 DATASET_LICENCE = env_str("DATASET_LICENCE", "not stated (set DATASET_LICENCE, e.g. CC BY 4.0)")
 
 RUN_MAX_BYTES = env_int("RUN_MAX_BYTES", 10 * 1024 * 1024)  # uploaded system runs
+
+# Every JSON the platform accepts (answers, API bodies, uploaded runs): config/json_input.py.
+JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", 2 * 1024 * 1024)  # uploaded runs have RUN_MAX_BYTES instead
+JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 32)
+JSON_MAX_NUMBER_DIGITS = env_int("JSON_MAX_NUMBER_DIGITS", 40)
 
 # Worker links: signed tokens, no cookies.
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 14 * 24 * 3600)

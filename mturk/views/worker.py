@@ -3,7 +3,6 @@
 No cookies are used: the worker's identity travels in signed tokens in the URL and the page."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.conf import settings
@@ -13,6 +12,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
+
+from config.json_input import JsonInputError, parse_json
 
 from ..models import HIT, Campaign, Worker
 from ..providers.registry import get_provider
@@ -163,8 +164,8 @@ def submit(request: HttpRequest) -> JsonResponse:
     if request.content_type != "application/json":
         return _json_error(415, "Send the answer as JSON (Content-Type: application/json).")
     try:
-        body = json.loads(request.body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        body = parse_json(request.body)
+    except JsonInputError as exc:
         return _json_error(400, f"Malformed JSON: {exc}")
     if not isinstance(body, dict):
         return _json_error(400, "Expected a JSON object with 'token' and 'answer'.")
