@@ -5,7 +5,9 @@
     Annotations/<key>.xml  PASCAL-VOC-like boxes, 1-based inclusive pixel coordinates, <name> = box number
     images/<key>.<ext>     the original image files
 
-`<type>` is the name of the root ancestor of the box's concept, lower-case, spaces replaced by `_`."""
+`<type>` is the name of the root ancestor of the box's concept, lower-case, spaces, `/` and brackets replaced by `_`.
+Square brackets inside the words are written as the Penn Treebank escapes `-LSB-` and `-RSB-`, so that the official
+reader (`flickr30k_entities_utils.get_sentence_data`) reads every sentence whatever workers typed."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -19,8 +21,18 @@ if TYPE_CHECKING:
     from ..selectors import BoxRow, GroundedDataset, ImageRow
 
 
+BRACKET_ESCAPES = str.maketrans({"[": "-LSB-", "]": "-RSB-"})  # the Penn Treebank's
+_TYPE_BREAKERS = str.maketrans({"/": "_", "[": "_", "]": "_"})
+
+
 def entity_type(name: str) -> str:
-    return "_".join(name.lower().split())
+    """The phrase type: one token without `/` (the reader splits types at it) or brackets."""
+    return "_".join(name.lower().split()).translate(_TYPE_BREAKERS)
+
+
+def sentence_word(token: str) -> str:
+    """A token as written in a sentence file: `[` and `]` escaped, so that no word opens or closes a phrase."""
+    return token.translate(BRACKET_ESCAPES)
 
 
 def phrase_sentence(tokens: list[str], links: dict[int, int], types: dict[int, str]) -> tuple[str, int]:
@@ -28,6 +40,7 @@ def phrase_sentence(tokens: list[str], links: dict[int, int], types: dict[int, s
     parts: list[str] = []
     phrases = 0
     i = 0
+    tokens = [sentence_word(token) for token in tokens]
     while i < len(tokens):
         box = links.get(i)
         if box is None:
@@ -86,6 +99,7 @@ def write_flickr30k(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         "Flickr30k Entities layout (docs/formats/flickr30k.md): `Sentences/<key>.txt` (one description per line, "
         "linked phrases written `[/EN#<box id>/<type> words]`, type = the root concept) and "
         "`Annotations/<key>.xml` (PASCAL VOC boxes, 1-based inclusive pixel coordinates, <name> = box id). "
+        "Square brackets typed in a description are written `-LSB-` and `-RSB-`. "
         "A description without a correspondence is written without phrases."
     )
     return description_count
