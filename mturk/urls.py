@@ -22,5 +22,6 @@ urlpatterns = [
     path("w/<str:token>/", worker.campaign_entry, name="campaign-entry"),
     path("task/", worker.task_page, name="task-page"),
     path("task/submit/", worker.submit, name="task-submit"),
+    path("task/return/", worker.return_task, name="task-return"),
     path("mt/task/", mturk_worker.task_page, name="mturk-task"),
 ]

@@ -16,10 +16,23 @@ def campaign_link(campaign: Campaign) -> str:
 
 
 def start_task(client: Client, campaign: Campaign, worker_query: str = "") -> str:
-    """Follow the campaign link; return the assignment token of the task page it redirects to."""
-    response = client.get(campaign_link(campaign) + worker_query)
-    assert response.status_code == 302, response.content
-    return parse_qs(urlsplit(response["Location"]).query)["t"][0]
+    """Open the campaign link and press "Start task"; return the assignment token of the task page."""
+    page = client.get(campaign_link(campaign) + worker_query)
+    assert page.status_code == 200 and 'id="start-task"' in page.content.decode(), page.content
+    response = press_start(client, campaign, worker_query)
+    assert response.status_code == 303, response.content
+    return token_of(response)
+
+
+def press_start(client: Client, campaign: Campaign, worker_query: str = "", **extra: str):
+    """The start page's form: a POST to the campaign link (with the worker token, if any)."""
+    data = parse_qs(worker_query.lstrip("?"))
+    return client.post(campaign_link(campaign), {key: values[0] for key, values in data.items()}, **extra)
+
+
+def token_of(task_redirect) -> str:
+    """The assignment token in a redirect to the task page."""
+    return parse_qs(urlsplit(task_redirect["Location"]).query)["t"][0]
 
 
 def submit(client: Client, body: object, raw: bytes | None = None):

@@ -147,3 +147,55 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
     locked.worker = assignment.worker
     return SubmissionResult(locked, created=True)
 
+
+
+@dataclass
+class ReturnRefused(Exception):
+    status_code: int
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def open_assignment(campaign: Campaign, worker: Worker) -> Assignment | None:
+    """The worker's accepted, not yet overdue assignment in this campaign, if any (takes nothing)."""
+    return (
+        Assignment.objects.filter(hit__campaign=campaign, worker=worker, status=AssignmentStatus.ACCEPTED,
+                                  confirmed=True, deadline__gt=timezone.now())
+        .order_by("accepted_at").first()
+    )
+
+
+def start_local_task(campaign: Campaign, worker: Worker | None) -> Assignment:
+    """A local worker's explicit start: their open assignment or a new one on the next eligible HIT.
+
+    `worker` None: a new pseudonymous worker, created in the same transaction as the slot, so a start
+    that gets no task (NoTaskAvailable) leaves no worker row behind."""
+    with transaction.atomic():
+        return assign_next_hit(campaign, worker if worker is not None else new_local_worker())
+
+
+def return_assignment(*, assignment_id: int, worker_external_id: str) -> Assignment:
+    """The worker gives the task back (accepted -> returned): its slot is free for others at once.
+
+    The returned record stays, so the same worker is not handed this HIT again. Returning twice is
+    harmless; an answered or expired task cannot be returned (ReturnRefused says why)."""
+    with transaction.atomic():
+        assignment = (
+            Assignment.objects.select_for_update(of=("self",)).select_related("hit__campaign", "worker")
+            .filter(pk=assignment_id).first()
+        )
+        if assignment is None:
+            raise ReturnRefused(404, "This task does not exist.")
+        if assignment.worker.external_id != worker_external_id:
+            raise ReturnRefused(403, "This task does not belong to you.")
+        if assignment.status == AssignmentStatus.RETURNED:
+            return assignment
+        if assignment.status != AssignmentStatus.ACCEPTED:
+            raise ReturnRefused(
+                409, f"This task was {assignment.get_status_display().lower()} and can no longer be returned."
+            )
+        assignment.transition(AssignmentStatus.RETURNED)
+        assignment.save(update_fields=["status"])
+    return assignment

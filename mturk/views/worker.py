@@ -1,8 +1,9 @@
-"""Worker-facing pages: the campaign link, the one task route, and the submission endpoint.
+"""Worker-facing pages: the campaign link (start page), the one task route, return (skip), and submission.
 
 No cookies are used: the worker's identity travels in signed tokens in the URL and the page."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -11,24 +12,27 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.json_input import JsonInputError, parse_json
 
-from ..models import HIT, Campaign, Worker
+from ..models import HIT, Assignment, Campaign, Worker
 from ..providers.registry import get_provider
 from ..selectors import assignment_for_page
 from ..services.assignments import (
     NoTaskAvailable,
+    ReturnRefused,
     SubmissionError,
-    assign_next_hit,
-    new_local_worker,
+    open_assignment,
+    return_assignment,
+    start_local_task,
     submit_answer,
 )
 from ..services.marketplace_arrivals import completion_code
 from ..services.participation import note_submission
-from ..states import ANSWERED, AssignmentStatus
+from ..states import ANSWERED, AssignmentStatus, CampaignStatus
 from ..task_kinds import get_task_kind
+from ..throttle import arrival_allowed, retry_after_seconds
 from ..tokens import (
     TokenError,
     assignment_token,
@@ -63,10 +67,33 @@ def next_task_url(campaign: Campaign, worker_external_id: str) -> str | None:
     return f"{path}?w={worker_token(campaign.pk, worker_external_id)}"
 
 
-@never_cache
-@require_GET
-def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
-    """The local crowd's campaign link: identify (or create) the worker, give them their next HIT."""
+def arrival_refused(request: HttpRequest, title: str = "Too many requests", next_url: str | None = None) -> HttpResponse:
+    """429 for a client over ARRIVAL_RATE, with Retry-After (shared by every way of arriving for a task)."""
+    seconds = retry_after_seconds()
+    response = worker_message(
+        request, title,
+        f"Too many tasks were started from your network in a short time. Please try again in {seconds} seconds.",
+        status=429, next_url=next_url,
+    )
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def _task_redirect(assignment: Assignment) -> HttpResponse:
+    token = assignment_token(assignment.pk, assignment.worker.external_id)
+    response = redirect(f"{reverse('task-page')}?t={token}")
+    response.status_code = 303  # after a POST: the browser GETs the task page
+    return response
+
+
+@dataclass(frozen=True)
+class _Entry:
+    campaign: Campaign
+    worker: Worker | None
+
+
+def _read_entry(request: HttpRequest, token: str) -> _Entry | HttpResponse:
+    """The campaign (and, with `w`, the returning worker) a campaign link names, or the error page."""
     try:
         campaign_id = read_campaign_token(token)
     except TokenError as exc:
@@ -74,22 +101,81 @@ def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
     campaign = Campaign.objects.filter(pk=campaign_id, provider="local").first()
     if campaign is None:
         return worker_message(request, "Campaign not found", "This campaign does not exist.", status=404)
-    worker_param = request.GET.get("w")
-    if worker_param:
-        try:
-            external_id = read_worker_token(worker_param, campaign.pk)
-        except TokenError as exc:
-            return worker_message(request, "Link not valid", str(exc), status=400)
-        worker = Worker.objects.filter(provider="local", external_id=external_id).first()
-        if worker is None:
-            return worker_message(request, "Link not valid", "This worker link is unknown.", status=400)
-    else:
-        worker = new_local_worker()
+    worker_param = request.POST.get("w") or request.GET.get("w")
+    if not worker_param:
+        return _Entry(campaign, None)
     try:
-        assignment = assign_next_hit(campaign, worker)
+        external_id = read_worker_token(worker_param, campaign.pk)
+    except TokenError as exc:
+        return worker_message(request, "Link not valid", str(exc), status=400)
+    worker = Worker.objects.filter(provider="local", external_id=external_id).first()
+    if worker is None:
+        return worker_message(request, "Link not valid", "This worker link is unknown.", status=400)
+    return _Entry(campaign, worker)
+
+
+def _duration_text(seconds: int) -> str:
+    """3600 -> "1 h", 1800 -> "30 min", 90 -> "1 min 30 s"."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "", f"{secs} s" if secs else ""]
+    return " ".join(part for part in parts if part) or "0 s"
+
+
+@never_cache
+@csrf_exempt  # no cookies are involved: the signed campaign (and worker) tokens are the whole credential
+@require_http_methods(["GET", "HEAD", "POST"])
+def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
+    """The local crowd's campaign link. GET shows the start page and takes nothing (link previews,
+    prefetching); the worker's explicit "Start task" (POST) creates the worker if new and takes a slot."""
+    entry = _read_entry(request, token)
+    if isinstance(entry, HttpResponse):
+        return entry
+    campaign, worker = entry.campaign, entry.worker
+    if request.method != "POST":
+        if worker is not None and (resumed := open_assignment(campaign, worker)) is not None:
+            return _task_redirect(resumed)
+        if campaign.status != CampaignStatus.ACTIVE:
+            return worker_message(request, "Not open", "This campaign is not accepting work at the moment.")
+        context = {"campaign": campaign, "kind": get_task_kind(campaign.task_kind),
+                   "time_limit": _duration_text(campaign.time_limit_seconds),
+                   "worker_param": request.GET.get("w", ""), "returning": worker is not None}
+        return frameable(render(request, "mturk/start_task.html", context))
+    if not arrival_allowed(request, "local-arrival"):
+        return arrival_refused(request)
+    try:
+        assignment = start_local_task(campaign, worker)
     except NoTaskAvailable as exc:
         return worker_message(request, "No task left", str(exc))
-    return redirect(f"{reverse('task-page')}?t={assignment_token(assignment.pk, worker.external_id)}")
+    return _task_redirect(assignment)
+
+
+@csrf_exempt  # no cookies are involved: the signed assignment token in the form authenticates the worker
+@require_POST
+def return_task(request: HttpRequest) -> HttpResponse:
+    """Return (skip) a local task: its slot is released at once, then the worker gets their next task."""
+    try:
+        claim = read_assignment_token(request.POST.get("t", ""))
+    except TokenError as exc:
+        return worker_message(request, "Link not valid", str(exc), status=403)
+    assignment = assignment_for_page(claim.assignment_id)
+    if assignment is not None and assignment.hit.campaign.provider != "local":
+        return worker_message(request, "Return it on the marketplace",
+                              "Tasks taken on a marketplace are returned with the marketplace's own button.",
+                              status=400)
+    try:
+        returned = return_assignment(assignment_id=claim.assignment_id, worker_external_id=claim.worker_external_id)
+    except ReturnRefused as exc:
+        return worker_message(request, "Task not returned", exc.message, status=exc.status_code)
+    campaign = returned.hit.campaign
+    next_url = next_task_url(campaign, claim.worker_external_id)
+    if not arrival_allowed(request, "local-arrival"):
+        return arrival_refused(request, title="Task returned", next_url=next_url)
+    try:
+        assignment = start_local_task(campaign, returned.worker)
+    except NoTaskAvailable as exc:
+        return worker_message(request, "Task returned", str(exc))
+    return _task_redirect(assignment)
 
 
 @never_cache
@@ -117,7 +203,8 @@ def task_page(request: HttpRequest) -> HttpResponse:
             f"This task was {assignment.get_status_display().lower()} and can no longer be done.",
             status=410, next_url=next_url,
         )
-    return _render_task(request, campaign, assignment.hit, token=request.GET["t"], next_url=next_url)
+    return _render_task(request, campaign, assignment.hit, token=request.GET["t"], next_url=next_url,
+                        can_return=campaign.provider == "local")
 
 
 def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
@@ -132,8 +219,10 @@ def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
 
 
 def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str | None,
-                 next_url: str | None, handoff: dict[str, str] | None = None) -> HttpResponse:
-    """`handoff` ({"url", "assignment_id"}): where the browser posts the stored answer (marketplaces)."""
+                 next_url: str | None, handoff: dict[str, str] | None = None,
+                 can_return: bool = False) -> HttpResponse:
+    """`handoff` ({"url", "assignment_id"}): where the browser posts the stored answer (marketplaces);
+    `can_return`: the page offers "Return this task" (local crowd; marketplaces have their own button)."""
     kind = get_task_kind(campaign.task_kind)
     context: dict[str, Any] = {
         "campaign": campaign,
@@ -146,6 +235,7 @@ def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str 
         "next_url": next_url,
         "draft_key": f"draft:{campaign.pk}:{hit.pk}",
         "handoff": handoff,
+        "return_url": reverse("task-return") if can_return and token else None,
     }
     return frameable(render(request, "mturk/task_page.html", context))
 

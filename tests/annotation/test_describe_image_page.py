@@ -5,7 +5,7 @@ from django.urls import reverse
 from mturk.tokens import preview_token
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.queries import queries_for
-from tests.worker_flow import campaign_link, start_task, submit
+from tests.worker_flow import campaign_link, press_start, start_task, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +61,7 @@ def test_no_task_left_message(client):
     campaign = make_campaign(images=1, assignments=1)
     token = start_task(client, campaign)
     submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
-    response = client.get(campaign_link(campaign))
+    response = press_start(client, campaign)
     assert response.status_code == 200
     assert "There is no task left for you" in response.content.decode()
 

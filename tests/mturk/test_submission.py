@@ -31,7 +31,10 @@ def test_valid_answer_is_stored_once_and_next_task_offered(client):
     assert assignment.answer == {"text": GOOD_TEXT}
     assert assignment.time_on_task is not None
     next_page = client.get(body["next_url"])
-    assert next_page.status_code == 302 and "/task/?t=" in next_page["Location"]
+    assert next_page.status_code == 200 and "Start next task" in next_page.content.decode()
+    started = client.post(body["next_url"])
+    assert started.status_code == 303 and "/task/?t=" in started["Location"]
+    assert Assignment.objects.filter(worker=assignment.worker).count() == 2
 
 
 def test_double_submit_stores_one_answer(client):
