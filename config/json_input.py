@@ -32,7 +32,8 @@ class JsonLimits:
 
 
 def limits(max_bytes: int | None = None) -> JsonLimits:
-    """The configured limits (JSON_MAX_BYTES, JSON_MAX_DEPTH, JSON_MAX_NUMBER_DIGITS); `max_bytes` overrides the size."""
+    """The configured limits (JSON_MAX_BYTES, JSON_MAX_DEPTH, JSON_MAX_NUMBER_DIGITS); `max_bytes` replaces the
+    size limit (uploaded runs have RUN_MAX_BYTES)."""
     return JsonLimits(max_bytes=settings.JSON_MAX_BYTES if max_bytes is None else max_bytes,
                       max_depth=settings.JSON_MAX_DEPTH, max_digits=settings.JSON_MAX_NUMBER_DIGITS)
 

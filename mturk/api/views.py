@@ -6,7 +6,7 @@ from dataclasses import asdict
 from django.conf import settings
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -40,6 +40,7 @@ from ..services.review import (
 )
 from ..states import CampaignStatus, InvalidTransition
 from ..task_kinds import UnknownTaskKind
+from .filters import AssignmentFilterSerializer, HITFilterSerializer, list_filters
 from .serializers import (
     AddAssignmentsSerializer,
     AssignmentSerializer,
@@ -213,14 +214,16 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return Response({"approved": result.approved, "flagged": result.flagged, "failed": result.failed})
 
 
+@extend_schema_view(list=extend_schema(parameters=[HITFilterSerializer]))
 class HITViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = HITSerializer
 
     def get_queryset(self) -> QuerySet:
         queryset = HIT.objects.all()
-        campaign = self.request.query_params.get("campaign")
-        if campaign:
-            queryset = queryset.filter(campaign_id=campaign)
+        if self.action == "list":
+            filters = list_filters(HITFilterSerializer, self.request)
+            if "campaign" in filters:
+                queryset = queryset.filter(campaign_id=filters["campaign"])
         return queryset.order_by("campaign_id", "position", "id")
 
     def _change(self, action_fn, *args, **kwargs) -> Response:
@@ -281,16 +284,18 @@ class WorkerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return Response(WorkerSerializer(worker).data)
 
 
+@extend_schema_view(list=extend_schema(parameters=[AssignmentFilterSerializer]))
 class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = AssignmentSerializer
 
     def get_queryset(self) -> QuerySet:
         queryset = Assignment.objects.select_related("worker", "hit")
-        params = self.request.query_params
-        if params.get("campaign"):
-            queryset = queryset.filter(hit__campaign_id=params["campaign"])
-        if params.get("status"):
-            queryset = queryset.filter(status=params["status"])
+        if self.action == "list":
+            filters = list_filters(AssignmentFilterSerializer, self.request)
+            if "campaign" in filters:
+                queryset = queryset.filter(hit__campaign_id=filters["campaign"])
+            if "status" in filters:
+                queryset = queryset.filter(status=filters["status"])
         return queryset.order_by("id")
 
     def _review(self, action_fn, feedback: str) -> Response:

@@ -8,6 +8,7 @@ from mturk.models import Assignment
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.worker_flow import start_task, submit
 
+ANSWER = '{"token": "TOKEN", "answer": {"text": TEXT}}'
 LIMITS = JsonLimits(max_bytes=300_000, max_depth=5, max_digits=10)
 
 
@@ -43,15 +44,15 @@ def test_the_reader_accepts_what_is_within_the_limits():
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ('{"token": "%s", "answer": {"text": %s}}' % ("{token}", "[" * 50_000 + "]" * 50_000), "nested deeper"),
-        ('{"token": "{token}", "answer": {"text": %s}}' % ("9" * 5000), "$.answer.text: a number with more than"),
-        ('{"token": "{token}", "answer": {"text": "%s\\u0000"}}' % GOOD_TEXT, "$.answer.text: the text holds a NUL"),
-        ('{"token": "{token}", "answer": {"text": "%s\\udc80"}}' % GOOD_TEXT, "lone surrogate"),
+        (ANSWER.replace("TEXT", "[" * 50_000 + "]" * 50_000), "nested deeper"),
+        (ANSWER.replace("TEXT", "9" * 5000), "$.answer.text: a number with more than"),
+        (ANSWER.replace("TEXT", f'"{GOOD_TEXT}\\u0000"'), "$.answer.text: the text holds a NUL"),
+        (ANSWER.replace("TEXT", f'"{GOOD_TEXT}\\udc80"'), "lone surrogate"),
     ],
 )
 def test_submit_refuses_what_cannot_be_stored_with_a_400(client, raw, message):
     token = start_task(client, make_campaign(images=1))
-    response = submit(client, None, raw=raw.replace("{token}", token).encode())
+    response = submit(client, None, raw=raw.replace("TOKEN", token).encode())
     assert response.status_code == 400
     assert message in response.json()["error"]
     assert not Assignment.objects.exclude(answer=None).exists()
