@@ -26,6 +26,18 @@ log = logging.getLogger(__name__)
 REPORT_SAMPLE = 1000
 
 
+def report_sample_limit(options: dict) -> int:
+    """The `report_sample` option (stories in the agreement sample, 0 = all; default REPORT_SAMPLE), or an
+    ExportError naming it when it is not a whole number of 0 or more."""
+    from mturk.exports import ExportError
+
+    value = options.get("report_sample", REPORT_SAMPLE)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ExportError(f"option report_sample must be a whole number of stories, 0 or more (0 = all), "
+                          f"not {value!r}")
+    return value
+
+
 def exported_stories(writer: SindWriter) -> list[StoryText]:
     ratings = writer.collected.ratings
     return [
@@ -69,7 +81,10 @@ def meteor_for_report() -> Iterator[PrefetchedMeteor | MeteorError]:
 
 
 def start_scoring(bundle: ExportBundle, meteor: PrefetchedMeteor | MeteorError) -> Callable[[SindWriter], None]:
-    """The export's hook once its stories are written: score the agreement sample in the background."""
+    """The export's hook once its stories are written: score the agreement sample in the background.
+    Checks the `report_sample` option first, so that a bad value stops the export before it writes anything."""
+    report_sample_limit(bundle.options)
+
     def stories_written(writer: SindWriter) -> None:
         if isinstance(meteor, PrefetchedMeteor):
             meteor.prefetch(agreement_pairs(report_stories(bundle, writer)[1]))
@@ -113,7 +128,7 @@ class PrefetchedMeteor:
 def report_stories(bundle: ExportBundle, writer: SindWriter) -> tuple[list[StoryText], list[StoryText], int]:
     """Every exported story, the agreement sample, and the sample limit."""
     everything = exported_stories(writer)
-    limit = int(bundle.options.get("report_sample", REPORT_SAMPLE))
+    limit = report_sample_limit(bundle.options)
     return everything, agreement_sample(everything, limit), limit
 
 

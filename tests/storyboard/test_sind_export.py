@@ -1,5 +1,5 @@
-"""The SIND export's mechanics: queries per album batch, options (images, split seed, unknown
-options), the API with options, and the campaign page's stage progress."""
+"""The SIND export's mechanics: queries per album batch, options (images, split seed, report sample, unknown
+options), the API and export_dataset with options, and the campaign page's stage progress."""
 from __future__ import annotations
 
 import io
@@ -154,3 +154,35 @@ def test_prefetched_meteor_scores_the_sample_once(_session_meteor):
         assert scores[0] == 1.0 and 0 < scores[1] < 1 and calls == [2]
         other = meteor.score_many([("a dog ran .", ["a dog ran ."])])
         assert other == [1.0] and calls == [2, 1]
+
+
+def test_export_dataset_sets_the_report_sample(tmp_path):
+    from django.core.management import call_command
+
+    workflow(2)
+    out = io.StringIO()
+    call_command("export_dataset", "--format", "sind", "--out", str(tmp_path / "s.zip"), "--report-sample", "3",
+                 stdout=out)
+    report = json.loads(zipfile.ZipFile(tmp_path / "s.zip").read("report/stories.json"))
+    assert report["sample"]["limit"] == 3 and report["sample"]["stories"] <= 3 < report["sample"]["of"]
+    call_command("export_dataset", "--format", "sind", "--out", str(tmp_path / "all.zip"), "--report-sample", "0",
+                 stdout=out)
+    everything = json.loads(zipfile.ZipFile(tmp_path / "all.zip").read("report/stories.json"))["sample"]
+    assert everything["limit"] == 0 and everything["stories"] == everything["of"] == report["sample"]["of"]
+
+
+@pytest.mark.parametrize("value", ["-1", "many", "2.5"])
+def test_export_dataset_refuses_a_bad_report_sample(tmp_path, value):
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="--report-sample: must be a whole number of stories, 0 or more"):
+        call_command("export_dataset", "--format", "sind", "--out", str(tmp_path / "s.zip"), "--report-sample", value)
+    assert not (tmp_path / "s.zip").exists()
+
+
+@pytest.mark.parametrize("value", [-1, "10", 2.5, True])
+def test_a_bad_report_sample_stops_the_export_before_it_writes(tmp_path, value):
+    with pytest.raises(ExportError, match="option report_sample must be a whole number of stories"):
+        run_export("sind", tmp_path / "s.zip", [], {"report_sample": value})
+    assert not (tmp_path / "s.zip").exists() and not (tmp_path / "s.zip.partial").exists()
+

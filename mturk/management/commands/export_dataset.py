@@ -1,9 +1,21 @@
+import argparse
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from ...exports import ExportError, format_names, run_export
 from ._common import find_campaign
+
+
+def sample_size(value: str) -> int:
+    """A whole number of stories, 0 or more."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number of stories, 0 or more (0 = all), not {value!r}")
+    return number
 
 
 class Command(BaseCommand):
@@ -17,15 +29,19 @@ class Command(BaseCommand):
             "--images", action="store_true", help="include the image files (formats with an images option)"
         )
         parser.add_argument("--split-seed", help="seed of the album split (sind; default: sind)")
+        parser.add_argument("--report-sample", type=sample_size, metavar="N",
+                            help="stories in the report's agreement sample (sind; default 1000, 0 = all)")
 
     def handle(self, *args, format: str, out: Path, campaign: list[str], images: bool, split_seed: str | None,
-               **options):
+               report_sample: int | None, **options):
         campaigns = [find_campaign(c) for c in campaign]
         format_options: dict[str, object] = {}
         if images:
             format_options["images"] = True
         if split_seed is not None:
             format_options["split_seed"] = split_seed
+        if report_sample is not None:
+            format_options["report_sample"] = report_sample
         try:
             result = run_export(format, out, campaigns, format_options)
         except ExportError as exc:
