@@ -26,6 +26,7 @@ system-deps:
 	bash scripts/install-system-deps.sh
 
 demo: install
+	$(BIN)/python -m config.secret_key  # a random signing key in $$VAR_DIR/secret_key, made once, kept
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
 	@echo "Starting the server on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"

@@ -2,18 +2,20 @@
 so a fresh checkout runs with SQLite, in-process tasks, local disk and the local crowd.
 The README lists every variable."""
 import re
+from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
-
+from .database import database_settings
 from .env import env_bool, env_int, env_list, env_str
+from .paths import BASE_DIR, VAR_DIR
+from .secret_key import read_secret_key
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)  # the embedded SQLite database and media live here
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = env_str("SECRET_KEY", "insecure-dev-key-set-SECRET_KEY-in-production-0123456789abcdef")
+# $SECRET_KEY, else $VAR_DIR/secret_key (`make demo` writes one), else a public key that only DEBUG may use:
+# outside DEBUG the checks (runserver, migrate, check --deploy), config.wsgi and Celery workers refuse it.
+SECRET_KEY = read_secret_key(VAR_DIR)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [PUBLIC_BASE_URL])
@@ -34,17 +36,21 @@ INSTALLED_APPS = [
     "mturk",
     "annotation",
     "storyboard",
+    "axes",
+    "config.apps.PlatformConfig",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.database_unavailable.DatabaseUnavailableMiddleware",  # a failing database answers 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a login lock-out into the lock-out page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -65,10 +71,14 @@ TEMPLATES = [
     },
 ]
 
+# PostgreSQL: a connection attempt gives up after DATABASE_CONNECT_TIMEOUT s, a statement (lock waits included)
+# after DATABASE_STATEMENT_TIMEOUT_MS (0: none); a request that hits either answers 503 (config.database_unavailable).
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": database_settings(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        connect_timeout=env_int("DATABASE_CONNECT_TIMEOUT", 5),
+        statement_timeout_ms=env_int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000),
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -109,6 +119,23 @@ SERVE_MEDIA = env_bool("SERVE_MEDIA", not AWS_STORAGE_BUCKET_NAME)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
+
+# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one username from one address,
+# that pair is refused (429, registration/locked_out.html) for LOGIN_COOLOFF_MINUTES; the login page and the
+# admin's alike. Lock-outs are logged (WARNING, logger axes) and listed in the admin (Access attempts).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_VERBOSE = False
+AXES_SENSITIVE_PARAMETERS: list[str] = []  # the log names the username and address (never the password)
 
 # Celery: no broker -> tasks run in-process, synchronously.
 _broker = env_str("CELERY_BROKER_URL", "")
@@ -165,7 +192,6 @@ JSON_MAX_NUMBER_DIGITS = env_int("JSON_MAX_NUMBER_DIGITS", 40)
 # Worker links: signed tokens, no cookies.
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 14 * 24 * 3600)
 
-# Security (HTTPS=1 behind TLS turns on the deployment hardening that `check --deploy` asks for).
 # Cache: the arrival counters live here. Several web processes must share one (CACHE_URL=redis://...);
 # without CACHE_URL each process counts on its own (enough for one `make demo` process).
 CACHE_URL = env_str("CACHE_URL", "")
@@ -186,6 +212,7 @@ if not re.fullmatch(r"\d+/\d*[smhd]", ARRIVAL_RATE):
 # Behind a reverse proxy, the request header (as a META key) holding the client address, e.g. HTTP_X_REAL_IP.
 RATELIMIT_IP_META_KEY = env_str("RATELIMIT_IP_META_KEY", "") or None
 
+# Security (HTTPS=1 behind TLS turns on the deployment hardening that `check --deploy` asks for).
 HTTPS = env_bool("HTTPS", False)
 SECURE_SSL_REDIRECT = HTTPS
 SESSION_COOKIE_SECURE = HTTPS

@@ -16,7 +16,8 @@ def test_pages_need_a_staff_login(client, django_user_model):
         response = client.get(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
     django_user_model.objects.create_user("bob", password="pw-123456")
-    client.login(username="bob", password="pw-123456")
+    logged_in = client.post(reverse("login"), {"username": "bob", "password": "pw-123456"})  # the throttled form
+    assert logged_in.status_code == 302  # a refused login renders the form again (200)
     assert client.get(reverse("dashboard")).status_code == 302  # not staff
 
 
