@@ -179,6 +179,7 @@ class PublishResult:
     worker_link: str | None
     stopped_by_budget: bool
     queued: bool = False
+    resumed: int = 0  # published HITs a lost creation job had left without a marketplace id, queued again
 
 
 def settle_environment(campaign: Campaign, provider: CrowdProvider, sandbox: bool | None) -> None:
@@ -241,13 +242,19 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
             campaign.published_at = campaign.published_at or now
         campaign.save()
         outcome = provider.publish(campaign, to_publish)
+        resumed = 0
+        if provider.has_marketplace and not outcome.queued:
+            from .marketplace_publish import resume_creation
+
+            resumed = resume_creation(campaign)
     return PublishResult(
         published=outcome.published,
         left_in_draft=len(drafts) - len(to_publish),
         cost=estimate_cost(campaign, sum(h.max_assignments for h in to_publish), provider),
         worker_link=outcome.worker_link,
         stopped_by_budget=len(to_publish) < len(drafts),
-        queued=outcome.queued,
+        queued=outcome.queued or bool(resumed),
+        resumed=resumed,
     )
 
 

@@ -2,7 +2,11 @@
 
 `publish_campaign` marks HITs published in our database (the intent). This job then creates each
 HIT that has no marketplace id yet, with a request token derived from the HIT's id: killed half-way
-and run again, it finds the HITs the marketplace already has instead of creating duplicates."""
+and run again, it finds the HITs the marketplace already has instead of creating duplicates.
+
+A job lost with its worker (`kill -9` of the whole Celery worker: the broker redelivers it only after
+its visibility timeout) is picked up again by re-running `publish` (`resume_creation`) and by the
+periodic sync, which creates whatever published HIT still has no marketplace id."""
 from __future__ import annotations
 
 import hashlib
@@ -12,6 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from ..models import HIT, Campaign, MarketplaceHITType
@@ -32,6 +37,16 @@ class CreationReport:
 
 def pending_hits(campaign: Campaign):
     return HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, external_id="").order_by("position", "id")
+
+
+def resume_creation(campaign: Campaign) -> int:
+    """Queue the creation job again for published HITs the marketplace does not have yet; how many."""
+    from ..tasks import create_marketplace_hits
+
+    pending = pending_hits(campaign).count()
+    if pending:
+        transaction.on_commit(lambda: create_marketplace_hits.delay(campaign.pk))
+    return pending
 
 
 def _config_hash(params: dict[str, Any]) -> str:

@@ -19,11 +19,12 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from ..models import HIT, Assignment, Campaign
-from ..providers.base import MarketplaceAssignment
+from ..providers.base import MarketplaceAssignment, ProviderError
 from ..providers.registry import get_provider
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .assignments import expire_stale_assignments, get_or_create_worker
+from .marketplace_publish import create_pending_hits, pending_hits
 from .participation import grant_pending, note_submission
 from .review import approve_assignment, approve_submitted, pay_pending_bonuses, reject_assignment
 
@@ -42,12 +43,14 @@ class SyncReport:
     rejected_elsewhere: int = 0
     returned: int = 0
     expired_hits: int = 0
+    created_hits: int = 0  # published HITs a lost creation job had left without a marketplace id
     auto_approved_by_rules: int = 0
     flagged: list[int] = field(default_factory=list)
 
     def merge(self, other: SyncReport) -> None:
         for name in ("hits_checked", "hits_unchanged", "new_submissions", "approved_elsewhere",
-                     "rejected_elsewhere", "returned", "expired_hits", "auto_approved_by_rules"):
+                     "rejected_elsewhere", "returned", "expired_hits", "created_hits",
+                     "auto_approved_by_rules"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.flagged += other.flagged
 
@@ -116,6 +119,18 @@ def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> As
     return local
 
 
+def _create_pending(campaign: Campaign) -> int:
+    """Create the published HITs the marketplace does not have yet (their request tokens make it safe
+    even if a creation job is still running); a refusal is recorded on the campaign, not raised."""
+    if not pending_hits(campaign).exists():
+        return 0
+    try:
+        return create_pending_hits(campaign).created
+    except ProviderError as exc:
+        log.warning("creating the pending HITs of campaign %s failed: %s", campaign.pk, exc)
+        return 0
+
+
 def _expire_past_hits(campaign: Campaign) -> int:
     return HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, expires_at__lt=timezone.now()).update(
         status=HITStatus.EXPIRED)
@@ -145,6 +160,7 @@ def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] 
     report = SyncReport()
     expire_stale_assignments(campaign)
     if provider.has_marketplace:
+        report.created_hits = _create_pending(campaign)
         report.expired_hits = _expire_past_hits(campaign)
         if answer_counts is None:
             answer_counts = provider.answer_counts(campaign.sandbox) or {}

@@ -43,6 +43,9 @@ class Command(BaseCommand):
                           f"{result.cost.assignments} assignments, ${result.cost.total} with fees")
         if result.stopped_by_budget:
             self.stdout.write(f"Stopped at the budget cap: {result.left_in_draft} HIT(s) left in draft")
+        if result.resumed:
+            self.stdout.write(f"Resuming creation of {result.resumed} published HIT(s) the marketplace does not "
+                              "have yet (an earlier creation job did not finish).")
         if result.queued:
             where = "the sandbox" if target.sandbox else "production"
             self.stdout.write(f"Creation on {target.provider} ({where}) is queued: a background job creates the "

@@ -187,7 +187,7 @@ def test_sync_now_returns_the_report(api, stub):
     response = api.post(f"/api/campaigns/{campaign.pk}/sync/")
     assert response.status_code == 200
     assert response.json() == {"hits_checked": 1, "hits_unchanged": 0, "new_submissions": 2, "approved_elsewhere": 0,
-                               "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0,
+                               "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0, "created_hits": 0,
                                "auto_approved_by_rules": 0, "flagged": []}
 
 

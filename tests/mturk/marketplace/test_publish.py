@@ -20,6 +20,7 @@ from mturk.providers.mturk.provider import MTurkProvider
 from mturk.providers.registry import get_provider
 from mturk.services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign
 from mturk.services.marketplace_publish import create_pending_hits
+from mturk.services.marketplace_sync import sync_all
 from mturk.states import CampaignStatus, HITStatus
 from mturk.tasks import create_marketplace_hits
 from tests.factories import make_campaign, make_image
@@ -41,12 +42,15 @@ from .helpers import (
     hit_request,
     hit_response,
     hit_type_request,
+    operations,
     params_of,
     participation_request,
     participation_response,
     qual_id,
     record_calls,
+    stub_hit_list,
     stub_publication,
+    stub_reviewable,
     token,
     type_id,
 )
@@ -271,6 +275,77 @@ def test_a_job_killed_mid_batch_and_run_again_creates_no_duplicate(
     assert Counter(c["UniqueRequestToken"] for c in creates) == {
         token(hits[0]): 1, token(hits[1]): 1, token(hits[2]): 2, token(hits[3]): 1}
     assert MarketplaceHITType.objects.filter(campaign=campaign).count() == 1
+
+
+def killed_mid_batch(campaign: Campaign, stub, monkeypatch, on_commit) -> list:
+    """Publish, then the whole worker dies after MTurk created HIT 2 and before our database recorded it:
+    the job is gone (the broker keeps it until its visibility timeout). Returns the campaign's HITs."""
+    hits = hits_of(campaign)
+    mturk = get_provider("mturk")
+    original = mturk.create_hit
+
+    def create_then_die(hit, params):
+        created = original(hit, params)
+        if hit.pk == hits[1].pk:
+            raise WorkerKilled
+        return created
+
+    monkeypatch.setattr(mturk, "create_hit", create_then_die)
+    stub.add_response("create_hit_type", {"HITTypeId": type_id(1)}, full_type_request())
+    for n in range(2):
+        stub.add_response("create_hit_with_hit_type", hit_response(hit_id(n), type_id(1)),
+                          hit_request(hits[n], type_id(1)))
+    with pytest.raises(WorkerKilled), on_commit(execute=True):
+        call_command("publish", campaign.name, stdout=StringIO())  # in-process: the job runs and dies in it
+    monkeypatch.undo()
+    assert [h.external_id for h in hits_of(campaign)] == [hit_id(0), "", ""]
+    return hits
+
+
+def stub_the_rest(stub, hits) -> None:
+    """What finishing the creation asks MTurk: HIT 2 again (same token: HitAlreadyExists), then HIT 3."""
+    add_already_exists(stub, hits[1], type_id(1), f"HIT {hit_id(1)} already exists for this request token.")
+    stub.add_response("create_hit_with_hit_type", hit_response(hit_id(2), type_id(1)),
+                      hit_request(hits[2], type_id(1)))
+
+
+def test_publish_run_again_after_the_worker_was_killed_resumes_the_creation(
+        stub, monkeypatch, django_capture_on_commit_callbacks):
+    campaign = mturk_campaign(images=3)
+    hits = killed_mid_batch(campaign, stub, monkeypatch, django_capture_on_commit_callbacks)
+    calls = record_calls(stub)
+    stub_the_rest(stub, hits)
+    out = StringIO()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("publish", campaign.name, stdout=out)
+
+    assert "Published 0 HIT(s)" in out.getvalue()
+    assert "Resuming creation of 2 published HIT(s)" in out.getvalue()
+    assert [h.external_id for h in hits_of(campaign)] == [hit_id(n) for n in range(3)]
+    assert operations(calls) == ["create_hit_with_hit_type", "create_hit_with_hit_type"]  # no new HIT type
+    assert MarketplaceHITType.objects.filter(campaign=campaign).count() == 1
+
+
+def test_the_periodic_sync_creates_what_a_killed_job_left_without_a_duplicate(stub, monkeypatch,
+                                                                              django_capture_on_commit_callbacks):
+    campaign = mturk_campaign(images=3)
+    hits = killed_mid_batch(campaign, stub, monkeypatch, django_capture_on_commit_callbacks)
+    calls = record_calls(stub)
+    stub_hit_list(stub)  # the account's HITs, listed once by sync_all; nothing answered yet
+    stub_the_rest(stub, hits)  # the campaign's sync creates what is pending, then checks its HITs
+    stub_reviewable(stub, [])
+    for n in range(3):
+        stub.add_response("list_assignments_for_hit", {"NumResults": 0, "Assignments": []},
+                          {"HITId": hit_id(n), "AssignmentStatuses": ["Submitted", "Approved", "Rejected"],
+                           "MaxResults": 100})
+
+    report = sync_all()
+
+    assert report.created_hits == 2
+    assert [h.external_id for h in hits_of(campaign)] == [hit_id(n) for n in range(3)]
+    creates = params_of(calls, "create_hit_with_hit_type")
+    assert [c["UniqueRequestToken"] for c in creates] == [token(hits[1]), token(hits[2])]
 
 
 def test_a_job_limited_to_two_hits_then_run_again_creates_each_hit_once(

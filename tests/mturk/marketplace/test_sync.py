@@ -335,7 +335,7 @@ def test_celery_task_returns_the_report(stub):
 
     assert result == {
         "hits_checked": 1, "hits_unchanged": 0, "new_submissions": 2, "approved_elsewhere": 0,
-        "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0, "auto_approved_by_rules": 0, "flagged": [],
+        "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0, "created_hits": 0, "auto_approved_by_rules": 0, "flagged": [],
     }
 
 
