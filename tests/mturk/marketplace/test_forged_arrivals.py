@@ -106,6 +106,18 @@ def test_fifty_forged_worker_ids_on_a_one_assignment_hit_count_for_nothing(clien
     assert not campaign_assignments(campaign).exists()
 
 
+def test_the_campaign_page_counts_unconfirmed_visits_apart(client, researcher_client, stub):
+    campaign = published_mturk_campaign(images=1, assignments=1)
+    [hit] = hits_of(campaign)
+    submit(client, arrive(client, hit, VICTIM, MADE_UP), FORGED_TEXT)
+
+    html = researcher_client.get(f"/campaigns/{campaign.pk}/").content.decode()
+
+    assert "0 / 1 submitted (0 to review, 0 approved, 0 rejected, 0 in progress)" in html
+    assert "1 page visit(s) the marketplace has not confirmed (not counted)" in html
+    assert FORGED_TEXT not in html
+
+
 def test_a_forged_submission_never_locks_the_real_worker_out(client, stub):
     campaign = published_mturk_campaign(images=2, assignments=3, max_assignments_per_worker=1)
     first, second = hits_of(campaign)
