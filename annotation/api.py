@@ -15,7 +15,7 @@ from mturk.models import Campaign
 
 from .models import Image
 from .selectors import grounded_dataset
-from .services.images import ImportFailed, import_uploads
+from .services.image_batch import BatchRefused, import_batch
 
 
 class ImageSerializer(serializers.ModelSerializer):
@@ -41,10 +41,25 @@ class ImageUploadSerializer(serializers.Serializer):
                                   help_text="Images (JPEG, PNG, WebP) or zip archives of them.")
 
 
+class ImportedImageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The file, or the zip entry.")
+    reason = serializers.CharField()
+
+
 class ImportReportSerializer(serializers.Serializer):
-    imported = serializers.ListField(child=serializers.DictField())
-    duplicates = serializers.ListField(child=serializers.DictField())
-    problems = serializers.ListField(child=serializers.DictField())
+    imported = ImportedImageSerializer(many=True, help_text="New images.")
+    duplicates = ImportedImageSerializer(many=True, help_text="Images already imported (same content).")
+    problems = ImportProblemSerializer(many=True, help_text="Always empty: one bad file refuses the batch.")
+
+
+class BatchRefusedSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    problems = ImportProblemSerializer(many=True, required=False, help_text="Each bad file, with the reason.")
 
 
 class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -52,18 +67,21 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     serializer_class = ImageSerializer
 
     @extend_schema(request={"multipart/form-data": ImageUploadSerializer},
-                   responses={201: ImportReportSerializer, 400: ImportReportSerializer})
+                   responses={201: ImportReportSerializer, 400: BatchRefusedSerializer})
     def create(self, request: Request) -> Response:
-        """Upload images; bad files are reported by name with the reason, good ones imported."""
+        """Upload images and zips of images: all or nothing. Every file (every zip entry) is checked first;
+        one bad file refuses the batch with a 400 naming each bad file and its reason, and nothing is stored."""
         files = request.FILES.getlist("files")
         if not files:
-            return Response({"detail": "Send one or more files in the multipart field 'files'."}, status=400)
+            return Response({"detail": "Send one or more files in the multipart field 'files'.", "problems": []},
+                            status=status.HTTP_400_BAD_REQUEST)
         try:
-            report = import_uploads(files)
-        except ImportFailed as exc:
-            return Response({"detail": str(exc)}, status=400)
-        code = status.HTTP_201_CREATED if report.images else status.HTTP_400_BAD_REQUEST
-        return Response(report.as_dict(), status=code)
+            report = import_batch(files)
+        except BatchRefused as exc:
+            return Response({"detail": str(exc), "problems": [{"name": p.name, "reason": p.reason}
+                                                              for p in exc.problems]},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return Response(report.as_dict(), status=status.HTTP_201_CREATED)
 
 
 class RunEvaluationSerializer(serializers.Serializer):

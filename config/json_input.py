@@ -16,8 +16,9 @@ from typing import Any
 
 from django.conf import settings
 
+from .text_input import unstorable
+
 _DIGITS = re.compile(r"\d")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonInputError(ValueError):
@@ -63,14 +64,6 @@ def _number_hooks(max_digits: int) -> dict[str, Any]:
     return {"parse_int": parse_int, "parse_float": parse_float, "parse_constant": parse_constant}
 
 
-def _text_problem(text: str) -> str | None:
-    if "\x00" in text:
-        return "a NUL character (\\u0000)"
-    if _SURROGATE.search(text):
-        return "a lone surrogate (\\ud800-\\udfff)"
-    return None
-
-
 def _child(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
@@ -85,7 +78,7 @@ def _check(document: Any, max_depth: int) -> None:
         if isinstance(value, _Refused):
             raise JsonInputError(f"{path}: {value.reason}")
         if isinstance(value, str):
-            problem = _text_problem(value)
+            problem = unstorable(value)
             if problem:
                 raise JsonInputError(f"{path}: the text holds {problem}")
             continue
@@ -95,7 +88,7 @@ def _check(document: Any, max_depth: int) -> None:
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in reversed(list(items)):
                 if isinstance(key, str):
-                    problem = _text_problem(key)
+                    problem = unstorable(key)
                     if problem:
                         raise JsonInputError(f"{path}: a key holds {problem}")
                 stack.append((_child(path, key), item, depth + 1))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -138,12 +138,13 @@ def unsafe_member_reason(member_name: str) -> str | None:
     return None
 
 
-def import_zip(source: Path | BinaryIO, label: str = "upload.zip") -> ImportReport:
+def zip_members(source: Path | BinaryIO, label: str = "upload.zip") -> Iterator[tuple[str, bytes | str]]:
+    """Each file entry of a zip, in name order: (name, its bytes) or (name, why it is refused). Hidden entries
+    are skipped; raises ImportFailed when the zip cannot be read at all."""
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError) as exc:
         raise ImportFailed(f"{label} is not a readable zip file ({exc})") from None
-    report = ImportReport()
     total = 0
     with archive:
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
@@ -159,15 +160,23 @@ def import_zip(source: Path | BinaryIO, label: str = "upload.zip") -> ImportRepo
             if reason is None and total > settings.IMPORT_MAX_TOTAL_BYTES:
                 reason = f"archive expands past the limit of {settings.IMPORT_MAX_TOTAL_BYTES} bytes"
             if reason is not None:
-                report.problems.append(ImportProblem(name, reason))
+                yield name, reason
                 continue
             try:
                 with archive.open(info) as member:
-                    data = member.read(settings.IMAGE_MAX_BYTES + 1)
+                    content: bytes | str = member.read(settings.IMAGE_MAX_BYTES + 1)
             except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-                report.problems.append(ImportProblem(name, f"entry cannot be read ({exc})"))
-                continue
-            report.merge(import_named_files([(name, data)]))
+                content = f"entry cannot be read ({exc})"
+            yield name, content
+
+
+def import_zip(source: Path | BinaryIO, label: str = "upload.zip") -> ImportReport:
+    report = ImportReport()
+    for name, content in zip_members(source, label):
+        if isinstance(content, str):
+            report.problems.append(ImportProblem(name, content))
+        else:
+            report.merge(import_named_files([(name, content)]))
     return report
 
 

@@ -84,24 +84,62 @@ def test_review_actions(api):
         one.pk: AssignmentStatus.REJECTED, two.pk: AssignmentStatus.APPROVED}
 
 
-def test_image_upload_reports_bad_files_by_name(api):
+def upload(name: str, data: bytes) -> io.BytesIO:
+    file = io.BytesIO(data)
+    file.name = name
+    return file
+
+
+def test_image_upload_refuses_the_whole_batch_and_names_each_bad_file(api):
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("good.png", image_bytes())
         z.writestr("../escape.png", image_bytes())
-    archive.seek(0)
-    archive.name = "batch.zip"
-    single = io.BytesIO(image_bytes("JPEG"))
-    single.name = "photo.jpg"
-    text = io.BytesIO(b"not an image")
-    text.name = "notes.png"
-    response = api.post("/api/images/", {"files": [archive, single, text]}, format="multipart")
-    assert response.status_code == 201
+    files = [upload("batch.zip", archive.getvalue()), upload("photo.jpg", image_bytes("JPEG")),
+             upload("notes.png", b"not an image")]
+    response = api.post("/api/images/", {"files": files}, format="multipart")
+    assert response.status_code == 400
     body = response.json()
-    assert sorted(i["name"] for i in body["imported"]) == ["good.png", "photo.jpg"]
+    assert "nothing was imported" in body["detail"]
     assert {p["name"] for p in body["problems"]} == {"../escape.png", "notes.png"}
-    listed = api.get("/api/images/").json()
-    assert listed["count"] == 2
+    assert api.get("/api/images/").json()["count"] == 0
+
+
+def test_one_good_image_and_a_corrupt_zip_store_nothing(api):
+    files = [upload("photo.jpg", image_bytes("JPEG")), upload("broken.zip", b"PK\x03\x04 not really a zip")]
+    response = api.post("/api/images/", {"files": files}, format="multipart")
+    assert response.status_code == 400
+    assert [p["name"] for p in response.json()["problems"]] == ["broken.zip"]
+    assert "not a readable zip" in response.json()["problems"][0]["reason"]
+    assert api.get("/api/images/").json()["count"] == 0
+
+
+def test_a_good_batch_is_imported_whole(api):
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("good.png", image_bytes())
+    files = [upload("batch.zip", archive.getvalue()), upload("photo.jpg", image_bytes("JPEG"))]
+    response = api.post("/api/images/", {"files": files}, format="multipart")
+    assert response.status_code == 201
+    assert sorted(i["name"] for i in response.json()["imported"]) == ["good.png", "photo.jpg"]
+    assert api.get("/api/images/").json()["count"] == 2
+
+
+def test_image_upload_answers_match_the_declared_schema(api):
+    responses = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    schema = responses["paths"]["/api/images/"]["post"]["responses"]
+    components = responses["components"]["schemas"]
+
+    def declared(code: str) -> dict:
+        return components[schema[code]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]]
+
+    created = api.post("/api/images/", {"files": [upload("a.png", image_bytes())]}, format="multipart").json()
+    refused = api.post("/api/images/", {"files": [upload("b.png", b"nope")]}, format="multipart").json()
+    empty = api.post("/api/images/", {}, format="multipart").json()
+    for body, code in ((created, "201"), (refused, "400"), (empty, "400")):
+        properties = declared(code)["properties"]
+        assert set(body) <= set(properties), (code, body)
+        assert set(declared(code).get("required", [])) <= set(body), (code, body)
 
 
 @pytest.mark.parametrize("url", ["/api/campaigns/", "/api/hits/", "/api/assignments/", "/api/images/",
