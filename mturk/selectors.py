@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import (
     Case,
@@ -24,12 +25,35 @@ from .providers.registry import get_provider, provider_names
 from .states import ANSWERED, AssignmentStatus, HITStatus
 
 
+class ProgressCounts(TypedDict):
+    """What campaigns_with_progress annotates each campaign with."""
+
+    hit_count: int
+    required: int
+    answered: int
+    pending_review: int
+    approved: int
+    rejected: int
+    in_progress: int
+    unconfirmed: int
+    bonus_total: Decimal
+    pending_creation: int
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    CampaignWithProgress = WithAnnotations[Campaign, ProgressCounts]
+else:
+    CampaignWithProgress = Campaign
+
+
 def _count(queryset: QuerySet, group: str) -> Coalesce:
     sub = queryset.order_by().values(group).annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(sub, output_field=IntegerField()), Value(0))
 
 
-def campaigns_with_progress() -> QuerySet[Campaign]:
+def campaigns_with_progress() -> QuerySet[CampaignWithProgress]:
     """Campaigns annotated with HIT and assignment counts and bonus totals, in one query.
 
     `pending_creation`: published HITs a marketplace job has not created yet (always 0 without a marketplace,
@@ -82,7 +106,7 @@ class CampaignProgress:
         return 0 if not self.required else min(100, round(100 * self.answered / self.required))
 
 
-def progress_of(campaign: Campaign) -> CampaignProgress:
+def progress_of(campaign: CampaignWithProgress) -> CampaignProgress:
     provider = get_provider(campaign.provider)
     per_assignment = campaign.reward + money(provider.assignment_fee(campaign))
     payable = campaign.answered - campaign.rejected  # submitted work is owed unless rejected

@@ -138,3 +138,24 @@ class CrowdProvider(ABC):
     def describe_requirements(self, campaign: Campaign) -> list[dict[str, Any]]:
         """The worker requirements publishing would send (for dry runs)."""
         return []
+
+    # ---- marketplaces that create each HIT with its own call (the background publish job) ----
+    def hit_type_params(self, campaign: Campaign, extra_requirements: list[dict[str, Any]]) -> dict[str, Any]:
+        """The marketplace's parameters of the campaign's HIT type (with extra worker requirements)."""
+        raise NotSupported(f"the {self.name} provider has no HIT types")
+
+    def create_hit_type(self, campaign: Campaign, params: dict[str, Any]) -> str:
+        """Create (or find: same parameters, same type) a HIT type; returns its marketplace id."""
+        raise NotSupported(f"the {self.name} provider has no HIT types")
+
+    def hit_params(self, hit: HIT, hit_type_id: str) -> dict[str, Any]:
+        """The marketplace's parameters of one HIT under a HIT type (with its request token)."""
+        raise NotSupported(f"the {self.name} provider does not create HITs one by one")
+
+    def create_hit(self, hit: HIT, params: dict[str, Any]) -> tuple[str, datetime | None]:
+        """Create one HIT exactly once in effect; returns (marketplace id, expiry)."""
+        raise NotSupported(f"the {self.name} provider does not create HITs one by one")
+
+    def create_participation_qualification(self, scope: str, label: str, sandbox: bool) -> str:
+        """Create the private "took part in <scope>" qualification type; returns its marketplace id."""
+        raise NotSupported(f"the {self.name} provider has no qualification types")

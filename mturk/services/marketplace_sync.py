@@ -12,6 +12,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
@@ -141,7 +142,20 @@ def _all_decided(hit: HIT) -> bool:
         status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.ACCEPTED), confirmed=True).exists()
 
 
-def _open_hits(campaign: Campaign) -> QuerySet[HIT]:
+class KnownCounts(TypedDict):
+    known_answered: int
+    known_decided: int
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    HITWithCounts = WithAnnotations[HIT, KnownCounts]
+else:
+    HITWithCounts = HIT
+
+
+def _open_hits(campaign: Campaign) -> QuerySet[HITWithCounts]:
     """The campaign's HITs on the marketplace that are not finished, with what we know of their answers."""
     reported = Q(assignments__marketplace_status__in=REPORTED)
     decided = Q(assignments__marketplace_status__in=DECIDED)

@@ -5,6 +5,7 @@ together; publishing the new HITs is handed to a background job once that transa
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from django.db import transaction
 
@@ -37,5 +38,5 @@ def feed_next_stages(assignment: Assignment) -> int:
         if new and stage.status == CampaignStatus.ACTIVE:
             from ..tasks import publish_new_hits
 
-            transaction.on_commit(lambda pk=stage.pk: publish_new_hits.delay(pk))
+            transaction.on_commit(partial(publish_new_hits.delay, stage.pk))
     return added

@@ -19,7 +19,13 @@ from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
 from ..publication import preview_publication
-from ..selectors import campaign_assignments, campaigns_with_progress, progress_of, stage_chain
+from ..selectors import (
+    CampaignWithProgress,
+    campaign_assignments,
+    campaigns_with_progress,
+    progress_of,
+    stage_chain,
+)
 from ..services.campaigns import CampaignError, publish_campaign
 from ..services.hits import HITError, delete_decided_hits, expire_campaign
 from ..services.marketplace_sync import sync_campaign
@@ -82,7 +88,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "mturk/campaign_detail.html", context)
 
 
-def _marketplace_facts(campaign: Campaign) -> dict[str, Any] | None:
+def _marketplace_facts(campaign: CampaignWithProgress) -> dict[str, Any] | None:
     """What the page shows about a marketplace campaign, from our database only: the marketplace is
     never called on a page view (no balance here; the API has it)."""
     provider = get_provider(campaign.provider)

@@ -31,4 +31,5 @@ class Command(BaseCommand):
                 extended = extend_hit(hit, seconds)
             except (HITError, InvalidTransition) as exc:
                 raise CommandError(f"extending HIT {hit.pk} stopped: {exc}") from None
-            self.stdout.write(f"HIT {extended.pk} now expires at {extended.expires_at.isoformat()}")
+            expiry = extended.expires_at.isoformat() if extended.expires_at else "its marketplace expiry"
+            self.stdout.write(f"HIT {extended.pk} now expires at {expiry}")

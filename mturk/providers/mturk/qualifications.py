@@ -67,7 +67,10 @@ def system_requirements(spec: dict[str, Any], sandbox: bool) -> list[dict[str, A
     if spec.get("locales"):
         values = []
         for code in spec["locales"]:
-            country, subdivision = LOCALE_CODE.match(code).groups()
+            match = LOCALE_CODE.match(code)
+            if match is None:  # clean_qualifications refuses such codes before anything is built
+                raise ValueError(f"locale {code!r} is not a country code, optionally with a subdivision")
+            country, subdivision = match.groups()
             values.append({"Country": country, **({"Subdivision": subdivision} if subdivision else {})})
         requirements.append({"QualificationTypeId": LOCALE, "Comparator": "In", "LocaleValues": values,
                              "ActionsGuarded": "Accept"})
