@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from metrics.run_format import RunFormatError, evaluate_run
+from mturk.api.fields import id_list
 from mturk.models import Campaign
 
 from .models import Image
@@ -86,10 +87,8 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
 class RunEvaluationSerializer(serializers.Serializer):
     run = serializers.FileField(help_text="The run file: one line per image, `<image key><TAB><sentence in markup>`.")
-    campaigns = serializers.PrimaryKeyRelatedField(
-        queryset=Campaign.objects.all(), many=True, required=False,
-        help_text="Score against these campaigns' images (default: every image with boxes).",
-    )
+    campaigns = id_list(Campaign.objects.all(), required=False,
+                        help_text="Score against these campaigns' images (default: every image with boxes).")
 
 
 class RunEvaluationView(APIView):

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from metrics.meteor import MeteorError
 from metrics.story_eval import SubmissionError
+from mturk.api.fields import id_list
 from mturk.models import Campaign
 from mturk.providers.registry import UnknownProvider
 from mturk.services.campaigns import CampaignError
@@ -25,10 +26,8 @@ from .services.workflow import create_story_workflow
 
 class StoryEvaluationSerializer(serializers.Serializer):
     submission = serializers.FileField(help_text="Generated stories in the VIST challenge format (JSON).")
-    campaigns = serializers.PrimaryKeyRelatedField(
-        queryset=Campaign.objects.all(), many=True, required=False,
-        help_text="Compare with these story campaigns' stories (default: every story).",
-    )
+    campaigns = id_list(Campaign.objects.all(), required=False,
+                        help_text="Compare with these story campaigns' stories (default: every story).")
     split = serializers.ChoiceField(choices=SPLITS, required=False, help_text="Only the sequences of this split.")
     split_seed = serializers.CharField(required=False, default="sind")
 
@@ -78,7 +77,7 @@ class AlbumViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
 class StoryWorkflowSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=180)
-    albums = serializers.PrimaryKeyRelatedField(queryset=Album.objects.all(), many=True, allow_empty=False)
+    albums = id_list(Album.objects.all(), allow_empty=False)
     ratings = serializers.BooleanField(default=False)
     provider = serializers.CharField(default="local")
     settings = serializers.DictField(child=serializers.DictField(), required=False,

@@ -15,11 +15,12 @@ from ..models import Campaign, DatasetExport
 from ..services.exports import request_export
 from ..stored_files import open_stream
 from ..task_kinds import StrictSerializer
+from .fields import id_list
 
 
 class ExportRequestSerializer(StrictSerializer):
     format = serializers.ChoiceField(choices=[])
-    campaigns = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all(), many=True, required=False)
+    campaigns = id_list(Campaign.objects.all(), required=False, help_text="Campaign ids (default: every campaign).")
     options = serializers.DictField(required=False, help_text="Format options, e.g. {\"images\": true} for sind.")
 
     def __init__(self, *args, **kwargs):

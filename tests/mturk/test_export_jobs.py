@@ -118,6 +118,11 @@ def test_unknown_export_is_404(api):
         ({"format": "nope"}, "format"),
         ({}, "format"),
         ({"format": "assignments-jsonl", "campaigns": [999999]}, "campaigns"),
+        ({"format": "assignments-jsonl", "campaigns": {}}, "campaigns"),
+        ({"format": "assignments-jsonl", "campaigns": {"1": 1}}, "campaigns"),
+        ({"format": "assignments-jsonl", "campaigns": "1"}, "campaigns"),
+        ({"format": "assignments-jsonl", "campaigns": [99999999999999999999]}, "campaigns"),
+        ({"format": "assignments-jsonl", "campaigns": ["abc"]}, "campaigns"),
         ({"format": "assignments-jsonl", "colour": "red"}, "colour"),
     ],
 )

@@ -1,0 +1,30 @@
+"""Serializer fields shared by the API's endpoints."""
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+from rest_framework.relations import MANY_RELATION_KWARGS
+
+
+class IdListField(serializers.ManyRelatedField):
+    """A list of primary keys; anything but a list (an object, a string, a number) is refused."""
+
+    def to_internal_value(self, data: Any) -> list:
+        if not isinstance(data, list):
+            self.fail("not_a_list", input_type=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+class ListedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
+    """With `many=True`: an IdListField."""
+
+    @classmethod
+    def many_init(cls, *args: Any, **kwargs: Any) -> IdListField:
+        listed = {key: value for key, value in kwargs.items() if key in MANY_RELATION_KWARGS}
+        return IdListField(child_relation=cls(*args, **kwargs), **listed)
+
+
+def id_list(queryset: Any, **kwargs: Any) -> IdListField:
+    """A list of ids of `queryset`'s objects (`many=True` of a PrimaryKeyRelatedField that refuses non-lists)."""
+    return ListedPrimaryKeyField(queryset=queryset, many=True, **kwargs)
