@@ -8,10 +8,11 @@ The JVM runs `java -Xmx2G -jar meteor-1.5.jar - - -stdio -l en -t hter`: English
 (no `-norm`, no `-lower`: the tokens are the runs of text between spaces, tabs and line breaks, case kept), the
 HTER task's parameters alpha 0.4, beta 1.5, gamma 0.35, delta 0.55 and module weights exact 1.0, stem 0.2, synonym
 0.6, paraphrase 0.8, as in the VIST paper; the JVM's locale pinned to en_US and UTF-8 (`JVM_LOCALE`). This is the
-setting of the official VIST challenge evaluator (`EvalVISTSharedTask`: `new MeteorConfiguration()`, `setTask("hter")`,
-`getMeteorStats(story, reference).score`), so scores equal its scores; `-norm` (as in pycocoevalcap) would split
-`[male]` into `[ male ]` and punctuation off words, and score differently. It starts once, when the scorer is created, and serves every score until `close()` (or the end of
-the `with` block). Loading the paraphrase table takes about 6 s on a 2-core machine (the first score waits for it).
+setting of the official VIST challenge evaluator (`EvalVISTSharedTask`: `new MeteorConfiguration()`,
+`setTask("hter")`, `getMeteorStats(story, reference).score`), so scores equal its scores; `-norm` (as in
+pycocoevalcap) would split `[male]` into `[ male ]` and punctuation off words, and score differently. The JVM starts
+once, when the scorer is created, and serves every score until `close()` (or the end of the `with` block). Loading
+the paraphrase table takes about 6 s on a 2-core machine (the first score waits for it).
 
 The jar's stdio protocol, one request per line, one answer per line:
 
