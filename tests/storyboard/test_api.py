@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from mturk.models import HIT, Campaign
@@ -52,3 +53,18 @@ def test_bad_workflows_are_refused_and_create_nothing(api, body, message):
 def test_story_api_needs_a_researcher():
     assert APIClient().get("/api/albums/").status_code in (401, 403)
     assert APIClient().post("/api/story-workflows/", {}, format="json").status_code in (401, 403)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"output_stories": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested deeper than"),
+        (b'{"output_stories": [], "team_name": ' + b"9" * 5000 + b"}", "$.team_name: a number with more than"),
+        (b'{"output_stories": [], "evaluation_info": {"x": 1e999}}', "$.evaluation_info.x: the number 1e999"),
+    ],
+)
+def test_a_story_submission_beyond_the_json_limits_is_a_400(api, body, message):
+    response = api.post("/api/story-evaluations/", {"submission": SimpleUploadedFile("s.json", body)},
+                        format="multipart")
+    assert response.status_code == 400
+    assert any(message in error for error in response.json()["errors"]), response.json()
