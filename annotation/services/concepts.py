@@ -11,10 +11,14 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from config.text_input import unstorable
+
 from ..models import Concept, Vocabulary
 
 HEADER = ["name", "synset", "synonyms", "parent"]
 SYNSET = re.compile(r"\S+\.[nvasr]\.\d{2}")
+NAME_LENGTHS = {column: Concept._meta.get_field(field).max_length
+                for column, field in (("name", "name"), ("synset", "synset"), ("parent", "name"))}
 
 
 class ConceptImportError(ValueError):
@@ -55,6 +59,10 @@ def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
         if not name:
             errors.append(f"{source} line {number}: the concept name is empty")
             continue
+        problems = _cell_problems({"name": name, "synset": synset, "synonyms": synonyms, "parent": parent})
+        if problems:
+            errors += [f"{source} line {number}: {problem}" for problem in problems]
+            continue
         if synset and not SYNSET.fullmatch(synset):
             errors.append(f"{source} line {number}: '{synset}' is not a WordNet synset id like woman.n.01")
         if name in seen:
@@ -62,6 +70,8 @@ def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
         seen[name] = number
         rows.append(ConceptRow(number, name, synset, tuple(s.strip() for s in synonyms.split(";") if s.strip()),
                                parent))
+    if not rows and not errors:
+        raise ConceptImportError([f"{source}: no concepts (only the header)"])
     known = set(seen) | set(Concept.objects.filter(name__in={r.parent for r in rows}).values_list("name", flat=True))
     for row in rows:
         if row.parent and row.parent not in known:
@@ -72,6 +82,18 @@ def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
     if errors:
         raise ConceptImportError(errors)
     return rows
+
+
+def _cell_problems(cells: dict[str, str]) -> list[str]:
+    """Cells no column can store: NUL characters, lone surrogates, names longer than their column."""
+    problems = []
+    for column, value in cells.items():
+        unusable = unstorable(value)
+        if unusable:
+            problems.append(f"the {column} {'hold' if column == 'synonyms' else 'holds'} {unusable}")
+        elif column in NAME_LENGTHS and len(value) > NAME_LENGTHS[column]:
+            problems.append(f"the {column} is {len(value)} characters long (at most {NAME_LENGTHS[column]})")
+    return problems
 
 
 def _cycles(rows: list[ConceptRow], source: str) -> list[str]:
@@ -92,6 +114,11 @@ def _cycles(rows: list[ConceptRow], source: str) -> list[str]:
 @transaction.atomic
 def import_concepts(text: str, vocabulary: str, source: str = "concepts.tsv") -> ConceptImport:
     """Create or update the concepts of the file and make them the vocabulary's concepts."""
+    longest = Vocabulary._meta.get_field("name").max_length
+    unusable = unstorable(vocabulary)
+    if unusable or not vocabulary or len(vocabulary) > longest:
+        why = f"holds {unusable}" if unusable else f"must have 1 to {longest} characters"
+        raise ConceptImportError([f"{source}: the vocabulary name {why}"])
     rows = parse_concepts(text, source)
     existing = {c.name: c for c in Concept.objects.filter(name__in=[r.name for r in rows])}
     created = updated = 0

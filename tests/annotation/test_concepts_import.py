@@ -121,6 +121,15 @@ def test_same_concepts_in_two_vocabularies(tmp_path):
         (HEADER + "woman\twoman.n.01\t\thuman\n", ["street.tsv line 2: unknown parent concept 'human'"]),
         (HEADER + "woman\twoman.n.01\t\twoman\n", ["street.tsv line 2: 'woman' cannot be its own parent"]),
         (HEADER + "\twoman.n.01\t\t\n", ["street.tsv line 2: the concept name is empty"]),
+        (HEADER, ["street.tsv: no concepts (only the header)"]),
+        (HEADER + "\n", ["street.tsv: no concepts (only the header)"]),
+        (HEADER + "wo\x00man\twoman.n.01\t\t\n", ["street.tsv line 2: the name holds a NUL character (\\u0000)"]),
+        (HEADER + "woman\twoman.n.01\tla\x00dy\t\n",
+         ["street.tsv line 2: the synonyms hold a NUL character (\\u0000)"]),
+        (HEADER + "w" * 101 + "\twoman.n.01\t\t\n",
+         ["street.tsv line 2: the name is 101 characters long (at most 100)"]),
+        (HEADER + "woman\t" + "w" * 100 + ".n.01\t\t\n",
+         ["street.tsv line 2: the synset is 105 characters long (at most 100)"]),
         (HEADER + "woman\twoman\t\t\ndog\tdog.n.01\n" + "cat\tcat.n.01\t\tpet\n",
          ["street.tsv line 2: 'woman' is not a WordNet synset id like woman.n.01",
           "street.tsv line 3: expected 4 tab-separated columns, found 2",
@@ -138,6 +147,20 @@ def test_errors_name_the_line_and_change_nothing(tmp_path, text, errors):
         import_concepts(text, "other", source="street.tsv")
     assert caught.value.errors == errors
     assert state() == before
+
+
+def test_a_lone_surrogate_is_refused_naming_the_line():
+    with pytest.raises(ConceptImportError) as caught:
+        import_concepts(HEADER + "woman\twoman.n.01\t\tper\udc80son\n", "street", source="street.tsv")
+    assert caught.value.errors == ["street.tsv line 2: the parent holds a lone surrogate (\\ud800-\\udfff)"]
+    assert state() == ((), ())
+
+
+@pytest.mark.parametrize("name", ["v" * 101, "voc\x00ab", "voc\udc80ab"])
+def test_a_vocabulary_name_that_cannot_be_stored_is_refused(tmp_path, name):
+    with pytest.raises(CommandError, match="the vocabulary name"):
+        run(write(tmp_path, GOOD), "--vocabulary", name)
+    assert state() == ((), ())
 
 
 def test_a_good_line_before_a_bad_one_is_not_imported(tmp_path):
