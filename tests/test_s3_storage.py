@@ -86,6 +86,7 @@ def bucket(s3_env) -> Callable[..., Any]:
 def deployment_settings(env: dict[str, str], var_dir: Path) -> dict[str, Any]:
     """The settings config/settings.py makes from these environment variables, evaluated afresh."""
     spec = importlib.util.spec_from_file_location("config.deployed_settings", ROOT / "config" / "settings.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     with mock.patch.dict(os.environ, {**env, "VAR_DIR": str(var_dir)}):
         spec.loader.exec_module(module)
