@@ -28,15 +28,15 @@ public class OfficialVistMeteor {
             for (int i = 0; i < fields.length; i++) {
                 fields[i] = URLDecoder.decode(fields[i], StandardCharsets.UTF_8);
             }
-            double maxScore = -1;
+            double best = -1;
             for (int i = 1; i < fields.length; i++) {
-                double nowScore = scorer.getMeteorStats(fields[0], fields[i]).score;
-                if (nowScore > maxScore) {
-                    maxScore = nowScore;
+                double score = scorer.getMeteorStats(fields[0], fields[i]).score;
+                if (score > best) {
+                    best = score;
                 }
             }
-            System.out.println(maxScore);
-            sum += maxScore;
+            System.out.println(best);
+            sum += best;
             sequences++;
         }
         System.out.println("mean " + (sum / (double) sequences));
