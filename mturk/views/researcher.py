@@ -15,6 +15,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from config.lockouts import active_lockouts
+
 from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
@@ -59,6 +61,10 @@ def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., Http
 def dashboard(request: HttpRequest) -> HttpResponse:
     campaigns = list(campaigns_with_progress())
     rows = [(campaign, progress_of(campaign)) for campaign in campaigns]
+    lockouts = active_lockouts()
+    if lockouts:
+        messages.warning(request, f"{lockouts} login(s) locked out after repeated wrong passwords: "
+                                  "see Admin › Access attempts.")
     return render(request, "mturk/dashboard.html", {"rows": rows})
 
 

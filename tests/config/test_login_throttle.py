@@ -77,3 +77,13 @@ def test_a_lock_out_is_logged_and_listed_for_staff(client, staff_user, caplog):
     client.force_login(staff_user)
     admin_list = client.get(reverse("admin:axes_accessattempt_changelist")).content.decode()
     assert "carol" in admin_list and "203.0.113.7" in admin_list
+
+
+def test_the_dashboard_tells_staff_about_current_lock_outs(client, staff_user):
+    client.force_login(staff_user)
+    assert "locked out" not in client.get(reverse("dashboard")).content.decode()
+    with time_machine.travel(timezone.now(), tick=False) as traveller:
+        _fail_until_locked(client, reverse("login"))
+        assert "1 login(s) locked out" in client.get(reverse("dashboard")).content.decode()
+        traveller.shift(settings.AXES_COOLOFF_TIME + timedelta(seconds=1))
+        assert "locked out" not in client.get(reverse("dashboard")).content.decode()
