@@ -18,6 +18,8 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
+from config.text_input import unstorable
+
 from ..exports.imageclef import BOXES_HEADER, DESCRIPTIONS_HEADER, IMAGES_HEADER, key_problem
 from ..markup import MarkupError, parse
 from ..models import Box, Concept, Description, Image, Vocabulary
@@ -27,8 +29,10 @@ from .image_files import ImageRejected, inspect_image
 from .images import import_image_bytes, unsafe_member_reason
 
 CONCEPTS, IMAGES, BOXES, DESCRIPTIONS = "concepts.tsv", "images.tsv", "boxes.tsv", "descriptions.tsv"
-INTEGER = re.compile(r"[+-]?\d+")
+INTEGER = re.compile(r"[+-]?\d{1,10}")
+MAX_INTEGER = 2**31 - 1  # the largest box number, size or coordinate a column holds
 SOURCE = re.compile(r"[A-Za-z0-9_.-]{1,20}")
+KEY_LENGTH = Image._meta.get_field("key").max_length
 
 
 class ImageCLEFImportError(ValueError):
@@ -193,12 +197,19 @@ def _rows(source: _Source, name: str, header: tuple[str, ...], errors: list[str]
         if len(cells) != len(header):
             errors.append(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}")
             continue
+        unusable = next(((column, why) for column, cell in enumerate(cells, start=1) if (why := unstorable(cell))),
+                        None)
+        if unusable:
+            errors.append(f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
+            continue
         table.rows.append((number, cells))
     return table
 
 
 def _integer(text: str) -> int | None:
-    return int(text) if INTEGER.fullmatch(text) else None
+    """The whole number in `text` (at most MAX_INTEGER in size), or None."""
+    value = int(text) if INTEGER.fullmatch(text) else None
+    return value if value is not None and abs(value) <= MAX_INTEGER else None
 
 
 def _check_concepts(source: _Source, plan: _Plan, errors: list[str]) -> set[str]:
@@ -233,6 +244,8 @@ def _check_images(source: _Source, plan: _Plan, errors: list[str]) -> tuple[dict
     for line, (key, file, width_text, height_text) in table.rows:
         where = f"{IMAGES} line {line}"
         problem = key_problem(key)
+        if problem is None and len(key) > KEY_LENGTH:
+            problem = f"the image key is {len(key)} characters long (at most {KEY_LENGTH})"
         if problem:
             errors.append(f"{where}: {problem}")
             continue
@@ -319,7 +332,8 @@ def _check_boxes(source: _Source, plan: _Plan, images: dict[str, _ImageSpec], li
             errors.append(f"{where}: unknown image '{key}' (not in {IMAGES})")
         number = _integer(number_text)
         if number is None or number < 0:
-            errors.append(f"{where}: the box id must be a whole number from 0, got '{number_text}'")
+            errors.append(f"{where}: the box id must be a whole number from 0 to {MAX_INTEGER}, "
+                          f"got '{number_text[:40]}'")
             number = None
         elif number in numbers[key]:
             errors.append(f"{where}: box {number} of image '{key}' is already defined on line {numbers[key][number]}")
@@ -390,6 +404,8 @@ def check_imageclef(source: _Source, vocabulary: str) -> _Plan:
     plan = _Plan()
     if not vocabulary or len(vocabulary) > Vocabulary._meta.get_field("name").max_length:
         errors.append(f"the vocabulary name '{vocabulary}' must have 1 to 100 characters")
+    elif unstorable(vocabulary):
+        errors.append(f"the vocabulary name {vocabulary!r} holds {unstorable(vocabulary)}")
     concepts = _check_concepts(source, plan, errors)
     images, listed = _check_images(source, plan, errors)
     boxes = _check_boxes(source, plan, images, listed, concepts, errors)

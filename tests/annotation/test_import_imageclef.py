@@ -212,7 +212,7 @@ BAD_INPUTS = {
     "duplicate box number": ({"boxes.tsv": replaced(BOXES_TSV, "img-a\t5\tboot", "img-a\t3\tboot")},
                              "boxes.tsv line 5: box 3 of image 'img-a' is already defined on line 4"),
     "bad box number": ({"boxes.tsv": replaced(BOXES_TSV, "img-a\t5\tboot", "img-a\tfive\tboot")},
-                       "boxes.tsv line 5: the box id must be a whole number from 0, got 'five'"),
+                       "boxes.tsv line 5: the box id must be a whole number from 0 to 2147483647, got 'five'"),
     "unknown concept": ({"boxes.tsv": replaced(BOXES_TSV, "\tboot\t", "\twolf\t")},
                         "boxes.tsv line 5: unknown concept 'wolf'"),
     "unknown image in boxes": ({"boxes.tsv": replaced(BOXES_TSV, "img-b\t1\t", "img-c\t1\t")},
@@ -245,6 +245,25 @@ BAD_INPUTS = {
                                      "line 3"),
     "bad source": ({"descriptions.tsv": replaced(DESCRIPTIONS_TSV, "\tgold\t", "\tgold standard\t")},
                    "descriptions.tsv line 2: the source must be a word"),
+    "NUL in a markup": ({"descriptions.tsv": replaced(DESCRIPTIONS_TSV, "Someone parked", "Some\x00one parked")},
+                        "descriptions.tsv line 3: column 5 holds a NUL character"),
+    "NUL in a key": ({"images.tsv": replaced(IMAGES_TSV, "img-b\t", "img\x00b\t")},
+                     "images.tsv line 3: column 1 holds a NUL character"),
+    "NUL in concepts.tsv": ({"concepts.tsv": replaced(CONCEPTS_TSV, "boot\tboot.n.01", "bo\x00ot\tboot.n.01")},
+                            "concepts.tsv line 2: the name holds a NUL character"),
+    "huge box number": ({"boxes.tsv": replaced(BOXES_TSV, "img-a\t5\tboot", "img-a\t" + "9" * 5000 + "\tboot")},
+                        "boxes.tsv line 5: the box id must be a whole number from 0 to 2147483647"),
+    "box number over int32": ({"boxes.tsv": replaced(BOXES_TSV, "img-a\t5\tboot", "img-a\t2147483648\tboot")},
+                              "boxes.tsv line 5: the box id must be a whole number from 0 to 2147483647"),
+    "huge coordinate": ({"boxes.tsv": replaced(BOXES_TSV, "dress\t60\t", "dress\t" + "6" * 5000 + "\t")},
+                        "boxes.tsv line 2: x must be a whole number of pixels"),
+    "huge width": ({"images.tsv": replaced(IMAGES_TSV, "\t200\t150", "\t" + "2" * 5000 + "\t150")},
+                   "images.tsv line 2: width and height must be whole numbers of pixels"),
+    "huge description number": ({"descriptions.tsv": replaced(DESCRIPTIONS_TSV, "img-a\t3\t", "img-a\t" + "3" * 5000
+                                                              + "\t")},
+                                "descriptions.tsv line 4: the description number must be a whole number from 1"),
+    "over-long key": ({"images.tsv": replaced(IMAGES_TSV, "img-b\t", "b" * 201 + "\t")},
+                      "images.tsv line 3: the image key is 201 characters long (at most 200)"),
 }
 
 
@@ -362,3 +381,12 @@ def test_command_lists_every_error_one_per_line(tmp_path):
         "descriptions.tsv line 2: image 'img-a' has no box 9",
     ]
     assert counts() == dict.fromkeys(counts(), 0)
+
+
+@pytest.mark.parametrize("name", ["voc\x00ab", "voc\udc80ab"])
+def test_a_vocabulary_name_that_cannot_be_stored_is_refused(tmp_path, name):
+    before = counts()
+    with pytest.raises(ImageCLEFImportError) as caught:
+        import_imageclef(dataset_dir(tmp_path / "data"), vocabulary=name)
+    assert any("the vocabulary name" in error and "holds a" in error for error in caught.value.errors)
+    assert counts() == before
