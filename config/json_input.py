@@ -22,7 +22,12 @@ _DIGITS = re.compile(r"\d")
 
 
 class JsonInputError(ValueError):
-    """JSON refused; the message names the problem and where it is."""
+    """JSON refused; the message names the problem and where it is. Malformed JSON also has its `line`, `column`
+    and `syntax` (what the parser expected)."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None, syntax: str = "") -> None:
+        super().__init__(message)
+        self.line, self.column, self.syntax = line, column, syntax
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,6 @@ def parse_json(data: bytes | str, json_limits: JsonLimits | None = None) -> Any:
     except RecursionError:
         raise JsonInputError(f"$: nested deeper than {json_limits.max_depth} levels") from None
     except json.JSONDecodeError as error:
-        raise JsonInputError(f"malformed JSON: {error}") from None
+        raise JsonInputError(f"malformed JSON: {error}", error.lineno, error.colno, error.msg) from None
     _check(document, json_limits.max_depth)
     return document

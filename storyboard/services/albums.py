@@ -9,7 +9,6 @@ Times: `datetaken` is stored timezone-aware. A value without a UTC offset (VIST'
 an EXIF DateTimeOriginal without OffsetTimeOriginal, ...) is taken to be UTC."""
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from PIL import Image as PILImage
 
 from annotation.services.image_files import ImageRejected, inspect_image
 from annotation.services.images import import_image_bytes
+from config.json_input import JsonInputError, limits, parse_json
+from config.text_input import unstorable
 
 from ..models import Album, Photo
 
@@ -249,14 +250,22 @@ def _decode_json(path: Path, where: str, errors: list[str]) -> Any:
         errors.append(f"{where} line {line}: not UTF-8 text (byte {exc.start})")
         return None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        errors.append(f"{where} line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})")
+        return parse_json(text, limits(max_bytes=settings.IMPORT_MAX_TOTAL_BYTES))
+    except JsonInputError as exc:
+        if exc.line is not None:
+            errors.append(f"{where} line {exc.line} column {exc.column}: not valid JSON ({exc.syntax})")
+        else:
+            errors.append(f"{where}: {exc}")
         return None
 
 
 def _hidden(name: str) -> bool:
     return name.startswith(".") or name == "__MACOSX"
+
+
+def _leaves(path: Path, folder: Path) -> bool:
+    """Whether `path` (followed through `..` and symbolic links) lies outside `folder`."""
+    return not path.resolve().is_relative_to(folder.resolve())
 
 
 def _folder_album(folder: Path, errors: list[str]) -> AlbumSpec | None:
@@ -286,6 +295,12 @@ def _folder_album(folder: Path, errors: list[str]) -> AlbumSpec | None:
     names = {p.name for p in files}
     for name in sorted(set(photo_meta) - names):
         errors.append(f"{meta_where}: photos['{name}'] names a file that is not in the folder")
+    for path in files:
+        if unstorable(path.name):
+            errors.append(f"{where}: the file name {path.name!r} holds {unstorable(path.name)}")
+        elif _leaves(path, folder):
+            errors.append(f"{where}: file '{path.name}' leaves the album folder")
+    files = [p for p in files if not unstorable(p.name) and not _leaves(p, folder)]
     for path in (p for p in files if p.is_file()):
         record = photo_meta.get(path.name, {})
         entry_where = f"{where}, photo file '{path.name}'"
@@ -327,6 +342,9 @@ def _manifest_photo(record: Any, base: Path, album_where: str, index: int, error
         return None
     if Path(file).is_absolute():
         errors.append(f"{where}: file '{file}' must be relative to the manifest's folder")
+        return None
+    if _leaves(base / file, base):
+        errors.append(f"{where}: file '{file}' leaves the album folder (the manifest's folder)")
         return None
     fields, datetaken = parse_photo_fields(record, where, errors)
     if photo_id is None:

@@ -358,6 +358,15 @@ def test_every_problem_is_reported_at_once(tmp_path, media_root):
          "albums[0] (album 'a') photos[0] (photo 'p'): 'file' (the image path"),
         (b'{"albums": [{"id": "a", "photos": [{"file": "/etc/x.jpg", "id": "p"}]}]}',
          "file '/etc/x.jpg' must be relative"),
+        (b'{"albums": [{"id": "a", "photos": [{"file": "../../../../etc/passwd", "id": "p"}]}]}',
+         "albums[0] (album 'a') photos[0] (photo 'p'): file '../../../../etc/passwd' leaves the album folder"),
+        (b'{"albums": [{"id": "a", "title": "x\\u0000", "photos": []}]}',
+         "manifest.json: $.albums[0].title: the text holds a NUL character"),
+        (b'{"albums": [{"id": "a", "title": "x\\udc80", "photos": []}]}',
+         "manifest.json: $.albums[0].title: the text holds a lone surrogate"),
+        (b'{"albums": [{"id": ' + b"9" * 5000 + b', "photos": []}]}',
+         "manifest.json: $.albums[0].id: a number with more than"),
+        (b'{"albums": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "manifest.json: $: nested deeper than"),
     ],
 )
 def test_bad_manifest_changes_nothing(tmp_path, media_root, content, message):
@@ -395,6 +404,15 @@ def _folder_nested(album: Path) -> None:
     write(album / "more" / "x.jpg", picture())
 
 
+def _folder_symlink_out(album: Path) -> None:
+    outside = write(album.parent.parent / "outside.jpg", picture())
+    (album / "three.jpg").symlink_to(outside)
+
+
+def _folder_undecodable_name(album: Path) -> None:
+    write(album / os.fsdecode(b"caf\xe9.jpg"), picture())
+
+
 @pytest.mark.parametrize(
     ("spoil", "message"),
     [
@@ -404,6 +422,8 @@ def _folder_nested(album: Path) -> None:
         (_folder_album_json_not_utf8, "b/album.json line 2: not UTF-8 text"),
         (_folder_unknown_photo, "b/album.json: photos['three.jpg'] names a file that is not in the folder"),
         (_folder_nested, "album 'b' (folder b/): sub-folder 'more' is not allowed"),
+        (_folder_symlink_out, "album 'b' (folder b/): file 'three.jpg' leaves the album folder"),
+        (_folder_undecodable_name, "album 'b' (folder b/): the file name 'caf\\udce9.jpg' holds a lone surrogate"),
     ],
 )
 def test_bad_album_folder_changes_nothing(tmp_path, media_root, spoil, message):
