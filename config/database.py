@@ -1,14 +1,13 @@
 """The database connection settings: the URL, plus the timeouts that make a frozen PostgreSQL fail fast."""
 from __future__ import annotations
 
-from typing import Any
-
 import dj_database_url
+from dj_database_url import DBConfig
 
 
 def database_settings(
     url: str, *, conn_max_age: int, connect_timeout: int, statement_timeout_ms: int
-) -> dict[str, Any]:
+) -> DBConfig:
     """Django's DATABASES["default"] for `url`. On PostgreSQL a connection attempt gives up after
     `connect_timeout` seconds and every statement (lock waits included) after `statement_timeout_ms`
     milliseconds (0: no limit), so a frozen server makes requests fail instead of hanging."""
