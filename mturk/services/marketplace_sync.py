@@ -8,7 +8,6 @@ A submission already stored (our task page stores answers before the hand-off) i
 an approval or rejection made on the marketplace (auto-approval) is recorded without calling it back."""
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -18,6 +17,8 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
+
+from config.json_input import parse_json
 
 from ..models import HIT, Assignment, Campaign
 from ..providers.base import MarketplaceAssignment, ProviderError
@@ -63,7 +64,7 @@ def _answer_from(remote: MarketplaceAssignment, campaign: Campaign, hit: HIT) ->
         return {"marketplace_answers": remote.answers}, ["answer_not_on_platform"]
     kind = get_task_kind(campaign.task_kind)
     try:
-        answer = json.loads(raw)
+        answer = parse_json(raw)  # the worker's browser posted it: untrusted, with the API's limits
         payload = kind.build_payloads(campaign, [hit])[hit.pk]
         cleaned = kind.validate(campaign, payload, answer)
     except (ValueError, serializers.ValidationError):

@@ -189,6 +189,10 @@ def test_reused_assignment_id_returns_the_first_worker_and_creates_the_second(st
     (answers_xml({"answer": "not json at all"}), {"answer": "not json at all"}, "answer_invalid"),
     (answers_xml({"answer": json.dumps({"text": GOOD_TEXT, "extra": 1})}),
      {"answer": json.dumps({"text": GOOD_TEXT, "extra": 1})}, "answer_invalid"),
+    # posted by the worker's browser, so as hostile as any request body
+    (answers_xml({"answer": "[" * 50_000 + "]" * 50_000}), {"answer": "[" * 50_000 + "]" * 50_000}, "answer_invalid"),
+    (answers_xml({"answer": '{"text": ' + "9" * 5000 + "}"}), {"answer": '{"text": ' + "9" * 5000 + "}"},
+     "answer_invalid"),
 ])
 def test_missing_or_invalid_answer_in_mturks_copy_is_kept_raw_and_flagged(stub, answer_xml, raw, flag):
     campaign = published_mturk_campaign(images=1)
@@ -335,7 +339,8 @@ def test_celery_task_returns_the_report(stub):
 
     assert result == {
         "hits_checked": 1, "hits_unchanged": 0, "new_submissions": 2, "approved_elsewhere": 0,
-        "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0, "created_hits": 0, "auto_approved_by_rules": 0, "flagged": [],
+        "rejected_elsewhere": 1, "returned": 0, "expired_hits": 0, "created_hits": 0, "auto_approved_by_rules": 0,
+        "flagged": [],
     }
 
 
