@@ -12,9 +12,12 @@ import psycopg2
 import pytest
 from django.db import connection, connections
 from django.db.backends.postgresql.base import DatabaseWrapper
+from django.test import Client
 from django.urls import reverse
 
 from config.database import database_settings
+from mturk.tokens import assignment_token
+from tests.factories import GOOD_TEXT
 
 
 @pytest.fixture
@@ -79,10 +82,12 @@ def test_settings_give_postgresql_connect_and_statement_timeouts():
 def test_a_frozen_database_answers_503_and_the_next_request_recovers(
     researcher_client, api, frozen_postgres, default_database, caplog
 ):
+    submission = {"token": assignment_token(1, "W1"), "answer": {"text": GOOD_TEXT}}
     default_database.point_at(frozen_postgres)
     with caplog.at_level(logging.ERROR, logger="config.database_unavailable"):
         page = researcher_client.get(reverse("dashboard"))
         api_answer = api.get("/api/campaigns/")
+        submit_answer = Client().post(reverse("task-submit"), submission, content_type="application/json")
 
     assert page.status_code == 503
     assert page["Retry-After"]
@@ -90,6 +95,8 @@ def test_a_frozen_database_answers_503_and_the_next_request_recovers(
     assert api_answer.status_code == 503
     assert api_answer["Retry-After"]
     assert "database" in api_answer.json()["error"]
+    assert submit_answer.status_code == 503
+    assert "database" in submit_answer.json()["error"]
     assert any("database unavailable during GET /" in record.getMessage() for record in caplog.records)
 
     default_database.restore()  # the database is back
