@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 from mturk.models import Assignment
 from mturk.states import AssignmentStatus
 from tests.factories import make_campaign
+from tests.browser.worker_start import start_task_in_browser
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,7 +24,7 @@ def test_worker_describes_then_researcher_reviews(live_server, page):
     get_user_model().objects.create_user("researcher", password="review-pass-1", is_staff=True)
 
     # --- the worker ---
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.get_by_role("heading", name="Instructions")).to_be_visible()
     expect(page.locator(".instructions")).to_contain_text("Describe all the important parts of the scene")
     image = page.locator(".task-image img")
@@ -61,6 +62,7 @@ def test_worker_describes_then_researcher_reviews(live_server, page):
         expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
         expect(page.locator("#task-done-message")).to_have_text("Thank you! Your answer has been saved.")
         page.get_by_role("link", name="Next task").click()
+        page.get_by_role("button", name="Start next task").click()
         if number == 0:
             expect(page.get_by_label("Your description")).to_have_value("")
     expect(page.get_by_role("heading", name="No task left")).to_be_visible()
@@ -112,6 +114,7 @@ def test_task_works_inside_an_iframe_without_cookies(live_server, browser):
     ))
     page.goto(host)
     frame = page.frame_locator("iframe[title=task]")
+    frame.get_by_role("button", name="Start task").click()
     frame.get_by_label("Your description").fill(TEXTS[0])
     frame.get_by_role("button", name="Submit").click()
     expect(frame.get_by_role("heading", name="Thank you!")).to_be_visible()

@@ -12,6 +12,7 @@ from tests.browser.story_pages import (
     start_campaign,
     thumbnail_url,
 )
+from tests.browser.worker_start import start_task_in_browser
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,7 +33,7 @@ def test_worker_describes_each_photo(live_server, page):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.locator(".instructions")).to_contain_text("These photos form a sequence")
     expect(page.locator("#ds-texts .sb-card")).to_have_count(5)
     expect(page.locator("#ds-texts img").first).to_have_attribute("src", thumbnail_url(photos[1]))

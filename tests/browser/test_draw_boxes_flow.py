@@ -8,6 +8,7 @@ from annotation.models import Concept, Vocabulary
 from mturk.models import Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
 from tests.factories import make_image
+from tests.browser.worker_start import start_task_in_browser
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -84,7 +85,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     woman, dog = Concept.objects.get(name="woman"), Concept.objects.get(name="dog")
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.locator(".instructions")).to_contain_text("Draw a tight box")
     expect(page.locator("#boxes-help")).to_contain_text("Ctrl")
     expect(page.locator(".boxes-stage img")).to_be_visible()
@@ -178,7 +179,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
 
 
 def test_keyboard_nudges_and_undo(live_server, page, campaign):
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     stage = Stage(page)
     stage.drag((0.2, 0.2), (0.4, 0.4))
     before = current_boxes(page)[0]
@@ -210,7 +211,7 @@ def test_keyboard_nudges_and_undo(live_server, page, campaign):
 
 
 def test_draft_survives_a_reload(live_server, page, campaign):
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     stage = Stage(page)
     stage.drag((0.1, 0.1), (0.3, 0.5))
     page.get_by_label("Label of box 0").fill("puppy")
@@ -245,6 +246,7 @@ def test_works_in_an_iframe_with_storage_blocked(live_server, browser, campaign)
     ))
     page.goto(host)
     frame = page.frame_locator("iframe[title=task]")
+    frame.get_by_role("button", name="Start task").click()
     image = frame.locator(".boxes-stage img")
     expect(image).to_be_visible()
     shown = image.bounding_box()

@@ -10,6 +10,7 @@ from mturk.models import HIT, Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.tokens import preview_token
 from tests.factories import make_image
+from tests.browser.worker_start import start_task_in_browser
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -60,7 +61,7 @@ def markup(page):
 def test_worker_links_words_to_boxes(live_server, page, campaign):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.locator(".instructions")).to_contain_text("click the word and then its box")
     expect(page.locator("#boxes-svg .bx")).to_have_count(3)
     expect(page.locator("#boxes-svg")).to_contain_text("2 dog")
@@ -151,7 +152,7 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
 
 
 def test_no_link_is_a_valid_answer(live_server, page, campaign):
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     page.keyboard.press("Escape")  # nothing selected: nothing happens
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()

@@ -4,6 +4,7 @@ from playwright.sync_api import expect
 
 from mturk.models import Assignment
 from tests.browser.story_pages import album_and_photos, make_story, no_horizontal_scroll, start_campaign
+from tests.browser.worker_start import start_task_in_browser
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,7 +33,7 @@ def test_judge_rates_with_aspects(live_server, page):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
 
     # The story's texts (typed by another worker) are shown as text, never as HTML.
     expect(page.locator(".sb-card-text").nth(1)).to_have_text(HTML)
@@ -71,7 +72,7 @@ def test_judge_rates_without_aspects(live_server, page):
     album, photos = album_and_photos(5)
     story = make_story(album, photos, [t for t in TEXTS if t != HTML] + ["One more card."])
     campaign = start_campaign("rate_story", [{"story": story.pk}])
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.locator("#rs-aspects")).to_have_count(0)
     expect(page.get_by_role("radio")).to_have_count(5)
     page.get_by_role("button", name="Submit").click()

@@ -11,6 +11,7 @@ from tests.browser.story_pages import (
     start_campaign,
     thumbnail_url,
 )
+from tests.browser.worker_start import start_task_in_browser
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -42,7 +43,7 @@ def test_worker_retells_the_second_sequence(live_server, page, setup):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.locator(".sb-seq")).to_have_count(2)
     expect(page.locator(".sb-seq").nth(1).locator("img")).to_have_count(5)
     # Stage-1 texts are not shown: only the photos of each sequence.

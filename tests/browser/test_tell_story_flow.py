@@ -5,6 +5,7 @@ from playwright.sync_api import expect
 from mturk.models import HIT, Assignment
 from mturk.tokens import preview_token
 from tests.browser.story_pages import album_and_photos, no_horizontal_scroll, refused_by_server, start_campaign
+from tests.browser.worker_start import start_task_in_browser
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -49,7 +50,7 @@ def test_worker_tells_a_story(live_server, page, album_campaign):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.locator(".instructions")).to_contain_text("Drag the cards into the order of your story")
     expect(page.locator("#sb-photos .sb-photo")).to_have_count(8)
     # Thumbnails in time order, with their size known before they load (no layout shift).
@@ -158,7 +159,7 @@ def test_worker_tells_a_story(live_server, page, album_campaign):
 
 def test_removed_card_keeps_its_text(live_server, page, album_campaign):
     campaign, _ = album_campaign
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     photo(page, 4).click()
     card_text(page, 1).fill("A text worth keeping.")
     page.get_by_role("button", name="Remove card 1").click()
@@ -171,7 +172,7 @@ def test_removed_card_keeps_its_text(live_server, page, album_campaign):
 
 def test_album_not_storyable(live_server, page, album_campaign):
     campaign, _ = album_campaign
-    page.goto(live_server.url + campaign_link(campaign))
+    start_task_in_browser(page, live_server.url + campaign_link(campaign))
     photo(page, 1).click()
     card_text(page, 1).fill("Half a story.")
     page.get_by_label("This album is not storyable").check()

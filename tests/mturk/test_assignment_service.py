@@ -92,3 +92,44 @@ def test_paused_or_draft_campaign_gives_nothing():
     live.refresh_from_db()
     with pytest.raises(NoTaskAvailable, match="not accepting work"):
         assign_next_hit(live, new_local_worker())
+
+
+def test_a_new_worker_is_created_only_with_a_task():
+    from mturk.models import Worker
+    from mturk.services.assignments import start_local_task
+
+    campaign = make_campaign(images=1, assignments=1)
+    first = start_local_task(campaign, None)
+    assert Worker.objects.count() == 1 and first.worker.provider == "local"
+    with pytest.raises(NoTaskAvailable, match="no task left"):
+        start_local_task(campaign, None)
+    assert Worker.objects.count() == 1
+
+
+def test_return_frees_the_slot_and_the_worker_never_gets_that_hit_again():
+    from mturk.services.assignments import ReturnRefused, return_assignment
+
+    campaign = make_campaign(images=1, assignments=1)
+    worker = new_local_worker()
+    taken = assign_next_hit(campaign, worker)
+    with pytest.raises(ReturnRefused) as refused:
+        return_assignment(assignment_id=taken.pk, worker_external_id="L-SOMEONE-ELSE")
+    assert refused.value.status_code == 403
+    returned = return_assignment(assignment_id=taken.pk, worker_external_id=worker.external_id)
+    assert returned.status == AssignmentStatus.RETURNED
+    with pytest.raises(NoTaskAvailable):
+        assign_next_hit(campaign, worker)
+    other = assign_next_hit(campaign, new_local_worker())
+    assert other.hit_id == taken.hit_id
+
+
+def test_an_answered_task_is_not_returned():
+    from mturk.services.assignments import ReturnRefused, return_assignment
+
+    campaign = make_campaign(images=1)
+    worker = new_local_worker()
+    taken = assign_next_hit(campaign, worker)
+    submit_directly(taken)
+    with pytest.raises(ReturnRefused, match="submitted and can no longer be returned") as refused:
+        return_assignment(assignment_id=taken.pk, worker_external_id=worker.external_id)
+    assert refused.value.status_code == 409
