@@ -67,7 +67,8 @@ def next_task_url(campaign: Campaign, worker_external_id: str) -> str | None:
     return f"{path}?w={worker_token(campaign.pk, worker_external_id)}"
 
 
-def arrival_refused(request: HttpRequest, title: str = "Too many requests", next_url: str | None = None) -> HttpResponse:
+def arrival_refused(request: HttpRequest, title: str = "Too many requests",
+                    next_url: str | None = None) -> HttpResponse:
     """429 for a client over ARRIVAL_RATE, with Retry-After (shared by every way of arriving for a task)."""
     seconds = retry_after_seconds()
     response = worker_message(
