@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from mturk.models import Campaign, MarketplaceHITType, MarketplaceQualification
+from mturk.models import HIT, Campaign, MarketplaceHITType, MarketplaceQualification
 from mturk.providers.mturk.client import MarketplaceError
 from mturk.providers.mturk.limits import LimitError
 from mturk.providers.mturk.provider import MTurkProvider
@@ -88,6 +88,20 @@ def mark_published(campaign: Campaign, django_capture_on_commit_callbacks) -> No
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         publish_campaign(campaign)
     assert len(callbacks) == 1
+
+
+def die_after_creating(victim: HIT, monkeypatch) -> None:
+    """The job's process dies right after MTurk created `victim`, before our database records it."""
+    mturk = get_provider("mturk")
+    original = mturk.create_hit
+
+    def create_then_die(hit, params):
+        created = original(hit, params)
+        if hit.pk == victim.pk:
+            raise WorkerKilled
+        return created
+
+    monkeypatch.setattr(mturk, "create_hit", create_then_die)
 
 
 def created_records(campaign: Campaign) -> list[tuple[str, str, str]]:
@@ -244,16 +258,7 @@ def test_a_job_killed_mid_batch_and_run_again_creates_no_duplicate(
     hits = hits_of(campaign)
     mark_published(campaign, django_capture_on_commit_callbacks)
     calls = record_calls(stub)
-    mturk = get_provider("mturk")
-    original = mturk.create_hit
-
-    def create_then_die(hit, params):
-        created = original(hit, params)
-        if hit.pk == hits[2].pk:  # MTurk created HIT 3; the process dies before our database records it
-            raise WorkerKilled
-        return created
-
-    monkeypatch.setattr(mturk, "create_hit", create_then_die)
+    die_after_creating(hits[2], monkeypatch)  # MTurk created HIT 3; the process dies before our database records it
     stub.add_response("create_hit_type", {"HITTypeId": type_id(1)}, full_type_request())
     for n in range(3):
         stub.add_response("create_hit_with_hit_type", hit_response(hit_id(n), type_id(1)),
@@ -281,16 +286,7 @@ def killed_mid_batch(campaign: Campaign, stub, monkeypatch, on_commit) -> list:
     """Publish, then the whole worker dies after MTurk created HIT 2 and before our database recorded it:
     the job is gone (the broker keeps it until its visibility timeout). Returns the campaign's HITs."""
     hits = hits_of(campaign)
-    mturk = get_provider("mturk")
-    original = mturk.create_hit
-
-    def create_then_die(hit, params):
-        created = original(hit, params)
-        if hit.pk == hits[1].pk:
-            raise WorkerKilled
-        return created
-
-    monkeypatch.setattr(mturk, "create_hit", create_then_die)
+    die_after_creating(hits[1], monkeypatch)
     stub.add_response("create_hit_type", {"HITTypeId": type_id(1)}, full_type_request())
     for n in range(2):
         stub.add_response("create_hit_with_hit_type", hit_response(hit_id(n), type_id(1)),
