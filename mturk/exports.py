@@ -10,16 +10,16 @@ import json
 import shutil
 import zipfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from .models import Campaign
 from .selectors import CrowdStatistics, crowd_statistics
+from .stored_files import open_stream
 
 
 class ExportError(ValueError):
@@ -74,7 +74,8 @@ class ExportBundle:
 
     def copy_stored_file(self, name: str, storage_name: str) -> None:
         """Copy a file from the default storage (local disk or S3) without loading it whole."""
-        with default_storage.open(storage_name, "rb") as source, \
+        source, _size = open_stream(storage_name)
+        with closing(source), \
                 self._archive.open(self._info(name, compress=False), "w", force_zip64=True) as target:
             shutil.copyfileobj(source, target, 1024 * 1024)
 
