@@ -7,8 +7,8 @@ from playwright.sync_api import expect
 
 from mturk.models import Assignment
 from mturk.states import AssignmentStatus
-from tests.factories import make_campaign
 from tests.browser.worker_start import start_task_in_browser
+from tests.factories import make_campaign
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

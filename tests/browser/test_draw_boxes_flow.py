@@ -7,8 +7,8 @@ from playwright.sync_api import expect
 from annotation.models import Concept, Vocabulary
 from mturk.models import Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
-from tests.factories import make_image
 from tests.browser.worker_start import start_task_in_browser
+from tests.factories import make_image
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

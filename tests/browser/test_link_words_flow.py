@@ -9,8 +9,8 @@ from annotation.models import Box, Concept, Description
 from mturk.models import HIT, Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.tokens import preview_token
-from tests.factories import make_image
 from tests.browser.worker_start import start_task_in_browser
+from tests.factories import make_image
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
