@@ -2,14 +2,16 @@
 
 A description is stored with its tokens (words, and each punctuation mark on its own). In the
 markup, tokens are separated by single spaces and a token that refers to box N of the image is
-written `[token]^N`. Linking is word level: a bracket holds exactly one token."""
+written `[token]^N`. Linking is word level: a bracket holds exactly one token (a bracket token itself,
+linked, is `[[]^N` or `[]]^N`)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
 TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|\S", re.UNICODE)
-LINKED = re.compile(r"\[([^\s\[\]]+)\]\^(\d+)")
+# A linked bracket token (workers type "[stop]": tokenize splits the brackets off) is `[[]^N` or `[]]^N`.
+LINKED = re.compile(r"\[([^\s\[\]]+|\[|\])\]\^(\d+)")
 
 
 class MarkupError(ValueError):

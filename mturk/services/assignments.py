@@ -64,7 +64,7 @@ def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
     if worker.blocked:
         raise NoTaskAvailable("You are not eligible for tasks in this campaign.")
     expire_stale_assignments(campaign)
-    mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker)
+    mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, confirmed=True)
     open_one = mine.filter(status=AssignmentStatus.ACCEPTED).select_related("hit").first()
     if open_one is not None:
         return open_one
@@ -72,13 +72,15 @@ def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
     if limit is not None and mine.filter(status__in=SLOT_HOLDING).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
     groups_done_elsewhere = (
-        Assignment.objects.filter(worker=worker).exclude(hit__campaign=campaign).exclude(hit__group="").values("hit__group")
+        Assignment.objects.filter(worker=worker, confirmed=True).exclude(hit__campaign=campaign).exclude(hit__group="")
+        .values("hit__group")
     )
     candidates = (
         HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED)
         .exclude(assignments__worker=worker)
         .exclude(group__in=groups_done_elsewhere)
-        .annotate(taken=Count("assignments", filter=Q(assignments__status__in=SLOT_HOLDING)))
+        .annotate(taken=Count("assignments", filter=Q(assignments__status__in=SLOT_HOLDING,
+                                                      assignments__confirmed=True)))
         .filter(taken__lt=F("max_assignments"))
         .order_by("taken", "position", "id")
         .values_list("pk", flat=True)[:20]
@@ -95,7 +97,7 @@ def _take_slot(hit_id: int, campaign: Campaign, worker: Worker) -> Assignment | 
     try:
         with transaction.atomic():
             hit = HIT.objects.select_for_update().get(pk=hit_id)
-            taken = hit.assignments.filter(status__in=SLOT_HOLDING).count()
+            taken = hit.assignments.filter(status__in=SLOT_HOLDING, confirmed=True).count()
             if hit.status != HITStatus.PUBLISHED or taken >= hit.max_assignments:
                 return None
             return Assignment.objects.create(

@@ -29,7 +29,6 @@ from ..services.assignments import (
     submit_answer,
 )
 from ..services.marketplace_arrivals import completion_code
-from ..services.participation import note_submission
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus
 from ..task_kinds import get_task_kind
 from ..throttle import arrival_allowed, retry_after_seconds
@@ -288,5 +287,4 @@ def submit(request: HttpRequest) -> JsonResponse:
         # The page hands the stored answer off to the marketplace; the code lets the worker retry.
         response["completion_code"] = completion_code(result.assignment)
         response["answer"] = result.assignment.answer
-        note_submission(result.assignment)
     return JsonResponse(response, status=201 if result.created else 200)
