@@ -1,4 +1,4 @@
-"""The client address the login throttle counts by: the same one the arrival limit uses."""
+"""The one client address both limits count by: the login throttle and the arrival limit."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -6,6 +6,7 @@ from django.http import HttpRequest
 
 
 def client_ip(request: HttpRequest) -> str | None:
-    """`REMOTE_ADDR`, or behind a reverse proxy the header named by `RATELIMIT_IP_META_KEY` (its first address)."""
+    """`REMOTE_ADDR`, or behind a reverse proxy the header named by `RATELIMIT_IP_META_KEY`. In a list such as
+    `X-Forwarded-For: <claimed>, <seen by our proxy>` the last address counts: the client writes the others."""
     raw = request.META.get(settings.RATELIMIT_IP_META_KEY or "REMOTE_ADDR", "")
-    return raw.split(",")[0].strip() or None
+    return raw.split(",")[-1].strip() or None

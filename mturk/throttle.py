@@ -9,13 +9,19 @@ from django.conf import settings
 from django.http import HttpRequest
 from django_ratelimit.core import get_usage
 
+from config.client_ip import client_ip
+
 _PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _client_key(group: str, request: HttpRequest) -> str:
+    return client_ip(request) or "unknown"
 
 
 def arrival_allowed(request: HttpRequest, group: str) -> bool:
     """Counts this arrival for the client (IP, honouring the proxy setting) and says whether it is under
     the rate `settings.ARRIVAL_RATE` (env `ARRIVAL_RATE`, a django-ratelimit rate like "30/m")."""
-    usage = get_usage(request, group=group, key="ip", rate=settings.ARRIVAL_RATE, increment=True)
+    usage = get_usage(request, group=group, key=_client_key, rate=settings.ARRIVAL_RATE, increment=True)
     return usage is None or not usage["should_limit"]
 
 

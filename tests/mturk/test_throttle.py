@@ -26,6 +26,14 @@ def test_the_proxy_header_names_the_client(settings):
     assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.2"), "g")  # same proxy, other client
 
 
+def test_a_forwarded_for_list_counts_its_last_address_the_one_the_proxy_saw(settings):
+    settings.ARRIVAL_RATE = "1/m"
+    settings.RATELIMIT_IP_META_KEY = "HTTP_X_FORWARDED_FOR"
+    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_FORWARDED_FOR="1.1.1.1, 192.0.2.1"), "g")
+    # the client made up a new first address: still the same client
+    assert not arrival_allowed(_arrival("10.0.0.9", HTTP_X_FORWARDED_FOR="8.8.8.8, 192.0.2.1"), "g")
+
+
 def test_retry_after_is_one_period_of_the_rate(settings):
     settings.ARRIVAL_RATE = "30/m"
     assert retry_after_seconds() == 60
