@@ -91,6 +91,7 @@ class ExportFormat:
     documentation: str = ""  # path of the format's documentation in the repository
     kinds: tuple[str, ...] = ()  # task kinds whose campaigns it exports (empty: any)
     options: tuple[str, ...] = ()  # names of the options it accepts (e.g. images, split_seed)
+    check_options: Callable[[dict[str, Any]], object] | None = None  # raises ExportError on a bad option value
 
 
 @dataclass
@@ -129,6 +130,8 @@ def check_scope(format_name: str, campaigns: list[Campaign], options: dict[str, 
     if unknown:
         accepted = ", ".join(export_format.options) or "none"
         raise ExportError(f"format '{format_name}' has no option {', '.join(unknown)} (its options: {accepted})")
+    if export_format.check_options is not None:
+        export_format.check_options(options or {})
     wrong = [c.name for c in campaigns if export_format.kinds and c.task_kind not in export_format.kinds]
     if wrong:
         raise ExportError(

@@ -6,7 +6,7 @@ from mturk.models import Campaign
 
 from .exports.scope import STORY_KINDS
 from .exports.sind import write_sind
-from .reports import meteor_for_report, start_scoring, write_story_report
+from .reports import meteor_for_report, report_sample_limit, start_scoring, write_story_report
 
 
 def export_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
@@ -28,4 +28,5 @@ register_format(ExportFormat(
     documentation="docs/formats/sind.md",
     kinds=STORY_KINDS,
     options=("images", "split_seed", "report_sample"),
+    check_options=report_sample_limit,
 ))

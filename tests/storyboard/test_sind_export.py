@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from mturk.exports import ExportBundle, ExportError, run_export
+from mturk.models import DatasetExport
 from storyboard.exports import sind
 from storyboard.exports.records import split_of
 from storyboard.services.workflow import create_story_workflow
@@ -76,6 +77,9 @@ def test_api_export_with_options(api, django_capture_on_commit_callbacks):
     assert '"split_seed":"abc"' in archive.read("sis/train.story-in-sequence.json").decode()
     bad = api.post("/api/exports/", {"format": "sind", "options": {"nope": 1}}, format="json")
     assert bad.status_code == 400 and "has no option nope" in bad.json()["detail"]
+    bad_value = api.post("/api/exports/", {"format": "sind", "options": {"report_sample": -1}}, format="json")
+    assert bad_value.status_code == 400 and "option report_sample must be" in bad_value.json()["detail"]
+    assert DatasetExport.objects.count() == 1  # the refused requests stored nothing
 
 
 def test_campaign_page_shows_every_stage_with_its_progress(researcher_client):
