@@ -256,7 +256,7 @@ def submit(request: HttpRequest) -> JsonResponse:
     try:
         body = parse_json(request.body)
     except JsonInputError as exc:
-        return _json_error(400, f"Malformed JSON: {exc}")
+        return _json_error(400, f"The answer was refused: {exc}")
     if not isinstance(body, dict):
         return _json_error(400, "Expected a JSON object with 'token' and 'answer'.")
     unknown = sorted(set(body) - {"token", "answer"})

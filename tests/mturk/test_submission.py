@@ -51,7 +51,7 @@ def test_double_submit_stores_one_answer(client):
 @pytest.mark.parametrize(
     ("raw", "status", "message"),
     [
-        (b"{not json", 400, "Malformed JSON"),
+        (b"{not json", 400, "The answer was refused: malformed JSON"),
         (b"[1, 2]", 400, "Expected a JSON object"),
         (b'{"token": "x", "answer": {}, "extra": 1}', 400, "Unknown field(s): extra"),
         (b'{"token": "x"}', 400, "'answer' field is missing"),

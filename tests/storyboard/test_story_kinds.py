@@ -81,7 +81,6 @@ def test_task_page_query_count_does_not_grow_with_the_album(client):
     ("empty", "cards", "Card 3 is empty"),
     ("repeated", "cards", "Cards 1 and 4 have the same text"),
     ("short", "cards", "Your story is too short: write at least 15 words in total (you wrote 5)."),
-    ("surrogate", "cards", "not valid UTF-8"),
     ({"skip": True, "reason": ""}, "reason", "Please say why this album is not storyable."),
     ({"cards": [], "extra": 1}, "extra", "Unknown field."),
 ])
@@ -99,12 +98,18 @@ def test_bad_stories_are_refused_and_nothing_is_stored(client, album, tell, answ
         answer = {"cards": cards(album, texts=TEXTS[:3] + ["we arrived early at the lake!"] + TEXTS[4:])}
     elif answer == "short":
         answer = {"cards": cards(album, texts=["One.", "Two.", "Three.", "Four.", "Five."])}
-    elif answer == "surrogate":
-        answer = {"cards": cards(album, texts=TEXTS[:4] + ["Bad \ud800 text that is long enough."])}
     token = start_task(client, tell)
     response = submit(client, {"token": token, "answer": answer})
     assert response.status_code == 400, response.content
     assert message in json.dumps(response.json()["fields"][field], ensure_ascii=False)
+    assert not Assignment.objects.exclude(answer=None).exists()
+
+
+def test_a_lone_surrogate_in_a_card_is_refused_where_it_is(client, album, tell):
+    answer = {"cards": cards(album, texts=TEXTS[:4] + ["Bad \ud800 text that is long enough."])}
+    response = submit(client, {"token": start_task(client, tell), "answer": answer})
+    assert response.status_code == 400, response.content
+    assert response.json()["error"].startswith("The answer was refused: $.answer.cards[4].text: ")
     assert not Assignment.objects.exclude(answer=None).exists()
 
 
