@@ -20,7 +20,9 @@ class MultipleFileField(forms.FileField):
 
 
 class ImageUploadForm(forms.Form):
-    files = MultipleFileField(
+    # The form metaclass moves declared fields into base_fields, so this never shadows BaseForm.files at run
+    # time; the stubs see a class attribute of the same name (the POST field stays "files").
+    files = MultipleFileField(  # type: ignore[assignment]
         widget=MultipleFileInput(), help_text="Image files (JPEG, PNG, WebP) or zip archives of them."
     )
 

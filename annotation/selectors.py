@@ -133,7 +133,8 @@ def _attach_links(descriptions: dict[int, DescriptionRow]) -> None:
 def _with_ancestors(concept_ids: set[int]) -> list[Concept]:
     concepts = {c.pk: c for c in Concept.objects.all()}  # vocabularies are small (hundreds)
     wanted = set()
-    for pk in concept_ids:
+    for concept_id in concept_ids:
+        pk: int | None = concept_id
         while pk is not None and pk not in wanted:
             wanted.add(pk)
             pk = concepts[pk].parent_id

@@ -45,7 +45,7 @@ def serve_media(request, path):
     path = posixpath.normpath(path).lstrip("/")  # "images/../exports/x.zip" is exports/x.zip
     if not path.startswith("images/"):
         raise Http404("not a public file")
-    response = serve(request, path, document_root=settings.MEDIA_ROOT)
+    response = serve(request, path, document_root=str(settings.MEDIA_ROOT))
     response["Cache-Control"] = "public, max-age=86400"
     return response
 

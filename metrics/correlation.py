@@ -14,6 +14,7 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import TypeGuard
 
 MIN_PAIRS = 3
 FIELDS = ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p")
@@ -34,7 +35,7 @@ class Correlation:
         return asdict(self)
 
 
-def _present(value: float | None) -> bool:
+def _present(value: float | None) -> TypeGuard[float]:
     return value is not None and not math.isnan(value)
 
 

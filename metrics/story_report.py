@@ -112,9 +112,9 @@ def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | 
     scored, references, skipped = _against_others(stories)
     hypotheses = [story.text for story in scored]
     pairs = list(zip(hypotheses, references, strict=True))
-    meteor_scores: list[float | None]
+    meteor_scores: list[float] | None  # None: METEOR is left out
     if meteor_unavailable is not None:
-        meteor_scores = [None] * len(pairs)
+        meteor_scores = None
     elif not pairs:
         meteor_scores = []
     elif meteor is None:
@@ -122,18 +122,19 @@ def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | 
             meteor_scores = runner.score_many(pairs)
     else:
         meteor_scores = meteor.score_many(pairs)
+    meteor_column: Sequence[float | None] = [None] * len(pairs) if meteor_scores is None else meteor_scores
     bleu, cide = bleu4(hypotheses, references), cider(hypotheses, references)
     per_story = [
         {"story_id": story.story_id, "album_id": story.album_id, "sequence": list(story.sequence),
          "references": len(refs), "meteor": m, "bleu4": b, "cider": c, "rating": story.rating}
-        for story, refs, m, b, c in zip(scored, references, meteor_scores, bleu.per_item, cide.per_item, strict=True)
+        for story, refs, m, b, c in zip(scored, references, meteor_column, bleu.per_item, cide.per_item, strict=True)
     ]
     return {
         "stories_scored": len(scored),
         "stories_skipped": len(skipped),
         "skipped_story_ids": skipped,
         "sequences_scored": len({sequence_key(story) for story in scored}),
-        **({"meteor_mean": None, "meteor_std": None} if meteor_unavailable is not None
+        **({"meteor_mean": None, "meteor_std": None} if meteor_scores is None
            else {"meteor_mean": _mean(meteor_scores), "meteor_std": _std(meteor_scores)}),
         "bleu4_mean": bleu.mean, "bleu4_corpus": bleu.corpus, "bleu4_std": _std(bleu.per_item),
         "cider_mean": cide.mean, "cider_std": _std(cide.per_item),

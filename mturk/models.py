@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MinValueValidator
@@ -171,6 +172,10 @@ class Assignment(models.Model):
     def __str__(self) -> str:
         return f"Assignment {self.pk} ({self.status})"
 
+    def submitted_answer(self) -> dict[str, Any]:
+        """The worker's answer (a JSON object); raises ValueError when there is none (never submitted)."""
+        return submitted_answer(self.pk, self.answer)
+
     def transition(self, target: str) -> None:
         ASSIGNMENT_MACHINE.check(self.status, target)
         self.status = target
@@ -178,6 +183,14 @@ class Assignment(models.Model):
     @staticmethod
     def deadline_for(campaign: Campaign, start: datetime | None = None) -> datetime:
         return (start or timezone.now()) + timedelta(seconds=campaign.time_limit_seconds)
+
+
+def submitted_answer(assignment_id: object, answer: object) -> dict[str, Any]:
+    """`answer` as read from an assignment row: a submitted assignment's answer is a JSON object; anything
+    else (None: never submitted) raises ValueError."""
+    if not isinstance(answer, dict):
+        raise ValueError(f"assignment {assignment_id} has no submitted answer (got {type(answer).__name__})")
+    return answer
 
 
 class Bonus(models.Model):

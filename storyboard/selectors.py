@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from mturk.models import Assignment, Campaign
+from mturk.models import Assignment, Campaign, submitted_answer
 from mturk.states import AssignmentStatus
 
 from .models import Album, Photo, Setting, Story, Storylet
@@ -78,10 +78,10 @@ def storytelling_outcomes(campaign: Campaign) -> dict[str, int]:
     (not storyable by `discard_after_skips` workers) and waiting. Two queries."""
     threshold = int(campaign.options.get("discard_after_skips", 2))
     hits = list(campaign.hits.values_list("pk", "max_assignments"))
-    answers: dict[int, list[dict]] = {pk: [] for pk, _ in hits}
+    answers: dict[int, list[dict[str, Any]]] = {pk: [] for pk, _ in hits}
     approved = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.APPROVED)
-    for hit, answer in approved.values_list("hit_id", "answer"):
-        answers[hit].append(answer)
+    for pk, hit, answer in approved.values_list("pk", "hit_id", "answer"):
+        answers[hit].append(submitted_answer(pk, answer))
     outcome = {"told": 0, "discarded": 0, "waiting": 0}
     for pk, needed in hits:
         skips = sum(1 for a in answers[pk] if a.get("skip"))

@@ -101,6 +101,8 @@ def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
     for _ in descriptions:
         assignment = assign_next_hit(link, linker)
         description = descriptions[assignment.hit.items["description"]]
+        if description.assignment_id is None:  # the filter above selects by assignment
+            raise ValueError(f"description {description.pk} has no assignment")
         plan = planned[description.assignment_id]
         Assignment.objects.filter(pk=assignment.pk).update(is_simulated=True)
         submit_answer(assignment_id=assignment.pk, worker_external_id=linker.external_id,

@@ -101,13 +101,14 @@ class DescribeImage(TaskKind):
     def on_approved(self, assignment: Assignment) -> None:
         from storyboard.normalize import normalize  # the VIST text normalization (DII)
 
+        text = assignment.submitted_answer()["text"]
         Description.objects.get_or_create(
             assignment=assignment,
             defaults={
                 "image_id": assignment.hit.items["image"],
-                "text": assignment.answer["text"],
-                "tokens": tokenize(assignment.answer["text"]),
-                "normalized_text": normalize(assignment.answer["text"]),
+                "text": text,
+                "tokens": tokenize(text),
+                "normalized_text": normalize(text),
                 "source": "simulated" if assignment.is_simulated else "crowd",
             },
         )

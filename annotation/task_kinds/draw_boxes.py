@@ -108,6 +108,7 @@ class DrawBoxes(TaskKind):
     def on_approved(self, assignment: Assignment) -> None:
         """The first approved box set of an image becomes its boxes; later ones stay in their answers."""
         image = Image.objects.get(pk=assignment.hit.items["image"])
-        specs = [BoxSpec(b["concept"], b["x"], b["y"], b["width"], b["height"]) for b in assignment.answer["boxes"]]
+        boxes = assignment.submitted_answer()["boxes"]
+        specs = [BoxSpec(b["concept"], b["x"], b["y"], b["width"], b["height"]) for b in boxes]
         add_boxes(image, specs, source="simulated" if assignment.is_simulated else "crowd", assignment=assignment,
                   only_if_none=True)

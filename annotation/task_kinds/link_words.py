@@ -80,8 +80,9 @@ class LinkWords(TaskKind):
         for row in Box.objects.filter(image_id__in=image_ids).values(
             "image_id", "number", "concept__name", "x", "y", "width", "height"
         ).order_by("image_id", "number"):
-            image_id, concept = row.pop("image_id"), row.pop("concept__name")
-            boxes[image_id].append({**row, "concept": concept})
+            boxes[row["image_id"]].append({"number": row["number"], "x": row["x"], "y": row["y"],
+                                           "width": row["width"], "height": row["height"],
+                                           "concept": row["concept__name"]})
         payloads = {}
         for hit in hits:
             d = descriptions.get(hit.items["description"])
@@ -107,7 +108,7 @@ class LinkWords(TaskKind):
         if Correspondence.objects.filter(assignment=assignment).exists():
             return
         description = Description.objects.get(pk=assignment.hit.items["description"])
-        add_correspondence(description, links_of(assignment.answer),
+        add_correspondence(description, links_of(assignment.submitted_answer()),
                            source="simulated" if assignment.is_simulated else "crowd", assignment=assignment)
 
     def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from ..models import Campaign, DatasetExport
 from ..services.exports import request_export
 from ..stored_files import open_stream
 from ..task_kinds import StrictSerializer
-from .fields import id_list
+from .fields import id_list, set_choices
 
 
 class ExportRequestSerializer(StrictSerializer):
@@ -25,7 +25,7 @@ class ExportRequestSerializer(StrictSerializer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["format"].choices = format_names()
+        set_choices(self.fields, "format", format_names())
 
 
 class DatasetExportSerializer(serializers.ModelSerializer):

@@ -1,6 +1,7 @@
 """Serializer fields shared by the API's endpoints."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rest_framework import serializers
@@ -10,7 +11,7 @@ from rest_framework.relations import MANY_RELATION_KWARGS
 class IdListField(serializers.ManyRelatedField):
     """A list of primary keys; anything but a list (an object, a string, a number) is refused."""
 
-    def to_internal_value(self, data: Any) -> list:
+    def to_internal_value(self, data: Any) -> Sequence[Any]:
         if not isinstance(data, list):
             self.fail("not_a_list", input_type=type(data).__name__)
         return super().to_internal_value(data)
@@ -27,4 +28,12 @@ class ListedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
 
 def id_list(queryset: Any, **kwargs: Any) -> IdListField:
     """A list of ids of `queryset`'s objects (`many=True` of a PrimaryKeyRelatedField that refuses non-lists)."""
-    return ListedPrimaryKeyField(queryset=queryset, many=True, **kwargs)
+    return ListedPrimaryKeyField.many_init(queryset=queryset, **kwargs)  # what `many=True` calls
+
+
+def set_choices(fields: Mapping[str, serializers.Field], name: str, choices: Iterable[Any]) -> None:
+    """Give the choice field `name` its choices (known only once the registries are loaded)."""
+    field = fields[name]
+    if not isinstance(field, serializers.ChoiceField):
+        raise TypeError(f"field {name!r} is a {type(field).__name__}, not a ChoiceField")
+    field.choices = choices

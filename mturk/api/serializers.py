@@ -7,12 +7,15 @@ from rest_framework import serializers
 
 from ..models import HIT, Assignment, Campaign, Worker
 from ..providers.registry import get_provider, provider_names
-from ..selectors import progress_of
+from ..selectors import CampaignWithProgress, progress_of
 from ..task_kinds import StrictSerializer, task_kind_names
+from .fields import set_choices
 
 
 class ProgressSerializer(serializers.Serializer):
-    required = serializers.IntegerField()
+    # The serializer metaclass moves declared fields into _declared_fields, so this never shadows
+    # Field.required at run time; the stubs see a class attribute of the same name.
+    required = serializers.IntegerField()  # type: ignore[assignment]
     answered = serializers.IntegerField()
     pending_review = serializers.IntegerField()
     approved = serializers.IntegerField()
@@ -41,7 +44,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    def get_progress(self, campaign: Campaign) -> dict:
+    def get_progress(self, campaign: CampaignWithProgress) -> dict:
         return ProgressSerializer(progress_of(campaign)).data
 
     def get_worker_link(self, campaign: Campaign) -> str | None:
@@ -84,8 +87,8 @@ class CampaignCreateSerializer(StrictSerializer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["task_kind"].choices = task_kind_names()
-        self.fields["provider"].choices = provider_names()
+        set_choices(self.fields, "task_kind", task_kind_names())
+        set_choices(self.fields, "provider", provider_names())
 
 
 class HitItemsSerializer(StrictSerializer):
@@ -101,7 +104,7 @@ class PublishSerializer(StrictSerializer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["provider"].choices = provider_names()
+        set_choices(self.fields, "provider", provider_names())
 
 
 class HITSerializer(serializers.ModelSerializer):

@@ -17,7 +17,7 @@ from ..models import HIT, Assignment, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import UnknownProvider, get_provider
 from ..publication import preview_dict, preview_publication
-from ..selectors import campaigns_with_progress
+from ..selectors import CampaignWithProgress, campaigns_with_progress
 from ..services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign, set_campaign_status
 from ..services.hits import (
     HITError,
@@ -94,7 +94,7 @@ def _flag(request: Request, name: str) -> bool | None:
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = CampaignSerializer
 
-    def get_queryset(self) -> QuerySet:
+    def get_queryset(self) -> QuerySet[CampaignWithProgress]:
         return campaigns_with_progress()
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignSerializer})

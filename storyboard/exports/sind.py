@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
@@ -121,8 +122,7 @@ class SindWriter:
                 sequences: dict[tuple[str, tuple[str, ...]], str] = {}
                 spool = stack.enter_context(tempfile.TemporaryFile())  # the split's image records, fetched once
                 images = (spool, *self._write_images(spool, album_ids))
-                records += self._file("sis", split, album_ids, lambda batch, s=sequences: self._sis_rows(batch, s),
-                                      images)
+                records += self._file("sis", split, album_ids, partial(self._sis_rows, sequences=sequences), images)
                 self._challenge(split, sequences)
                 written.append((split, album_ids, images))
             if stories_written is not None:
@@ -240,7 +240,7 @@ class SindWriter:
         photos = self._sequence_photos(batch)
         images = {image for seq in photos.values() for _, _, image in seq}
         # (image, re-telling campaign) -> descriptions
-        descriptions: dict[tuple[int, int | None], list[tuple[str, str, int | None]]] = defaultdict(list)
+        descriptions: dict[tuple[int, int | None], list[tuple[str, str, int]]] = defaultdict(list)
         rows = Description.objects.filter(image_id__in=images, assignment__hit__campaign_id__in=self.scope.dii)
         for image, campaign, text, normalized, worker in rows.order_by("pk").values_list(
                 "image_id", "assignment__hit__campaign_id", "text", "normalized_text", "assignment__worker_id"):

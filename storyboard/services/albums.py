@@ -485,12 +485,19 @@ def _save_album(spec: AlbumSpec, report: AlbumImportReport) -> Album:
     return album
 
 
+def _taken(photo: PhotoSpec) -> datetime:
+    """The photo's datetaken, which checking the photo fills in; writing an unchecked photo is a programming error."""
+    if photo.datetaken is None:
+        raise ValueError(f"{photo.where}: no datetaken (the photo was not checked before writing)")
+    return photo.datetaken
+
+
 def _add_photo(album: Album, spec: PhotoSpec, report: AlbumImportReport, stored: list[str]) -> None:
     image, created = import_image_bytes(spec.name, spec.path.read_bytes())
     if created:
         stored.append(image.original.name)
         report.images_stored += 1
-    Photo.objects.create(album=album, image=image, external_id=spec.external_id, datetaken=spec.datetaken,
+    Photo.objects.create(album=album, image=image, external_id=spec.external_id, datetaken=_taken(spec),
                          **spec.fields)
     report.photos_added += 1
 
@@ -498,7 +505,7 @@ def _add_photo(album: Album, spec: PhotoSpec, report: AlbumImportReport, stored:
 def _write_album(spec: AlbumSpec, report: AlbumImportReport, stored: list[str]) -> None:
     album = _save_album(spec, report)
     known = set(album.photos.values_list("external_id", flat=True))
-    new = sorted((p for p in spec.photos if p.external_id not in known), key=lambda p: (p.datetaken, p.external_id))
+    new = sorted((p for p in spec.photos if p.external_id not in known), key=lambda p: (_taken(p), p.external_id))
     report.photos_kept += len(spec.photos) - len(new)
     for photo in new:
         _add_photo(album, photo, report, stored)

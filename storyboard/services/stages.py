@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from typing import Any
 
-from mturk.models import HIT, Assignment
+from mturk.models import HIT, Assignment, submitted_answer
 from mturk.states import AssignmentStatus
 
 from ..models import ChosenSequence, Photo, Story
@@ -19,10 +20,11 @@ from ..models import ChosenSequence, Photo, Story
 log = logging.getLogger(__name__)
 
 
-def _approved_answers(assignment: Assignment) -> list[dict] | None:
+def _approved_answers(assignment: Assignment) -> list[dict[str, Any]] | None:
     """The approved answers of the assignment's HIT, or None while some are still missing."""
     hit = HIT.objects.select_for_update().get(pk=assignment.hit_id)
-    answers = list(hit.assignments.filter(status=AssignmentStatus.APPROVED).values_list("answer", flat=True))
+    answers = [submitted_answer(pk, answer) for pk, answer in
+               hit.assignments.filter(status=AssignmentStatus.APPROVED).values_list("pk", "answer")]
     return answers if len(answers) >= hit.max_assignments else None
 
 

@@ -31,7 +31,7 @@ def record_story(assignment: Assignment) -> Story:
     existing = Story.objects.filter(assignment=assignment).first()
     if existing is not None:
         return existing
-    answer, hit = assignment.answer, assignment.hit
+    answer, hit = assignment.submitted_answer(), assignment.hit
     common = {"album_id": hit.items["album"], "assignment": assignment, "worker_id": assignment.worker_id,
               "is_simulated": assignment.is_simulated}
     if "cards" in answer:
@@ -51,12 +51,12 @@ def record_sequence_descriptions(assignment: Assignment) -> None:
     SequenceDescription.objects.bulk_create([
         SequenceDescription(sequence_id=sequence, order=order, photo_id=photo, original_text=text,
                             text=normalize(text), assignment=assignment, worker_id=assignment.worker_id)
-        for order, (photo, text) in enumerate(zip(photos, assignment.answer["texts"], strict=True))
+        for order, (photo, text) in enumerate(zip(photos, assignment.submitted_answer()["texts"], strict=True))
     ])
 
 
 def record_rating(assignment: Assignment) -> StoryRating:
-    answer = assignment.answer
+    answer = assignment.submitted_answer()
     rating, _ = StoryRating.objects.get_or_create(
         assignment=assignment,
         defaults={"story_id": assignment.hit.items["story"], "rating": answer["rating"],

@@ -119,5 +119,5 @@ class TellStory(TaskKind):
         return " ".join(card["text"] for card in answer["cards"])
 
     def on_approved(self, assignment: Assignment) -> None:
-        if not assignment.answer.get("skip"):
+        if not assignment.submitted_answer().get("skip"):
             record_story(assignment)
