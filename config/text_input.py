@@ -1,7 +1,10 @@
-"""Text that no database column can store: a NUL character or a lone surrogate (e.g. from undecodable bytes)."""
+"""Text that no database column can store: a NUL character or a lone surrogate (e.g. from undecodable bytes),
+or more characters than the column holds."""
 from __future__ import annotations
 
 import re
+
+from django.db import models
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -13,3 +16,11 @@ def unstorable(text: str) -> str | None:
     if _SURROGATE.search(text):
         return "a lone surrogate (\\ud800-\\udfff)"
     return None
+
+
+def column_length(model: type[models.Model], field_name: str) -> int:
+    """The most characters `model`'s field `field_name` holds (its max_length)."""
+    field = model._meta.get_field(field_name)
+    if not isinstance(field, models.Field) or field.max_length is None:
+        raise TypeError(f"{model.__name__}.{field_name} is not a field with a max_length")
+    return field.max_length

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from config.text_input import unstorable
+from config.text_input import column_length, unstorable
 
 from ..models import Concept, Vocabulary
 
 HEADER = ["name", "synset", "synonyms", "parent"]
 SYNSET = re.compile(r"\S+\.[nvasr]\.\d{2}")
-NAME_LENGTHS = {column: Concept._meta.get_field(field).max_length
+NAME_LENGTHS = {column: column_length(Concept, field)
                 for column, field in (("name", "name"), ("synset", "synset"), ("parent", "name"))}
 
 
@@ -47,7 +47,9 @@ def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
     lines = text.splitlines()
     if not lines or lines[0].strip().lower().split("\t") != HEADER:
         raise ConceptImportError([f"{source} line 1: expected the header {' / '.join(HEADER)} (tab-separated)"])
-    rows, errors, seen = [], [], {}
+    rows: list[ConceptRow] = []
+    errors: list[str] = []
+    seen: dict[str, int] = {}  # name -> the line defining it
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip() or line.startswith("#"):
             continue
@@ -114,7 +116,7 @@ def _cycles(rows: list[ConceptRow], source: str) -> list[str]:
 @transaction.atomic
 def import_concepts(text: str, vocabulary: str, source: str = "concepts.tsv") -> ConceptImport:
     """Create or update the concepts of the file and make them the vocabulary's concepts."""
-    longest = Vocabulary._meta.get_field("name").max_length
+    longest = column_length(Vocabulary, "name")
     unusable = unstorable(vocabulary)
     if unusable or not vocabulary or len(vocabulary) > longest:
         why = f"holds {unusable}" if unusable else f"must have 1 to {longest} characters"
@@ -147,7 +149,7 @@ def import_concepts(text: str, vocabulary: str, source: str = "concepts.tsv") ->
 
 def concepts_tsv(concepts: list[Concept]) -> str:
     """The concepts.tsv text of a list of concepts (what exports write and import_concepts reads)."""
-    names = {c.pk: c.name for c in concepts}
+    names: dict[int | None, str] = {c.pk: c.name for c in concepts}  # a concept without parent: None
     lines = ["\t".join(HEADER)]
     for c in concepts:
         lines.append("\t".join([c.name, c.synset, ";".join(c.synonyms), names.get(c.parent_id, "")]))

@@ -10,7 +10,7 @@ from django.db import transaction
 from config.text_input import unstorable
 
 from .image_files import ImageRejected, inspect_image
-from .images import ImportFailed, ImportProblem, ImportReport, import_image_bytes, zip_members
+from .images import ImportFailed, ImportProblem, ImportReport, import_image_bytes, upload_parts, zip_members
 
 
 class BatchRefused(ValueError):
@@ -25,15 +25,16 @@ def _members(files: Sequence[UploadedFile]) -> Iterator[tuple[str, bytes | str]]
     """Every image of the batch, zips opened: (name, bytes) or (name, why it is refused)."""
     for upload in files:
         upload.seek(0)
-        if upload.name.lower().endswith(".zip"):
+        name, file = upload_parts(upload)
+        if name.lower().endswith(".zip"):
             try:
-                yield from zip_members(upload.file, label=upload.name)
+                yield from zip_members(file, label=name)
             except ImportFailed as exc:
-                yield upload.name, str(exc)
+                yield name, str(exc)
         elif upload.size is not None and upload.size > settings.IMAGE_MAX_BYTES:
-            yield upload.name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"
+            yield name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"
         else:
-            yield upload.name, upload.read()
+            yield name, upload.read()
 
 
 def _problem(name: str, content: bytes | str) -> ImportProblem | None:

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
-from config.text_input import unstorable
+from config.text_input import column_length, unstorable
 
 from ..exports.imageclef import BOXES_HEADER, DESCRIPTIONS_HEADER, IMAGES_HEADER, key_problem
 from ..markup import MarkupError, parse
@@ -32,7 +32,7 @@ CONCEPTS, IMAGES, BOXES, DESCRIPTIONS = "concepts.tsv", "images.tsv", "boxes.tsv
 INTEGER = re.compile(r"[+-]?\d{1,10}")
 MAX_INTEGER = 2**31 - 1  # the largest box number, size or coordinate a column holds
 SOURCE = re.compile(r"[A-Za-z0-9_.-]{1,20}")
-KEY_LENGTH = Image._meta.get_field("key").max_length
+KEY_LENGTH = column_length(Image, "key")
 
 
 class ImageCLEFImportError(ValueError):
@@ -402,7 +402,7 @@ def check_imageclef(source: _Source, vocabulary: str) -> _Plan:
     """Read and check every file; raises ImageCLEFImportError listing every problem."""
     errors: list[str] = []
     plan = _Plan()
-    if not vocabulary or len(vocabulary) > Vocabulary._meta.get_field("name").max_length:
+    if not vocabulary or len(vocabulary) > column_length(Vocabulary, "name"):
         errors.append(f"the vocabulary name '{vocabulary}' must have 1 to 100 characters")
     elif unstorable(vocabulary):
         errors.append(f"the vocabulary name {vocabulary!r} holds {unstorable(vocabulary)}")
@@ -440,15 +440,15 @@ def _write(source: _Source, plan: _Plan, vocabulary: str, summary: ImageCLEFImpo
         add_boxes(images[key], [BoxSpec(concept_ids[b.concept], b.x, b.y, b.width, b.height) for b in specs],
                   source="gold", numbers=[b.number for b in specs])
         summary.boxes += len(specs)
-    for spec in sorted(plan.descriptions, key=lambda d: (d.key, d.index)):
-        description = images[spec.key].descriptions.create(
-            text=" ".join(spec.tokens), tokens=spec.tokens, source=spec.source
+    for described in sorted(plan.descriptions, key=lambda d: (d.key, d.index)):
+        description = images[described.key].descriptions.create(
+            text=" ".join(described.tokens), tokens=described.tokens, source=described.source
         )
         summary.descriptions += 1
-        if spec.linked:
-            add_correspondence(description, spec.links, source="gold")
+        if described.linked:
+            add_correspondence(description, described.links, source="gold")
             summary.correspondences += 1
-            summary.links += len(spec.links)
+            summary.links += len(described.links)
 
 
 def import_imageclef(path: Path | str, vocabulary: str | None = None) -> ImageCLEFImport:

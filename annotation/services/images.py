@@ -6,7 +6,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -138,7 +138,7 @@ def unsafe_member_reason(member_name: str) -> str | None:
     return None
 
 
-def zip_members(source: Path | BinaryIO, label: str = "upload.zip") -> Iterator[tuple[str, bytes | str]]:
+def zip_members(source: Path | IO[bytes], label: str = "upload.zip") -> Iterator[tuple[str, bytes | str]]:
     """Each file entry of a zip, in name order: (name, its bytes) or (name, why it is refused). Hidden entries
     are skipped; raises ImportFailed when the zip cannot be read at all."""
     try:
@@ -170,7 +170,7 @@ def zip_members(source: Path | BinaryIO, label: str = "upload.zip") -> Iterator[
             yield name, content
 
 
-def import_zip(source: Path | BinaryIO, label: str = "upload.zip") -> ImportReport:
+def import_zip(source: Path | IO[bytes], label: str = "upload.zip") -> ImportReport:
     report = ImportReport()
     for name, content in zip_members(source, label):
         if isinstance(content, str):
@@ -191,18 +191,24 @@ def import_path(path: Path) -> ImportReport:
     return import_named_files([(path.name, path.read_bytes())])
 
 
+def upload_parts(upload: UploadedFile) -> tuple[str, IO[bytes]]:
+    """An upload's name and open file (what a request's files always have)."""
+    if upload.name is None or upload.file is None:
+        raise ImportFailed(f"an uploaded file without {'a name' if upload.name is None else 'content'}")
+    return upload.name, upload.file
+
+
 def import_uploads(files: Iterable[UploadedFile]) -> ImportReport:
     """Uploaded image files and zip archives (API and admin)."""
     report = ImportReport()
     for upload in files:
-        if upload.name.lower().endswith(".zip"):
-            report.merge(import_zip(upload.file, label=upload.name))
+        name, file = upload_parts(upload)
+        if name.lower().endswith(".zip"):
+            report.merge(import_zip(file, label=name))
         elif upload.size is not None and upload.size > settings.IMAGE_MAX_BYTES:
-            report.problems.append(
-                ImportProblem(upload.name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes")
-            )
+            report.problems.append(ImportProblem(name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"))
         else:
-            report.merge(import_named_files([(upload.name, upload.read())]))
+            report.merge(import_named_files([(name, upload.read())]))
     return report
 
 
