@@ -14,8 +14,9 @@ import statistics
 import sys
 import time
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,7 +46,19 @@ class TimedClient:
         return timed
 
 
-def run_once(hits: int, run: int) -> dict[str, float]:
+class PublishRun(TypedDict):
+    """One run's measures: seconds (wall, cpu, inside the client, own, marking published) and counts."""
+
+    wall: float
+    cpu: float
+    client: float
+    own: float
+    marked: float
+    calls: int
+    vendor: str
+
+
+def run_once(hits: int, run: int) -> PublishRun:
     import boto3
     from botocore.stub import Stubber
     from django.conf import settings
@@ -64,7 +77,7 @@ def run_once(hits: int, run: int) -> dict[str, float]:
         for i in range(hits)
     )
     campaign = create_campaign(
-        name=f"bench-{run}", task_kind="describe_image", provider="mturk", reward="0.10",
+        name=f"bench-{run}", task_kind="describe_image", provider="mturk", reward=Decimal("0.10"),
         assignments_per_hit=3, description="Describe the picture in one sentence.",
         keywords="image, description", qualifications={"approval_rate_min": 95, "locales": ["US", "GB"]},
         items=[{"image": image.pk} for image in images],

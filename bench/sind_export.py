@@ -32,6 +32,8 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import TypedDict
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,7 +47,42 @@ TIERS = (("sis", "story-in-sequence", "story-in-sequence"),
          ("dis", "description-in-sequence", "descriptions-in-sequence"))
 
 
-def setup() -> dict[str, float]:
+class Baseline(TypedDict):
+    """The process's memory after django.setup() (MB)."""
+
+    baseline_rss_mb: float
+    baseline_peak_mb: float
+
+
+class ExportFigures(Baseline):
+    """`export`'s measures: seconds, MB, statement and record counts, and the time, statements and RSS per part."""
+
+    database: str
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    queries: int
+    execute_s: float
+    zip_mb: float
+    records: int
+    counts: dict[str, int]
+    parts_s: dict[str, float]
+    part_queries: dict[str, int]
+    rss_mb: dict[str, float]
+
+
+class FloorFigures(Baseline):
+    """`floor`'s measures."""
+
+    database: str
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    records: int
+    written_mb: float
+
+
+def setup() -> Baseline:
     os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
     import django
 
@@ -134,8 +171,8 @@ def cmd_synth(args) -> None:
 
 
 # --- export -------------------------------------------------------------------------------------------------
-def cmd_export(args) -> dict:
-    figures = setup()
+def cmd_export(args) -> ExportFigures:
+    baseline = setup()
     from django.db import connection
 
     import mturk.export_card
@@ -165,10 +202,13 @@ def cmd_export(args) -> dict:
     def file_part(self, tier, *args, **kwargs):  # any signature: only the tier (first argument) is used
         return timed(f"files: {tier}", original_file)(self, tier, *args, **kwargs)
 
-    sind.SindWriter._file = file_part
-    sind.SindWriter.__init__ = timed("files: set-up (workers, story index, albums)", sind.SindWriter.__init__)
-    sind.SindWriter._challenge = timed("files: challenge", sind.SindWriter._challenge)
-    sind.SindWriter._ratings = timed("files: ratings", sind.SindWriter._ratings)
+    for method, replacement in (
+        ("_file", file_part),
+        ("__init__", timed("files: set-up (workers, story index, albums)", sind.SindWriter.__init__)),
+        ("_challenge", timed("files: challenge", sind.SindWriter._challenge)),
+        ("_ratings", timed("files: ratings", sind.SindWriter._ratings)),
+    ):
+        mock.patch.object(sind.SindWriter, method, replacement).start()  # timed for the rest of the process
     sind_format.write_sind = timed(FILES, sind_format.write_sind)
     sind_format.write_story_report = timed(REPORT, sind_format.write_story_report)
     mturk.export_card.write_card_and_crowd_report = timed(
@@ -188,12 +228,13 @@ def cmd_export(args) -> dict:
         if profiler:
             profiler.disable()
     wall = time.perf_counter() - started
-    figures.update({
-        "database": describe_database(), "wall_s": wall, "cpu_s": cpu_s() - cpu_started, "peak_rss_mb": peak_rss_mb(),
-        "queries": counter.count, "execute_s": counter.seconds,
-        "zip_mb": out.stat().st_size / 2**20, "records": result.records, "counts": result.counts,
-        "parts_s": dict(parts), "part_queries": dict(queries), "rss_mb": rss,
-    })
+    figures = ExportFigures(
+        **baseline,
+        database=describe_database(), wall_s=wall, cpu_s=cpu_s() - cpu_started, peak_rss_mb=peak_rss_mb(),
+        queries=counter.count, execute_s=counter.seconds,
+        zip_mb=out.stat().st_size / 2**20, records=result.records, counts=result.counts,
+        parts_s=dict(parts), part_queries=dict(queries), rss_mb=rss,
+    )
     print_export(figures)
     for seconds, number, sql in sorted(counter.slowest, reverse=True):
         print(f"  slow statement #{number}: {seconds:.2f} s  {sql}")
@@ -202,7 +243,7 @@ def cmd_export(args) -> dict:
     return figures
 
 
-def print_export(f: dict) -> None:
+def print_export(f: ExportFigures) -> None:
     print(f"database: {f['database']}")
     print(f"export: {f['wall_s']:.1f} s wall ({f['cpu_s']:.1f} s CPU in this process), "
           f"peak RSS {f['peak_rss_mb']:.0f} MB (after django.setup(): "
@@ -231,8 +272,8 @@ def print_profile(profiler, limit: int = 30) -> None:
 
 
 # --- floor --------------------------------------------------------------------------------------------------
-def cmd_floor(args) -> dict:
-    figures = setup()
+def cmd_floor(args) -> FloorFigures:
+    baseline = setup()
     profiler = None
     if args.profile:
         import cProfile
@@ -244,8 +285,8 @@ def cmd_floor(args) -> dict:
     wall, cpu = time.perf_counter() - started, cpu_s() - cpu_started
     if profiler:
         profiler.disable()
-    figures.update({"database": describe_database(), "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": peak_rss_mb(),
-                    "records": records, "written_mb": written / 2**20})
+    figures: FloorFigures = {**baseline, "database": describe_database(), "wall_s": wall, "cpu_s": cpu,
+                             "peak_rss_mb": peak_rss_mb(), "records": records, "written_mb": written / 2**20}
     print(f"database: {figures['database']}")
     print(f"floor (raw SQL + orjson, no ORM, no zip): {wall:.1f} s wall ({cpu:.1f} s CPU in this process), "
           f"peak RSS {figures['peak_rss_mb']:.0f} MB, "
@@ -329,7 +370,7 @@ def floor(out_dir: Path) -> tuple[int, int]:
 
     def sis(album_ids: list[int], sequences: dict):
         where, params = ids_in("s.album_id", album_ids)
-        current = None
+        current: tuple[int, str, list[str], list[str]] | None = None  # story, album, photos, texts
         for album, story, order, photo, text, original, setting, worker in rows(
                 'SELECT s.album_id, s.id, l."order", p.external_id, l.text, l.original_text, s.setting, s.worker_id '
                 "FROM storyboard_storylet l JOIN storyboard_story s ON s.id = l.story_id "
