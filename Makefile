@@ -37,3 +37,4 @@ test: install-dev system-deps
 
 lint: install-dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy annotation storyboard mturk metrics config bench manage.py

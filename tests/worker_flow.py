@@ -24,10 +24,11 @@ def start_task(client: Client, campaign: Campaign, worker_query: str = "") -> st
     return token_of(response)
 
 
-def press_start(client: Client, campaign: Campaign, worker_query: str = "", **extra: str):
-    """The start page's form: a POST to the campaign link (with the worker token, if any)."""
+def press_start(client: Client, campaign: Campaign, worker_query: str = "", remote_addr: str = "127.0.0.1"):
+    """The start page's form: a POST to the campaign link (with the worker token, if any), from `remote_addr`."""
     data = parse_qs(worker_query.lstrip("?"))
-    return client.post(campaign_link(campaign), {key: values[0] for key, values in data.items()}, **extra)
+    return client.post(campaign_link(campaign), {key: values[0] for key, values in data.items()},
+                       REMOTE_ADDR=remote_addr)
 
 
 def token_of(task_redirect) -> str:
