@@ -10,7 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
@@ -23,7 +25,19 @@ MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "10"))
 
 
 @pytest.fixture
-def api_headers(django_user_model) -> Iterator[dict[str, str]]:
+def keep_test_connection() -> Iterator[None]:
+    """Requests go through the WSGI handler, which closes the database connection after each one (on
+    PostgreSQL that would end the test's transaction); Django's own test client disconnects the same
+    signal handlers."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def api_headers(django_user_model, keep_test_connection) -> Iterator[dict[str, str]]:
     """A staff token, and a little data so that generated ids sometimes exist."""
     staff = django_user_model.objects.create_user("fuzz", password="fuzz-password", is_staff=True)
     make_image()
