@@ -41,6 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.health.HealthCheckMiddleware",  # first: /healthz and /readyz skip host checks, redirects, sessions
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.database_unavailable.DatabaseUnavailableMiddleware",  # a failing database answers 503, not 500
@@ -71,12 +72,13 @@ TEMPLATES = [
     },
 ]
 
-# PostgreSQL: a connection attempt gives up after DATABASE_CONNECT_TIMEOUT s, a statement (lock waits included)
+# PostgreSQL: connections are kept for DATABASE_CONN_MAX_AGE s (default 600; SQLite 0) and checked before reuse;
+# a connection attempt gives up after DATABASE_CONNECT_TIMEOUT s, a statement (lock waits included)
 # after DATABASE_STATEMENT_TIMEOUT_MS (0: none); a request that hits either answers 503 (config.database_unavailable).
 DATABASES = {
     "default": database_settings(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0) if env_str("DATABASE_CONN_MAX_AGE", "") else None,
         connect_timeout=env_int("DATABASE_CONNECT_TIMEOUT", 5),
         statement_timeout_ms=env_int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000),
     )
