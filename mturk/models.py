@@ -87,6 +87,13 @@ class HIT(models.Model):
         ),
     )
     max_assignments = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
+    taken_slots = models.PositiveSmallIntegerField(
+        default=0, editable=False,
+        help_text=(
+            "How many slots confirmed assignments hold (accepted, submitted, approved, rejected); kept in step "
+            "by services.slots under this row's lock, so the next HIT is found by an index scan."
+        ),
+    )
     status = models.CharField(max_length=10, choices=HITStatus.choices, default=HITStatus.DRAFT)
     external_id = models.CharField(max_length=100, blank=True, db_index=True)
     hit_type_id = models.CharField(
@@ -102,7 +109,15 @@ class HIT(models.Model):
     class Meta:
         ordering = ["campaign_id", "position", "id"]
         verbose_name = "HIT"
-        indexes = [models.Index(fields=["campaign", "status", "position"])]
+        indexes = [
+            models.Index(fields=["campaign", "status", "position"]),
+            # The HITs a worker may be given, in the order they are given (fewest taken slots first): the next
+            # HIT is the first entries of this index that the worker has not done, whatever the campaign's size.
+            models.Index(
+                fields=["campaign", "taken_slots", "position", "id"], name="hit_open_slots",
+                condition=models.Q(status=HITStatus.PUBLISHED, taken_slots__lt=models.F("max_assignments")),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"HIT {self.pk} of {self.campaign_id}"

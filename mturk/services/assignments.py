@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
 from django.utils import timezone
 from rest_framework import serializers
 
 from ..models import HIT, Assignment, Campaign, Worker
 from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
+from .slots import candidate_hits, count_taken_slots, lock_hit, store_taken_slots
 
 
 class NoTaskAvailable(Exception):
@@ -46,11 +46,26 @@ def get_or_create_worker(provider: str, external_id: str) -> Worker:
 
 
 def expire_stale_assignments(campaign: Campaign | None = None) -> int:
-    """Accepted assignments past their deadline give their slot back (accepted -> expired)."""
-    stale = Assignment.objects.filter(status=AssignmentStatus.ACCEPTED, deadline__lt=timezone.now())
+    """Accepted assignments past their deadline give their slot back (accepted -> expired).
+
+    One read of the (status, deadline) index finds the overdue ones (usually none); each of their HITs
+    then has its overdue assignments expired and its slot counter stored, assignments before the HIT row
+    (see services.slots), in HIT id order."""
+    now = timezone.now()
+    stale = Assignment.objects.filter(status=AssignmentStatus.ACCEPTED, deadline__lt=now)
     if campaign is not None:
         stale = stale.filter(hit__campaign=campaign)
-    return stale.update(status=AssignmentStatus.EXPIRED)
+    hit_ids = sorted(set(stale.order_by().values_list("hit_id", flat=True)))
+    expired = 0
+    with transaction.atomic():
+        for hit_id in hit_ids:
+            freed = Assignment.objects.filter(
+                hit_id=hit_id, status=AssignmentStatus.ACCEPTED, deadline__lt=now,
+            ).update(status=AssignmentStatus.EXPIRED)
+            if freed:
+                store_taken_slots([hit_id])
+                expired += freed
+    return expired
 
 
 def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
@@ -58,7 +73,9 @@ def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
 
     Eligible: HIT published, not already done by this worker, not full, not of a group (an album)
     the worker took in another campaign (a worker never does two stages of one album); worker not
-    blocked and under the campaign's per-worker limit. HITs with the fewest taken slots come first."""
+    blocked and under the campaign's per-worker limit. HITs with the fewest taken slots come first, then
+    by position. Every statement reads an index for this worker or these HITs (services.slots), so the
+    cost does not grow with the campaign."""
     if campaign.status != CampaignStatus.ACTIVE:
         raise NoTaskAvailable("This campaign is not accepting work at the moment.")
     if worker.blocked:
@@ -71,20 +88,7 @@ def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
     limit = campaign.max_assignments_per_worker
     if limit is not None and mine.filter(status__in=SLOT_HOLDING).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
-    groups_done_elsewhere = (
-        Assignment.objects.filter(worker=worker, confirmed=True).exclude(hit__campaign=campaign).exclude(hit__group="")
-        .values("hit__group")
-    )
-    candidates = (
-        HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED)
-        .exclude(assignments__worker=worker)
-        .exclude(group__in=groups_done_elsewhere)
-        .annotate(taken=Count("assignments", filter=Q(assignments__status__in=SLOT_HOLDING,
-                                                      assignments__confirmed=True)))
-        .filter(taken__lt=F("max_assignments"))
-        .order_by("taken", "position", "id")
-        .values_list("pk", flat=True)[:20]
-    )
+    candidates = list(candidate_hits(campaign, worker, limit=20).values_list("pk", flat=True))
     for hit_id in candidates:
         assignment = _take_slot(hit_id, campaign, worker)
         if assignment is not None:
@@ -93,16 +97,23 @@ def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
 
 
 def _take_slot(hit_id: int, campaign: Campaign, worker: Worker) -> Assignment | None:
-    """Create the assignment if the HIT (locked) still has a free slot."""
+    """Create the assignment if the HIT (locked) still has a free slot, and count the slot taken.
+
+    Whether a slot is free is decided by a recount under the lock, not by the counter the candidates
+    were chosen by, and the counter is stored from it (see services.slots)."""
     try:
         with transaction.atomic():
-            hit = HIT.objects.select_for_update().get(pk=hit_id)
-            taken = hit.assignments.filter(status__in=SLOT_HOLDING, confirmed=True).count()
+            hit = lock_hit(hit_id)
+            taken = count_taken_slots(hit_id)
             if hit.status != HITStatus.PUBLISHED or taken >= hit.max_assignments:
+                if hit.taken_slots != taken:
+                    HIT.objects.filter(pk=hit_id).update(taken_slots=taken)
                 return None
-            return Assignment.objects.create(
+            assignment = Assignment.objects.create(
                 hit=hit, worker=worker, deadline=Assignment.deadline_for(campaign)
             )
+            HIT.objects.filter(pk=hit_id).update(taken_slots=taken + 1)
+            return assignment
     except IntegrityError:  # the same worker raced for this HIT in another request
         return Assignment.objects.filter(hit_id=hit_id, worker=worker).first()
 
@@ -200,4 +211,5 @@ def return_assignment(*, assignment_id: int, worker_external_id: str) -> Assignm
             )
         assignment.transition(AssignmentStatus.RETURNED)
         assignment.save(update_fields=["status"])
+        store_taken_slots([assignment.hit_id])
     return assignment

@@ -29,6 +29,7 @@ from .assignments import expire_stale_assignments, get_or_create_worker
 from .marketplace_publish import create_pending_hits, pending_hits
 from .participation import grant_pending, note_submission
 from .review import approve_assignment, approve_submitted, pay_pending_bonuses, reject_assignment
+from .slots import store_taken_slots
 
 log = logging.getLogger(__name__)
 ANSWER_FIELD = "answer"  # the form field our task page posts to the marketplace (a JSON copy)
@@ -111,6 +112,7 @@ def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> As
             report.new_submissions += 1
         local.marketplace_status = remote.status
         local.save(update_fields=changed)
+        store_taken_slots([hit.pk])  # a record confirmed, created or re-opened, or a reused id's holder returned
         note_submission(local)
     if remote.status == "Approved" and local.status != AssignmentStatus.APPROVED:
         local = approve_assignment(local, remote.feedback, on_marketplace=False)

@@ -1,0 +1,66 @@
+"""A HIT's slots: the counter that lets the next HIT be found by an index scan, and the candidates query.
+
+`HIT.taken_slots` holds how many confirmed assignments of the HIT hold a slot (SLOT_HOLDING). The
+partial index `hit_open_slots` (published HITs with `taken_slots < max_assignments`, ordered by
+campaign, taken_slots, position, id) then answers "the next HIT for this worker" from its first
+entries, skipping only the HITs this worker may not take, so an arrival costs the same at 1k or 1M HITs.
+
+Every write that takes or frees a slot (a new confirmed assignment, a return, an expiry, a marketplace
+record confirmed, re-opened or returned) calls `store_taken_slots` in its transaction after changing
+the assignments. It locks the HIT row, then recounts the HIT's slot-holding assignments in a new
+statement and stores the count. Recounting rather than adding or subtracting one is what keeps the
+counter right: the lock is granted only once the previous holder committed, so in PostgreSQL's read
+committed mode the recount sees every change whose writer locked the row before, and a record changed
+without this module (a shell, the admin) is counted in again by the next change to that HIT. The
+recount reads the assignments of one HIT (an index lookup), whatever the campaign's size.
+
+Lock order: assignment rows first, then the HIT row (approvals lock the same way, see storyboard's
+stage rules), except when a slot is taken: the HIT is locked before its new assignment is inserted,
+and an insert waits for no existing row."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Exists, F, OuterRef, QuerySet
+
+from ..models import HIT, Assignment, Campaign, Worker
+from ..states import SLOT_HOLDING, HITStatus
+
+
+def lock_hit(hit_id: int) -> HIT:
+    return HIT.objects.select_for_update().get(pk=hit_id)
+
+
+def count_taken_slots(hit_id: int) -> int:
+    """Slots of the HIT held by confirmed assignments (an index lookup of the HIT's assignments)."""
+    return Assignment.objects.filter(hit_id=hit_id, status__in=SLOT_HOLDING, confirmed=True).count()
+
+
+def store_taken_slots(hit_ids: Iterable[int]) -> None:
+    """Lock each HIT (in id order) and store its recounted slots; call inside the transaction that
+    changed its assignments, after the change."""
+    for hit_id in sorted(set(hit_ids)):
+        hit = lock_hit(hit_id)
+        taken = count_taken_slots(hit_id)
+        if hit.taken_slots != taken:
+            HIT.objects.filter(pk=hit_id).update(taken_slots=taken)
+
+
+def candidate_hits(campaign: Campaign, worker: Worker, limit: int) -> QuerySet[HIT]:
+    """The campaign's open HITs this worker may take, fewest taken slots first, then by position.
+
+    Walks the `hit_open_slots` index from its start: the HITs the worker already has a record of
+    (any record, returned ones too) and those of a group (an album) the worker did in another campaign
+    are anti-joins on the worker's own assignments, so the walk reads the HITs it returns plus those it
+    skips for this worker, never the whole campaign."""
+    done_by_worker = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
+    group_done_elsewhere = (
+        Assignment.objects.filter(worker=worker, confirmed=True, hit__group=OuterRef("group"))
+        .exclude(hit__group="").exclude(hit__campaign=campaign)
+    )
+    return (
+        HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, taken_slots__lt=F("max_assignments"))
+        .exclude(Exists(done_by_worker))
+        .exclude(Exists(group_done_elsewhere))
+        .order_by("taken_slots", "position", "id")[:limit]
+    )
