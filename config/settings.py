@@ -149,6 +149,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# A story's agreement scores (METEOR against the other stories of its sequence) are computed by a background
+# job after approval (one JVM per batch of approvals). Without a broker, tasks would run inside the approving
+# request, so by default the export computes the missing ones instead.
+STORY_SCORES_AFTER_APPROVAL = env_bool("STORY_SCORES_AFTER_APPROVAL", bool(_broker))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

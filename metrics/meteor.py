@@ -38,6 +38,7 @@ the penalty gamma * frag^beta is 0; with the hter parameters fMean = 1 / (0.6 / 
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import re
 import shutil
@@ -60,6 +61,16 @@ CHUNK = 200  # pairs per round trip; 200 lines of statistics (~25 KB) stay well 
 _LINE_BREAKS = re.compile(r"[\r\n]")
 _TOKEN_SEPARATORS = " \t\n\r\f"  # java.util.StringTokenizer's, which the jar splits texts with
 _PIPE_STANDINS = range(0xE000, 0xF900)  # the Basic Multilingual Plane's private use area
+
+
+def pair_key(hypothesis: str, references: Sequence[str]) -> str:
+    """A hash of what a METEOR score depends on: the setting, the hypothesis and the set of references (the score is
+    the best over the references, so their order does not matter). A stored score is current while its key is."""
+    digest = hashlib.sha256(METEOR_SETTING.encode())
+    for text in (hypothesis, *sorted(references)):
+        encoded = text.encode("utf-8", errors="surrogatepass")
+        digest.update(len(encoded).to_bytes(8, "big") + encoded)
+    return digest.hexdigest()
 
 
 class MeteorScorer(Protocol):

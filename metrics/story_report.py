@@ -98,10 +98,16 @@ def _against_others(stories: Sequence[StoryText]) -> tuple[list[StoryText], list
     return scored, references, skipped
 
 
+def agreement_stories(stories: Sequence[StoryText]) -> list[tuple[StoryText, list[str]]]:
+    """Each story that inter_worker_agreement scores with METEOR, with the texts of the other stories of its
+    sequence (in the order given)."""
+    scored, references, _ = _against_others(stories)
+    return list(zip(scored, references, strict=True))
+
+
 def agreement_pairs(stories: Sequence[StoryText]) -> list[tuple[str, list[str]]]:
     """The (story, other stories of its sequence) pairs inter_worker_agreement scores with METEOR."""
-    scored, references, _ = _against_others(stories)
-    return [(story.text, refs) for story, refs in zip(scored, references, strict=True)]
+    return [(story.text, refs) for story, refs in agreement_stories(stories)]
 
 
 def inter_worker_agreement(stories: Sequence[StoryText], meteor: MeteorScorer | None = None, *,

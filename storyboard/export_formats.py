@@ -10,11 +10,12 @@ from .reports import meteor_for_report, report_sample_limit, start_scoring, writ
 
 
 def export_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
-    # The report's METEOR JVM starts first and loads its tables while the stories are written; it then
-    # scores the agreement sample while the descriptions are written.
+    # Once the stories are written, the agreement sample's stored METEOR scores are read; a JVM starts only
+    # when some are missing, and scores them while the descriptions are written; they are then stored.
     with meteor_for_report() as meteor:
         records, writer = write_sind(bundle, campaigns, start_scoring(bundle, meteor))
         write_story_report(bundle, writer, meteor)
+        meteor.store()
     return records
 
 

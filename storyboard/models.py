@@ -149,3 +149,22 @@ class ChosenSequence(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "album"], name="one_chosen_sequence_per_album")]
+
+
+class StoryAgreement(models.Model):
+    """A story's METEOR against the other stories of its photo sequence (the stories report's agreement score),
+    computed once and stored. `references_hash` is `metrics.meteor.pair_key` of the story's text and the texts
+    it was scored against (and the METEOR setting): a score whose hash differs from the current one is stale.
+    `whole_sequence` marks the scores of a story against every other story of its sequence (the background
+    job's); an export limited to some campaigns stores its own. `meteor` is None when the sequence has no
+    other story."""
+
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="agreement_scores")
+    references_hash = models.CharField(max_length=64)
+    references = models.PositiveIntegerField()
+    whole_sequence = models.BooleanField(default=False)
+    meteor = models.FloatField(null=True, blank=True)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["story", "references_hash"], name="one_score_per_reference_set")]

@@ -9,13 +9,15 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from metrics.meteor import Meteor, MeteorError, MeteorScorer
-from metrics.story_report import StoryText, agreement_pairs, story_report
+from metrics.meteor import Meteor, MeteorError, MeteorScorer, pair_key
+from metrics.story_report import StoryText, agreement_stories, story_report
 from metrics.story_report_html import story_report_html
+
+from .services.agreement_scores import store_meteor, stored_meteor
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
@@ -68,28 +70,99 @@ def agreement_sample(stories: list[StoryText], limit: int) -> list[StoryText]:
 
 
 @contextmanager
-def meteor_for_report() -> Iterator[PrefetchedMeteor | MeteorError]:
-    """The report's METEOR JVM, started before the export writes its files so that it loads its
-    paraphrase tables meanwhile (a separate process); or the error saying why there is none."""
+def meteor_for_report() -> Iterator[ReportMeteor]:
+    """The report's METEOR scores: stored ones, and the missing ones computed in one JVM (stopped at the end)."""
+    meteor = ReportMeteor()
     try:
-        scorer = Meteor()
-    except MeteorError as exc:
-        yield exc
-        return
-    with scorer as meteor:
-        yield PrefetchedMeteor(meteor)
+        yield meteor
+    finally:
+        meteor.close()
 
 
-def start_scoring(bundle: ExportBundle, meteor: PrefetchedMeteor | MeteorError) -> Callable[[SindWriter], None]:
-    """The export's hook once its stories are written: score the agreement sample in the background.
-    Checks the `report_sample` option first, so that a bad value stops the export before it writes anything."""
+def start_scoring(bundle: ExportBundle, meteor: ReportMeteor) -> Callable[[SindWriter], None]:
+    """The export's hook once its stories are written: read the agreement sample's stored scores, and score the
+    missing ones in the background. Checks the `report_sample` option first, so that a bad value stops the
+    export before it writes anything."""
     report_sample_limit(bundle.options)
 
     def stories_written(writer: SindWriter) -> None:
-        if isinstance(meteor, PrefetchedMeteor):
-            meteor.prefetch(agreement_pairs(report_stories(bundle, writer)[1]))
+        story_pk = {export_id: pk for pk, export_id in writer.stories.export_id.items()}
+        meteor.prepare([(story_pk[int(story.story_id)], story.text, references)
+                        for story, references in agreement_stories(report_stories(bundle, writer)[1])])
 
     return stories_written
+
+
+class ReportMeteor:
+    """METEOR for the stories report: the stored score of each (story, references) pair when there is one
+    (`storyboard.services.agreement_scores`); the others are scored in one JVM, started only then, in a
+    background thread while the export writes its other files, and stored (`store`)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, float] = {}  # pair key -> score
+        self._missing: list[tuple[int, str, str, list[str]]] = []  # story pk, pair key, hypothesis, references
+        self._meteor: MeteorScorer | None = None
+        self._jvm = ExitStack()
+        self._prefetched: PrefetchedMeteor | None = None
+        self._error: MeteorError | None = None
+        self._stored = False
+
+    @property
+    def started_jvm(self) -> bool:
+        return self._meteor is not None
+
+    def prepare(self, stories: list[tuple[int, str, list[str]]]) -> None:
+        """Look up the stored scores of these (story pk, text, references); start scoring the others."""
+        keyed = [(pk, pair_key(text, references), text, references) for pk, text, references in stories]
+        stored = stored_meteor((pk, key) for pk, key, _, _ in keyed)
+        for pk, key, text, references in keyed:
+            score = stored.get((pk, key))
+            if score is None:
+                self._missing.append((pk, key, text, references))
+            else:
+                self._known[key] = score
+        if self._missing:
+            meteor = self._start()
+            if meteor is not None:
+                self._prefetched = PrefetchedMeteor(meteor)
+                self._prefetched.prefetch([(text, references) for _, _, text, references in self._missing])
+
+    def _start(self) -> MeteorScorer | None:
+        """The JVM (started at the first call), or None when it cannot start (`_error` says why)."""
+        if self._meteor is None and self._error is None:
+            try:
+                self._meteor = self._jvm.enter_context(Meteor())
+            except MeteorError as exc:
+                self._error = exc
+                return None
+        return self._meteor
+
+    def score_many(self, pairs: Iterable[tuple[str, Sequence[str]]]) -> list[float]:
+        pairs = [(hypothesis, list(references)) for hypothesis, references in pairs]
+        if self._prefetched is not None:
+            missing = [(text, references) for _, _, text, references in self._missing]
+            for (_, key, _, _), score in zip(self._missing, self._prefetched.score_many(missing), strict=True):
+                self._known[key] = score
+            self._prefetched = None
+        keys = [pair_key(hypothesis, references) for hypothesis, references in pairs]
+        unknown = [pair for pair, key in zip(pairs, keys, strict=True) if key not in self._known]
+        if unknown:
+            meteor = self._start()
+            if meteor is None:
+                raise self._error or MeteorError("METEOR did not start")
+            for key, score in zip([pair_key(h, r) for h, r in unknown], meteor.score_many(unknown), strict=True):
+                self._known[key] = score
+        return [self._known[key] for key in keys]
+
+    def store(self) -> None:
+        """Keep the scores computed for the prepared pairs."""
+        if not self._stored:
+            store_meteor((pk, key, len(references), self._known[key])
+                         for pk, key, _, references in self._missing if key in self._known)
+            self._stored = True
+
+    def close(self) -> None:
+        self._jvm.close()
 
 
 class PrefetchedMeteor:
@@ -133,8 +206,9 @@ def report_stories(bundle: ExportBundle, writer: SindWriter) -> tuple[list[Story
 
 
 def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: MeteorScorer | MeteorError) -> None:
-    """METEOR costs about 2 ms per story-reference pair, so agreement and correlations are measured
-    on a sample of `report_sample` stories (default 1,000; 0 = all); tier statistics use everything."""
+    """Agreement and correlations are measured on a sample of `report_sample` stories (default 1,000; 0 = all;
+    METEOR costs about 2 ms per story-reference pair when a score is not stored yet); tier statistics use
+    everything."""
     everything, stories, limit = report_stories(bundle, writer)
     crowd = {"campaigns": [asdict(s) for s in bundle.crowd_statistics(bundle.campaigns)]}
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from mturk.models import Assignment
 
 from ..models import SequenceDescription, Setting, Story, Storylet, StoryRating
+from .agreement_scores import queue_scoring
 
 
 def normalize(text: str) -> str:
@@ -40,6 +41,7 @@ def record_story(assignment: Assignment) -> Story:
     else:
         story = Story.objects.create(setting=Setting.RETELL, sequence_of_id=answer["sequence"], **common)
         _storylets(story, sequence_photos(answer["sequence"]), answer["texts"])
+    queue_scoring()  # the new story, and the references of the other stories of its sequence
     return story
 
 

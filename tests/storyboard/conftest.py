@@ -37,5 +37,5 @@ def _session_meteor():
 
 @pytest.fixture(autouse=True)
 def shared_meteor(_session_meteor, monkeypatch):
-    for module in ("storyboard.reports", "storyboard.services.story_runs"):
+    for module in ("storyboard.reports", "storyboard.services.story_runs", "storyboard.services.agreement_scores"):
         monkeypatch.setattr(f"{module}.Meteor", _session_meteor)
