@@ -20,6 +20,10 @@ class Image(models.Model):
     file_size = models.PositiveIntegerField()
     thumb_small = models.FileField(upload_to="images/320/", max_length=255, blank=True)
     thumb_large = models.FileField(upload_to="images/1024/", max_length=255, blank=True)
+    renditions_version = models.PositiveSmallIntegerField(
+        default=0, db_index=True,
+        help_text="Version of the recipe that made thumb_small and thumb_large (0: none yet, or older ones).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -36,6 +40,29 @@ class Image(models.Model):
     @property
     def small_url(self) -> str:
         return (self.thumb_small or self.thumb_large or self.original).url
+
+
+class RenditionJob(models.Model):
+    """A background run that gives images made with an older recipe their new renditions.
+
+    `last_image_id` is where the run has got to (in image id order): a run that was interrupted goes on
+    from there. Images that could not be rendered are counted and listed in `failures` (the first 100)."""
+
+    target_version = models.PositiveSmallIntegerField()
+    total = models.PositiveIntegerField(help_text="Images to render when the run started.")
+    done = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    failures = models.JSONField(default=list, blank=True)
+    last_image_id = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"renditions v{self.target_version}: {self.done + self.failed}/{self.total}"
 
 
 class Concept(models.Model):

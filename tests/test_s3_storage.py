@@ -158,9 +158,9 @@ def test_upload_renditions_export_and_download_on_s3(api, on_s3, bucket, s3_env,
     assert stored(bucket, image.original.name) == (photo, "image/jpeg")
     for field, longest in (("thumb_small", 320), ("thumb_large", 1024)):
         data, content_type = stored(bucket, getattr(image, field).name)
-        assert content_type == "image/jpeg"
+        assert content_type == "image/webp"
         with PILImage.open(io.BytesIO(data)) as rendition:
-            assert rendition.format == "JPEG" and max(rendition.size) == longest
+            assert rendition.format == "WEBP" and max(rendition.size) == longest
 
     # The API hands out signed S3 URLs that serve those bytes.
     described = api.get(f"/api/images/{image.pk}/").json()

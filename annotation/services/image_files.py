@@ -1,4 +1,4 @@
-"""Validating image bytes with Pillow and making thumbnails."""
+"""Validating image bytes with Pillow and making the renditions task pages show."""
 from __future__ import annotations
 
 import warnings
@@ -12,7 +12,14 @@ from PIL import ImageOps, UnidentifiedImageError
 # Pillow format name -> file extension of the stored original.
 ALLOWED_FORMATS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
 THUMBNAIL_SIZES = {"thumb_small": 320, "thumb_large": 1024}
-THUMBNAIL_QUALITY = 80
+# Renditions are WebP (every browser the task pages support shows it), without metadata. Each size has a
+# byte budget: the first quality whose file fits is kept (detailed photos step down, most fit at the first).
+RENDITION_FORMAT, RENDITION_EXTENSION = "WEBP", "webp"
+RENDITION_QUALITIES = (75, 68, 60, 52, 44, 36)
+RENDITION_BUDGETS = {"thumb_small": 25 * 1024, "thumb_large": 80 * 1024}
+# The version of the recipe above. Images whose renditions are older get new ones (`manage.py
+# render_images`); raise it whenever sizes, format, quality or budgets change.
+RENDITIONS_VERSION = 1
 
 
 class ImageRejected(ValueError):
@@ -60,21 +67,52 @@ def inspect_image(data: bytes) -> ImageInfo:
     return ImageInfo(fmt, ALLOWED_FORMATS[fmt], width, height)
 
 
+def encode_rendition(picture: PILImage.Image, budget: int) -> bytes:
+    """WebP bytes of the picture at the first quality of RENDITION_QUALITIES that fits the byte budget
+    (the lowest quality when none does)."""
+    data = b""
+    for quality in RENDITION_QUALITIES:
+        buffer = BytesIO()
+        picture.save(buffer, RENDITION_FORMAT, quality=quality, method=6)
+        data = buffer.getvalue()
+        if len(data) <= budget:
+            break
+    return data
+
+
+def _oriented_rgb(image: PILImage.Image) -> PILImage.Image:
+    """The image as shown: EXIF-oriented, transparency flattened on white."""
+    oriented = ImageOps.exif_transpose(image)
+    if oriented.mode not in ("RGB", "L"):
+        background = PILImage.new("RGB", oriented.size, (255, 255, 255))
+        rgba = oriented.convert("RGBA")
+        background.paste(rgba, mask=rgba.split()[-1])
+        oriented = background
+    return oriented
+
+
 def render_thumbnails(data: bytes) -> dict[str, bytes]:
-    """JPEG renditions, EXIF-oriented, longest side at most 320 and 1024 px."""
+    """WebP renditions, EXIF-oriented and flattened on white, longest side at most 320 and 1024 px, each
+    within its byte budget."""
     PILImage.MAX_IMAGE_PIXELS = settings.IMAGE_MAX_PIXELS
     out: dict[str, bytes] = {}
     with PILImage.open(BytesIO(data)) as image:
-        oriented = ImageOps.exif_transpose(image)
-        if oriented.mode not in ("RGB", "L"):
-            background = PILImage.new("RGB", oriented.size, (255, 255, 255))
-            rgba = oriented.convert("RGBA")
-            background.paste(rgba, mask=rgba.split()[-1])
-            oriented = background
+        image.draft("RGB", (THUMBNAIL_SIZES["thumb_large"],) * 2)  # JPEG: decode at a reduced scale when large
+        oriented = _oriented_rgb(image)
         for field, size in THUMBNAIL_SIZES.items():
             copy = oriented.copy()
             copy.thumbnail((size, size), PILImage.Resampling.LANCZOS)
-            buffer = BytesIO()
-            copy.save(buffer, "JPEG", quality=THUMBNAIL_QUALITY, optimize=True, progressive=True)
-            out[field] = buffer.getvalue()
+            out[field] = encode_rendition(copy, RENDITION_BUDGETS[field])
     return out
+
+
+def jpeg_copy(data: bytes, longest: int = 1024, quality: int = 80) -> bytes:
+    """A JPEG of the image as shown, longest side at most `longest` px: for exports whose files are named .jpg
+    when the original is another format."""
+    PILImage.MAX_IMAGE_PIXELS = settings.IMAGE_MAX_PIXELS
+    with PILImage.open(BytesIO(data)) as image:
+        picture = _oriented_rgb(image)
+        picture.thumbnail((longest, longest), PILImage.Resampling.LANCZOS)
+        buffer = BytesIO()
+        picture.save(buffer, "JPEG", quality=quality, optimize=True, progressive=True)
+    return buffer.getvalue()

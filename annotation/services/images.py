@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 
 from ..models import Image
-from .image_files import ImageRejected, inspect_image, render_thumbnails
+from .image_files import ImageRejected, inspect_image
 
 
 @dataclass(frozen=True)
@@ -210,15 +210,3 @@ def import_uploads(files: Iterable[UploadedFile]) -> ImportReport:
         else:
             report.merge(import_named_files([(name, upload.read())]))
     return report
-
-
-def ensure_thumbnails(image: Image) -> Image:
-    """Make the 320 and 1024 px renditions if they are missing (idempotent)."""
-    if image.thumb_small and image.thumb_large:
-        return image
-    with image.original.open("rb") as handle:
-        renditions = render_thumbnails(handle.read())
-    for field_name, data in renditions.items():
-        getattr(image, field_name).save(f"{image.sha256[:2]}/{image.sha256}.jpg", ContentFile(data), save=False)
-    Image.objects.filter(pk=image.pk).update(thumb_small=image.thumb_small.name, thumb_large=image.thumb_large.name)
-    return image

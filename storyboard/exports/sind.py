@@ -28,6 +28,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotation.models import Description, Image
+from annotation.services.image_files import jpeg_copy
 from mturk.models import Campaign, Worker
 
 from ..models import Album, ChosenSequence, Photo, Storylet
@@ -299,9 +300,12 @@ class SindWriter:
             photos = Photo.objects.filter(album_id__in=batch).values_list("external_id", "image_id")
             images = Image.objects.in_bulk([image for _, image in photos])
             for photo, image_pk in photos:
-                image = images[image_pk]
-                stored = image.original if image.format == "JPEG" or not image.thumb_large else image.thumb_large
-                self.bundle.copy_stored_file(f"images/{split}/{photo}.jpg", stored.name)
+                image, name = images[image_pk], f"images/{split}/{photo}.jpg"
+                if image.format == "JPEG":
+                    self.bundle.copy_stored_file(name, image.original.name)
+                    continue
+                with image.original.open("rb") as handle, self.bundle.open_binary(name) as out:
+                    out.write(jpeg_copy(handle.read()))  # the names say JPEG: other formats are converted
 
 
 RATING_QUESTION = (

@@ -33,8 +33,9 @@ def test_import_stores_original_dimensions_and_thumbnails(django_capture_on_comm
     with PILImage.open(image.thumb_small.path) as small, PILImage.open(image.thumb_large.path) as large:
         assert small.size == (320, 240)
         assert large.size == (1024, 768)
-        assert small.format == large.format == "JPEG"
-    assert image.display_url.endswith(".jpg") and "/1024/" in image.display_url
+        assert small.format == large.format == "WEBP"
+    assert image.display_url.endswith(f"/{image.sha256}.webp") and "/1024/" in image.display_url
+    assert image.small_url.endswith(f"/{image.sha256}.webp") and "/320/" in image.small_url
 
 
 def test_same_content_is_deduplicated():
