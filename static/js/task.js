@@ -107,7 +107,8 @@
     var panel = document.getElementById("task-done");
     document.getElementById("task-done-message").textContent = body.message;
     var next = document.getElementById("next-task");
-    if (body.next_url) { next.href = body.next_url; next.hidden = false; }
+    var nextForm = document.getElementById("next-task-form");  // a POST: the worker's explicit start of the next task
+    if (body.next_url) { nextForm.action = body.next_url; nextForm.hidden = false; }
     panel.hidden = false;
     (body.next_url ? next : panel).focus();
     form.dispatchEvent(new CustomEvent("task:stored", {detail: {response: body, answer: answer}}));
