@@ -23,8 +23,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import boto3
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.db import connection
 from moto.server import ThreadedMotoServer
 from PIL import Image as PILImage
@@ -239,3 +241,29 @@ def test_a_concurrent_import_of_the_same_image_keeps_the_stored_original(on_s3, 
     assert not created and image.pk == winner[0].pk and Image.objects.count() == 1
     assert image.original.name in keys(bucket)
     assert stored(bucket, image.original.name)[0] == data
+
+
+def test_render_images_replaces_older_renditions_in_the_bucket(on_s3, bucket, capsys):
+    image, _ = import_image_bytes("old.jpg", image_bytes("JPEG", size=(1600, 1200)))
+    image.refresh_from_db()  # its renditions were made after the import committed
+    current = {image.thumb_small.name, image.thumb_large.name}
+    assert all(name.endswith(".webp") for name in current)
+    for name in current:  # as stored before WebP: JPEG renditions, recipe version 0
+        default_storage.delete(name)
+    old = {field: default_storage.save(f"images/{size}/{image.sha256[:2]}/{image.sha256}.jpg",
+                                       ContentFile(image_bytes("JPEG", size=(size, size * 3 // 4))))
+           for field, size in (("thumb_small", 320), ("thumb_large", 1024))}
+    Image.objects.filter(pk=image.pk).update(renditions_version=0, **old)
+    assert keys(bucket) == {image.original.name, *old.values()}
+
+    call_command("render_images")
+
+    assert "1 image(s) rendered, 0 failed" in capsys.readouterr().out
+    image.refresh_from_db()
+    assert {image.thumb_small.name, image.thumb_large.name} == current
+    assert keys(bucket) == {image.original.name, *current}  # the JPEG renditions are gone
+    for name in current:
+        data, content_type = stored(bucket, name)
+        assert content_type == "image/webp"
+        with PILImage.open(io.BytesIO(data)) as rendition:
+            assert rendition.format == "WEBP"
