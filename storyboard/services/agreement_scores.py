@@ -80,7 +80,7 @@ def current_pairs(album_ids: Iterable[int]) -> list[CurrentPair]:
 def albums_with_unscored_stories() -> list[int]:
     """Albums with a story that has no whole-sequence score (a story recorded since the last job)."""
     scored = StoryAgreement.objects.filter(story=OuterRef("pk"), whole_sequence=True)
-    return sorted(set(Story.objects.filter(~Exists(scored)).values_list("album_id", flat=True).distinct()))
+    return sorted(set(Story.objects.filter(~Exists(scored)).order_by().values_list("album_id", flat=True).distinct()))
 
 
 def score_stories(album_ids: Iterable[int] | None = None, *, meteor: MeteorScorer | None = None,
@@ -88,8 +88,8 @@ def score_stories(album_ids: Iterable[int] | None = None, *, meteor: MeteorScore
     """Compute and store the missing or stale whole-sequence scores of the stories of these albums (every album
     when None), one JVM for all of them (started only when something is to be scored, stopped at the end; or
     the `meteor` given). `progress` is called with the number of stories of each batch done."""
-    albums = sorted(set(album_ids) if album_ids is not None else
-                    Story.objects.values_list("album_id", flat=True).distinct())
+    albums = sorted(set(album_ids if album_ids is not None else
+                        Story.objects.order_by().values_list("album_id", flat=True).distinct()))
     report = ScoringReport()
     with ExitStack() as jvm:
         for batch in _batches(albums, ALBUM_BATCH):
