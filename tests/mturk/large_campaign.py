@@ -8,11 +8,13 @@ The shape of a second-stage campaign of a visual-stories workflow part-way throu
 - an earlier stage with one approved HIT per group, done by the same crowd (so groups are excluded);
 - `hits // 20` workers (at least 10), and `stale` accepted assignments already past their deadline on
   partly taken HITs (the next arrival expires them).
-Then ANALYZE, so the planner sees the sizes."""
+Then ANALYZE, so the planner sees the sizes. `scans_of` reads PostgreSQL's plan of a statement."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.db import connection, transaction
 
@@ -45,7 +47,7 @@ def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5) -> La
     campaign = Campaign.objects.create(name=f"{tag} stage 2", task_kind="describe_image", reward=Decimal("0.10"),
                                        assignments_per_hit=SLOTS, status=CampaignStatus.ACTIVE)
     taken = f"(CASE WHEN i <= {full} THEN {SLOTS} WHEN i <= {partial} THEN 1 + mod(i, 2) ELSE 0 END)"
-    params = {"tag": tag, "hits": hits, "groups": groups, "workers": workers, "stale": stale,
+    params: dict[str, int | str] = {"tag": tag, "hits": hits, "groups": groups, "workers": workers, "stale": stale,
               "campaign": campaign.pk, "earlier": earlier.pk}
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
@@ -115,3 +117,21 @@ def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5) -> La
                             WHERE w.external_id LIKE %(tag)s || '-late-%%')""", params)
         cursor.execute("ANALYZE mturk_worker; ANALYZE mturk_hit; ANALYZE mturk_assignment")
     return LargeCampaign(campaign=campaign, earlier_stage=earlier, tag=tag)
+
+
+def plan_nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+    return [node, *[n for child in node.get("Plans", []) for n in plan_nodes(child)]]
+
+
+def scans_of(sql: str, *, analyze: bool = False) -> list[dict[str, Any]]:
+    """Every node of the statement's plan (EXPLAIN ... FORMAT JSON; with ANALYZE the statement runs)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN ({'ANALYZE, ' if analyze else ''}FORMAT JSON) {sql}")
+        (document,), = cursor.fetchall()
+    plan = document if isinstance(document, list) else json.loads(document)
+    return plan_nodes(plan[0]["Plan"])
+
+
+def explainable(statements: list[str]) -> list[str]:
+    """The statements EXPLAIN accepts (transaction control and savepoints left out)."""
+    return [s for s in statements if s.split(None, 1)[0].upper() in {"SELECT", "INSERT", "UPDATE", "DELETE", "WITH"}]

@@ -6,9 +6,6 @@ sequential scan of the HIT or assignment tables, and the reads (EXPLAIN ANALYZE 
 returned plus rows filtered out by each scan of those tables) stay far below the campaign's size."""
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 from django.db import connection
 from django.db.models import Count, Q
@@ -18,7 +15,7 @@ from mturk.models import HIT, Assignment
 from mturk.services.assignments import start_local_task
 from mturk.states import SLOT_HOLDING, AssignmentStatus
 
-from .large_campaign import build_large_campaign
+from .large_campaign import build_large_campaign, explainable, scans_of
 
 pytestmark = [
     pytest.mark.django_db,
@@ -30,23 +27,10 @@ TABLES = {"mturk_hit", "mturk_assignment"}
 MOST_ROWS_READ = 1_000  # per scan of a table: a bounded walk of an index, 1% of the campaign
 
 
-def plan_nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
-    return [node, *[n for child in node.get("Plans", []) for n in plan_nodes(child)]]
-
-
-def explain(sql: str, analyze: bool) -> list[dict[str, Any]]:
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN ({'ANALYZE, ' if analyze else ''}FORMAT JSON) {sql}")
-        (document,), = cursor.fetchall()
-    plan = document if isinstance(document, list) else json.loads(document)
-    return plan_nodes(plan[0]["Plan"])
-
-
 def arrival_statements(run) -> list[str]:
     with CaptureQueriesContext(connection) as captured:
         run()
-    statements = [q["sql"] for q in captured.captured_queries]
-    return [s for s in statements if not s.upper().startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK"))]
+    return explainable([q["sql"] for q in captured.captured_queries])
 
 
 def test_arrivals_at_100k_hits_scan_no_table_and_read_a_bounded_number_of_rows():
@@ -67,11 +51,11 @@ def test_arrivals_at_100k_hits_scan_no_table_and_read_a_bounded_number_of_rows()
 
     sequential, wide = [], []
     for sql in statements:
-        for node in explain(sql, analyze=False):
+        for node in scans_of(sql):
             if node["Node Type"] == "Seq Scan" and node.get("Relation Name") in TABLES:
                 sequential.append((node["Relation Name"], sql))
         if sql.upper().startswith("SELECT"):
-            for node in explain(sql, analyze=True):
+            for node in scans_of(sql, analyze=True):
                 if node.get("Relation Name") in TABLES:
                     read = (node["Actual Rows"] + node.get("Rows Removed by Filter", 0)) * node["Actual Loops"]
                     if read > MOST_ROWS_READ:
