@@ -2,7 +2,8 @@
 
 Run: .venv/bin/python bench/worker_endpoints.py [--hits 200] [--requests 300]
 (honours DATABASE_URL; uses a throw-away database: the test database of the configured server,
-or an in-memory SQLite one). Prints median and p99 server time and the query counts."""
+or an in-memory SQLite one). Prints median and p99 server time and the query counts. Rendition sizes are
+measured on real photographs by bench/renditions.py."""
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,6 @@ def main() -> None:
         from django.db import connection
         from django.test import Client
 
-        from annotation.demo.scenes import demo_scenes
-        from annotation.services.image_files import render_thumbnails
         from tests.factories import GOOD_TEXT, make_campaign
         from tests.worker_flow import start_task, submit
 
@@ -54,7 +53,6 @@ def main() -> None:
             response = submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
             submit_times.append(time.perf_counter() - started)
             assert response.status_code == 201, response.content
-        renditions = [render_thumbnails(scene.jpeg) for scene in demo_scenes(12)]
 
         def p99(values: list[float]) -> str:
             return f"{statistics.quantiles(values, n=100)[98] * 1000:.1f} ms"
@@ -64,10 +62,6 @@ def main() -> None:
               f"{page_queries} queries")
         print(f"submission: median {statistics.median(submit_times) * 1000:.1f} ms, p99 {p99(submit_times)}, "
               f"{submit_queries} queries")
-        for field in ("thumb_small", "thumb_large"):
-            sizes = [len(r[field]) for r in renditions]
-            print(f"{field} of 12 demo scenes (800x600 originals): median {statistics.median(sizes) / 1024:.1f} KB, "
-                  f"max {max(sizes) / 1024:.1f} KB")
 
 
 if __name__ == "__main__":
