@@ -44,6 +44,9 @@ class TaskKind(ABC):
     template: ClassVar[str]
     result_serializer: ClassVar[type[serializers.Serializer]]
     defaults: ClassVar[TaskDefaults]
+    # Whether `validate` reads the HIT's page payload (context["payload"]); a kind whose answers are checked on
+    # their own sets False, and its submissions are validated without building it (an empty payload).
+    answer_needs_payload: ClassVar[bool] = True
 
     def options(self, campaign: Campaign) -> dict[str, Any]:
         return {**self.defaults.options, **(campaign.options or {})}

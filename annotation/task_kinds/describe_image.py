@@ -59,6 +59,7 @@ class DescribeImage(TaskKind):
     label = "Describe an image"
     template = "annotation/describe_image.html"
     result_serializer = DescribeImageResult
+    answer_needs_payload = False  # the answer is checked against the options only
     defaults = TaskDefaults(
         reward=Decimal("0.05"),
         assignments_per_hit=5,

@@ -122,43 +122,42 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
     """Validate and store a worker's answer exactly once.
 
     A double click, a retry or concurrent requests for the same assignment store one answer:
-    the assignment row is locked and a second submission finds it already answered."""
-    assignment = (
-        Assignment.objects.select_related("hit__campaign", "worker").filter(pk=assignment_id).first()
-    )
-    if assignment is None:
-        raise SubmissionError(404, "This assignment does not exist.")
-    if assignment.worker.external_id != worker_external_id:
-        raise SubmissionError(403, "This assignment belongs to another worker.")
-    if assignment.status in ANSWERED:
-        return SubmissionResult(assignment, created=False)
-    hit = assignment.hit
-    campaign = hit.campaign
-    kind = get_task_kind(campaign.task_kind)
-    payload = kind.build_payloads(campaign, [hit])[hit.pk]
-    try:
-        cleaned = kind.validate(campaign, payload, answer)
-    except serializers.ValidationError as exc:
-        errors = exc.detail if isinstance(exc.detail, dict) else {"answer": exc.detail}
-        raise SubmissionError(400, "The answer is not valid.", errors) from None
+    the assignment row is read and locked in one statement (with its HIT, campaign and worker), and a
+    second submission finds it already answered. The HIT's page payload is built only for kinds whose
+    validation reads it (TaskKind.answer_needs_payload)."""
     with transaction.atomic():
-        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if locked.status in ANSWERED:
-            return SubmissionResult(locked, created=False)
-        if locked.status != AssignmentStatus.ACCEPTED:
+        try:
+            assignment = (
+                Assignment.objects.select_for_update(of=("self",)).select_related("hit__campaign", "worker")
+                .get(pk=assignment_id)
+            )
+        except Assignment.DoesNotExist:
+            raise SubmissionError(404, "This assignment does not exist.") from None
+        if assignment.worker.external_id != worker_external_id:
+            raise SubmissionError(403, "This assignment belongs to another worker.")
+        if assignment.status in ANSWERED:
+            return SubmissionResult(assignment, created=False)
+        hit = assignment.hit
+        campaign = hit.campaign
+        kind = get_task_kind(campaign.task_kind)
+        payload = kind.build_payloads(campaign, [hit])[hit.pk] if kind.answer_needs_payload else {}
+        try:
+            cleaned = kind.validate(campaign, payload, answer)
+        except serializers.ValidationError as exc:
+            errors = exc.detail if isinstance(exc.detail, dict) else {"answer": exc.detail}
+            raise SubmissionError(400, "The answer is not valid.", errors) from None
+        if assignment.status != AssignmentStatus.ACCEPTED:
             raise SubmissionError(
-                409, f"This task was {locked.get_status_display().lower()} and can no longer be submitted."
+                409, f"This task was {assignment.get_status_display().lower()} and can no longer be submitted."
             )
         now = timezone.now()
-        locked.answer = cleaned
-        locked.transition(AssignmentStatus.SUBMITTED)
-        locked.submitted_at = now
-        locked.time_on_task = now - locked.accepted_at
-        locked.check_flags = kind.checks(campaign, cleaned)
-        locked.save(update_fields=["answer", "status", "submitted_at", "time_on_task", "check_flags"])
-    locked.hit = hit
-    locked.worker = assignment.worker
-    return SubmissionResult(locked, created=True)
+        assignment.answer = cleaned
+        assignment.transition(AssignmentStatus.SUBMITTED)
+        assignment.submitted_at = now
+        assignment.time_on_task = now - assignment.accepted_at
+        assignment.check_flags = kind.checks(campaign, cleaned)
+        assignment.save(update_fields=["answer", "status", "submitted_at", "time_on_task", "check_flags"])
+    return SubmissionResult(assignment, created=True)
 
 
 

@@ -62,6 +62,7 @@ class RateStory(TaskKind):
     label = "Rate a story"
     template = "storyboard/rate_story.html"
     result_serializer = RateStoryResult
+    answer_needs_payload = False  # the answer is checked against the options only
     defaults = TaskDefaults(
         reward=Decimal("0.05"),
         assignments_per_hit=5,

@@ -161,6 +161,46 @@ def test_expired_assignment_cannot_be_submitted(client):
     assert "expired" in response.json()["error"]
 
 
+def test_an_expired_assignment_with_an_invalid_answer_is_told_about_the_answer_first(client):
+    campaign = make_campaign(images=1)
+    token = start_task(client, campaign)
+    Assignment.objects.update(status=AssignmentStatus.EXPIRED)
+    response = submit(client, {"token": token, "answer": {"text": "Too short."}})
+    assert response.status_code == 400
+    assert "at least 8 words" in response.json()["fields"]["text"][0]
+
+
+def statements(queries) -> list[str]:
+    return [query["sql"] for query in queries]
+
+
+def test_a_submission_reads_and_locks_its_assignment_in_one_statement(client, django_assert_num_queries):
+    """The assignment with its HIT, campaign and worker, locked, in one SELECT; describe_image's answer is
+    validated without building the page payload (no image query). Then the UPDATE; the transaction's
+    savepoint and its release make the 4."""
+    campaign = make_campaign(images=2)
+    token = start_task(client, campaign)
+    with django_assert_num_queries(4) as captured:
+        assert submit(client, {"token": token, "answer": {"text": GOOD_TEXT}}).status_code == 201
+    selects = [sql for sql in statements(captured) if sql.startswith("SELECT")]
+    assert len(selects) == 1
+    assert "mturk_campaign" in selects[0] and "mturk_worker" in selects[0]
+    if connection.vendor == "postgresql":
+        assert selects[0].endswith('FOR UPDATE OF "mturk_assignment"')
+    assert not any("annotation_image" in sql for sql in statements(captured))
+    assert [sql.split()[0] for sql in statements(captured) if not sql.startswith(("SAVEPOINT", "RELEASE"))] == [
+        "SELECT", "UPDATE"]
+
+
+def test_a_repeated_submission_costs_one_select(client, django_assert_num_queries):
+    campaign = make_campaign(images=1)
+    token = start_task(client, campaign)
+    submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
+    with django_assert_num_queries(3) as captured:
+        assert submit(client, {"token": token, "answer": {"text": GOOD_TEXT}}).status_code == 200
+    assert [sql.split()[0] for sql in statements(captured)] == ["SAVEPOINT", "SELECT", "RELEASE"]
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks and real concurrency need PostgreSQL")
 def test_concurrent_submissions_store_exactly_one_answer():
