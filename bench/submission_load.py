@@ -106,8 +106,8 @@ def seed(count: int, out: Path) -> None:
     from tests.factories import image_bytes
 
     hits_per_campaign, per_hit = 1000, 10
-    images = [import_image_bytes(f"picture-{i}.png", image_bytes(size=(160, 120)))[0]
-              for i in range(min(hits_per_campaign, -(-count // per_hit)))]
+    images = [import_image_bytes(f"picture-{i}.png", image_bytes(size=(160, 120), colour=(i % 256, i // 256, 128)))[0]
+              for i in range(min(hits_per_campaign, -(-count // per_hit)))]  # distinct colours: distinct images
     tokens: list[str] = []
     started = time.perf_counter()
     while len(tokens) < count:
