@@ -1,6 +1,8 @@
 """The 320 and 1024 px renditions of images: making them, and giving older ones the current recipe."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
 from django.db import transaction
@@ -57,14 +59,20 @@ def stale_images():
     return Image.objects.filter(renditions_version__lt=RENDITIONS_VERSION)
 
 
-def current_job() -> RenditionJob:
-    """The unfinished run for the current recipe (an interrupted run goes on), else a new one."""
+def current_job() -> tuple[RenditionJob, bool]:
+    """The unfinished run for the current recipe (an interrupted run goes on), else a new one; and whether it
+    is new."""
     with transaction.atomic():
         job = (RenditionJob.objects.select_for_update()
                .filter(target_version=RENDITIONS_VERSION, finished_at__isnull=True).order_by("-pk").first())
-        if job is None:
-            job = RenditionJob.objects.create(target_version=RENDITIONS_VERSION, total=stale_images().count())
-    return job
+        if job is not None:
+            return job, False
+        return RenditionJob.objects.create(target_version=RENDITIONS_VERSION, total=stale_images().count()), True
+
+
+def is_running(job: RenditionJob, within: timedelta = timedelta(minutes=2)) -> bool:
+    """Whether a worker has recorded progress on the run lately (a batch takes seconds)."""
+    return job.finished_at is None and job.last_image_id > 0 and timezone.now() - job.updated_at < within
 
 
 def render_batch(job: RenditionJob, batch_size: int = 50) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import skimage
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import call_command
+from django.utils import timezone
 from PIL import Image as PILImage
 
 from annotation.models import Image, RenditionJob
@@ -117,7 +119,8 @@ def test_a_second_run_has_nothing_to_do(capsys):
 
 def test_an_interrupted_run_goes_on_where_it_stopped(capsys):
     images = [old_image(f"{n}.jpg", size=(400, 300)) for n in range(3)]
-    job = renditions.current_job()
+    job, created = renditions.current_job()
+    assert created
     assert renditions.render_batch(job, batch_size=1)  # the run stops after its first batch
     assert (job.done, job.finished_at) == (1, None)
 
@@ -187,3 +190,61 @@ def test_imports_get_current_renditions_and_are_not_rendered_again(django_captur
     assert not renditions.stale_images().exists()
     call_command("render_images")
     assert "0 image(s) rendered" in capsys.readouterr().out
+
+
+def test_with_a_broker_a_run_a_worker_is_on_is_followed_not_queued_again(monkeypatch, capsys):
+    from annotation import tasks
+    from annotation.management.commands import render_images
+
+    old_image("a.jpg", size=(400, 300))
+    old_image("b.jpg", size=(400, 300))
+    job, _ = renditions.current_job()
+    renditions.render_batch(job, batch_size=1)  # a worker is part-way through this run
+    queued: list[int] = []
+    tasks.render_images.app.conf.task_always_eager = False  # restored by the celery_in_process fixture
+    monkeypatch.setattr(tasks.render_images, "delay", lambda *args, **kwargs: queued.append(args[0]))
+    monkeypatch.setattr(render_images.time, "sleep", lambda seconds: renditions.render_batch(job, batch_size=1))
+
+    call_command("render_images")
+
+    assert queued == []
+    out, err = capsys.readouterr()
+    assert f"Job {job.pk} is running on a Celery worker; following it" in err and "2/2" in err
+    assert "2 image(s) rendered, 0 failed" in out
+
+
+def test_with_a_broker_a_stalled_run_is_queued_again(monkeypatch, capsys):
+    from annotation import tasks
+    from annotation.management.commands import render_images
+
+    old_image("a.jpg", size=(400, 300))
+    old_image("b.jpg", size=(400, 300))
+    job, _ = renditions.current_job()
+    renditions.render_batch(job, batch_size=1)
+    RenditionJob.objects.filter(pk=job.pk).update(updated_at=timezone.now() - timedelta(minutes=10))  # stalled
+    queued: list[int] = []
+    tasks.render_images.app.conf.task_always_eager = False  # restored by the celery_in_process fixture
+    monkeypatch.setattr(tasks.render_images, "delay", lambda *args, **kwargs: queued.append(args[0]))
+    monkeypatch.setattr(render_images.time, "sleep", lambda seconds: renditions.render_batch(job, batch_size=5))
+
+    call_command("render_images")
+
+    assert queued == [job.pk]
+    assert "2 image(s) rendered, 0 failed" in capsys.readouterr().out
+
+
+def test_with_a_broker_a_new_run_is_queued(monkeypatch, capsys):
+    from annotation import tasks
+    from annotation.management.commands import render_images
+
+    old_image("a.jpg", size=(400, 300))
+    queued: list[int] = []
+    tasks.render_images.app.conf.task_always_eager = False  # restored by the celery_in_process fixture
+    monkeypatch.setattr(tasks.render_images, "delay", lambda *args, **kwargs: queued.append(args[0]))
+    monkeypatch.setattr(render_images.time, "sleep",
+                        lambda seconds: renditions.render_batch(RenditionJob.objects.get(), batch_size=5))
+
+    call_command("render_images")
+
+    assert queued == [RenditionJob.objects.get().pk]
+    assert "queued for a Celery worker" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from ...models import RenditionJob
-from ...services.renditions import current_job
+from ...services.renditions import current_job, is_running
 from ...tasks import render_images
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
                             help="seconds between progress reads while a Celery worker runs the job (default 1)")
 
     def handle(self, *args, batch_size: int, poll: float, **options):
-        job = current_job()
+        job, created = current_job()
         bar = tqdm(total=job.total, initial=job.done + job.failed, unit="image", file=sys.stderr,
                    desc=f"renditions v{job.target_version}")
         if render_images.app.conf.task_always_eager:
@@ -29,8 +29,12 @@ class Command(BaseCommand):
                 render_images.delay(job.pk, batch_size=batch_size, batches=1)
                 job = self._advance(bar, job)
         else:
-            render_images.delay(job.pk, batch_size=batch_size)
-            self.stderr.write(f"Job {job.pk} queued for a Celery worker; Ctrl-C stops following it, not the job.")
+            if not created and is_running(job):
+                self.stderr.write(f"Job {job.pk} is running on a Celery worker; following it (Ctrl-C stops "
+                                  "following, not the job).")
+            else:
+                render_images.delay(job.pk, batch_size=batch_size)
+                self.stderr.write(f"Job {job.pk} queued for a Celery worker; Ctrl-C stops following it, not the job.")
             while job.finished_at is None:
                 time.sleep(poll)
                 job = self._advance(bar, job)
