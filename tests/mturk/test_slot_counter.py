@@ -86,6 +86,18 @@ def test_expiry_gives_overdue_slots_back_and_counts_them_out():
     assert counters() == recount()
 
 
+def test_expiry_reads_in_batches_and_expires_every_overdue_assignment(monkeypatch):
+    from mturk.services import assignments
+
+    monkeypatch.setattr(assignments, "EXPIRY_BATCH", 2)
+    campaign = make_campaign(images=5, assignments=1)
+    taken = [assign_next_hit(campaign, new_local_worker()) for _ in range(5)]
+    Assignment.objects.update(deadline=timezone.now() - timedelta(seconds=1))
+    assert expire_stale_assignments() == 5
+    assert set(Assignment.objects.values_list("status", flat=True)) == {AssignmentStatus.EXPIRED}
+    assert counters() == recount() == {a.hit_id: 0 for a in taken}
+
+
 def test_the_order_is_fewest_taken_then_position():
     campaign = make_campaign(images=4, assignments=3)
     hits = [h.pk for h in campaign.hits.order_by("position", "id")]
