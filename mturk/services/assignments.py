@@ -75,19 +75,21 @@ def expire_stale_assignments(campaign: Campaign | None = None) -> int:
             return expired
 
 
-def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
+def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True) -> Assignment:
     """The worker's open assignment in this campaign, or a new one on the next eligible HIT.
 
     Eligible: HIT published, not already done by this worker, not full, not of a group (an album)
     the worker took in another campaign (a worker never does two stages of one album); worker not
     blocked and under the campaign's per-worker limit. HITs with the fewest taken slots come first, then
     by position. Every statement reads an index for this worker or these HITs (services.slots), so the
-    cost does not grow with the campaign."""
+    cost does not grow with the campaign. `expire=False`: the caller has just expired the campaign's
+    overdue assignments in a transaction of its own."""
     if campaign.status != CampaignStatus.ACTIVE:
         raise NoTaskAvailable("This campaign is not accepting work at the moment.")
     if worker.blocked:
         raise NoTaskAvailable("You are not eligible for tasks in this campaign.")
-    expire_stale_assignments(campaign)
+    if expire:
+        expire_stale_assignments(campaign)
     mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, confirmed=True)
     open_one = mine.filter(status=AssignmentStatus.ACCEPTED).select_related("hit").first()
     if open_one is not None:
@@ -103,24 +105,33 @@ def assign_next_hit(campaign: Campaign, worker: Worker) -> Assignment:
     raise NoTaskAvailable("There is no task left for you in this campaign. Thank you for your work!")
 
 
+class _NoSlot(Exception):
+    """The locked HIT has no free slot: leaving the savepoint by this exception releases its row lock."""
+
+
 def _take_slot(hit_id: int, campaign: Campaign, worker: Worker) -> Assignment | None:
     """Create the assignment if the HIT (locked) still has a free slot, and count the slot taken.
 
     Whether a slot is free is decided by a recount under the lock, not by the counter the candidates
-    were chosen by, and the counter is stored from it (see services.slots)."""
+    were chosen by, and the counter is stored from it (see services.slots). A HIT found without a slot
+    is unlocked at once (its savepoint rolled back), so an arrival trying its next candidate holds no
+    other HIT's lock while it waits (arrivals lock candidates in slot order, expiry in id order)."""
     try:
         with transaction.atomic():
             hit = lock_hit(hit_id)
             taken = count_taken_slots(hit_id)
             if hit.status != HITStatus.PUBLISHED or taken >= hit.max_assignments:
-                if hit.taken_slots != taken:
-                    HIT.objects.filter(pk=hit_id).update(taken_slots=taken)
+                if hit.taken_slots == taken:
+                    raise _NoSlot
+                HIT.objects.filter(pk=hit_id).update(taken_slots=taken)  # a change made around the services
                 return None
             assignment = Assignment.objects.create(
                 hit=hit, worker=worker, deadline=Assignment.deadline_for(campaign)
             )
             HIT.objects.filter(pk=hit_id).update(taken_slots=taken + 1)
             return assignment
+    except _NoSlot:
+        return None
     except IntegrityError:  # the same worker raced for this HIT in another request
         return Assignment.objects.filter(hit_id=hit_id, worker=worker).first()
 
@@ -190,9 +201,12 @@ def start_local_task(campaign: Campaign, worker: Worker | None) -> Assignment:
     """A local worker's explicit start: their open assignment or a new one on the next eligible HIT.
 
     `worker` None: a new pseudonymous worker, created in the same transaction as the slot, so a start
-    that gets no task (NoTaskAvailable) leaves no worker row behind."""
+    that gets no task (NoTaskAvailable) leaves no worker row behind. Overdue assignments are expired
+    first and committed: a transaction holding those rows and HITs while it waits for the lock of the
+    HIT it takes could deadlock with another expiry."""
+    expire_stale_assignments(campaign)
     with transaction.atomic():
-        return assign_next_hit(campaign, worker if worker is not None else new_local_worker())
+        return assign_next_hit(campaign, worker if worker is not None else new_local_worker(), expire=False)
 
 
 def return_assignment(*, assignment_id: int, worker_external_id: str) -> Assignment:
