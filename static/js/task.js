@@ -104,6 +104,8 @@
   function done(body, answer) {
     try { localStorage.removeItem(draftKey); } catch (e) { /* ignore */ }
     form.hidden = true;
+    var returnForm = document.getElementById("return-form");  // an answered task can no longer be returned
+    if (returnForm) { returnForm.hidden = true; }
     var panel = document.getElementById("task-done");
     document.getElementById("task-done-message").textContent = body.message;
     var next = document.getElementById("next-task");

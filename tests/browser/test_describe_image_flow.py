@@ -61,6 +61,7 @@ def test_worker_describes_then_researcher_reviews(live_server, page):
         page.keyboard.press("Enter")
         expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
         expect(page.locator("#task-done-message")).to_have_text("Thank you! Your answer has been saved.")
+        expect(page.get_by_role("button", name="Return this task")).to_be_hidden()  # answered: no return
         page.get_by_role("button", name="Next task").click()  # takes the next task at once (a POST)
         if number == 0:
             expect(page.get_by_label("Your description")).to_have_value("")
