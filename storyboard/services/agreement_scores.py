@@ -111,9 +111,12 @@ def score_stories(album_ids: Iterable[int] | None = None, *, meteor: MeteorScore
                 StoryAgreement.objects.filter(
                     story_id__in=[p.story for p in reuse], whole_sequence=False,
                     references_hash__in=[p.key for p in reuse]).update(whole_sequence=True)
+                # an export (or an overlapping job) may have stored the same score since `stored` was read
                 StoryAgreement.objects.bulk_create([
                     StoryAgreement(story_id=p.story, references_hash=p.key, references=len(p.references),
-                                   whole_sequence=True, meteor=by_story.get(p.story)) for p in missing])
+                                   whole_sequence=True, meteor=by_story.get(p.story)) for p in missing],
+                    update_conflicts=True, unique_fields=["story", "references_hash"],
+                    update_fields=["references", "whole_sequence", "meteor"])
             report.stories += len(pairs)
             report.scored += len(to_score)
             report.reused += len(reuse)

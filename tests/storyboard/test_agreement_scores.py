@@ -149,6 +149,34 @@ def test_a_batch_of_albums_is_scored_in_one_jvm(monkeypatch, _session_meteor):
     assert StoryAgreement.objects.count() == Story.objects.count()
 
 
+def test_a_score_an_export_stored_while_the_job_was_scoring_does_not_fail_the_job(monkeypatch, _session_meteor):
+    workflow(1)
+    job = Counting(_session_meteor)
+    monkeypatch.setattr(agreement_scores, "Meteor", job)
+    original = job.__call__
+
+    def export_stores_first():
+        scorer = original()
+        real_score_many = scorer.score_many
+
+        def score_many(pairs):
+            scores = real_score_many(pairs)
+            first = next(p for p in current_pairs(Story.objects.values_list("album_id", flat=True)) if p.references)
+            StoryAgreement.objects.create(story_id=first.story, references_hash=first.key,  # what an export stores
+                                          references=len(first.references), whole_sequence=False, meteor=0.5)
+            return scores
+
+        scorer.score_many = score_many
+        return scorer
+
+    monkeypatch.setattr(agreement_scores, "Meteor", export_stores_first)
+
+    done = score_stories()
+
+    assert StoryAgreement.objects.count() == Story.objects.count() == done.stories
+    assert not StoryAgreement.objects.filter(whole_sequence=False).exists()
+
+
 @override_settings(STORY_SCORES_AFTER_APPROVAL=True)
 def test_approvals_queue_one_scoring_job_after_commit(monkeypatch, django_capture_on_commit_callbacks):
     cache.delete(QUEUED)
