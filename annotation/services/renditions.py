@@ -71,8 +71,8 @@ def current_job() -> tuple[RenditionJob, bool]:
 
 
 def is_running(job: RenditionJob, within: timedelta = timedelta(minutes=2)) -> bool:
-    """Whether a worker has recorded progress on the run lately (a batch takes seconds)."""
-    return job.finished_at is None and job.last_image_id > 0 and timezone.now() - job.updated_at < within
+    """Whether the run was queued or a worker recorded progress on it lately (a batch takes seconds)."""
+    return job.finished_at is None and timezone.now() - job.updated_at < within
 
 
 def render_batch(job: RenditionJob, batch_size: int = 50) -> bool:

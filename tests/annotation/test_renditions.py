@@ -213,6 +213,23 @@ def test_with_a_broker_a_run_a_worker_is_on_is_followed_not_queued_again(monkeyp
     assert "2 image(s) rendered, 0 failed" in out
 
 
+def test_with_a_broker_a_run_queued_a_moment_ago_is_followed_not_queued_twice(monkeypatch, capsys):
+    from annotation import tasks
+    from annotation.management.commands import render_images
+
+    old_image("a.jpg", size=(400, 300))
+    job, _ = renditions.current_job()  # queued by a first `render_images`; no worker has started it yet
+    queued: list[int] = []
+    tasks.render_images.app.conf.task_always_eager = False  # restored by the celery_in_process fixture
+    monkeypatch.setattr(tasks.render_images, "delay", lambda *args, **kwargs: queued.append(args[0]))
+    monkeypatch.setattr(render_images.time, "sleep", lambda seconds: renditions.render_batch(job, batch_size=5))
+
+    call_command("render_images")
+
+    assert queued == []
+    assert "1 image(s) rendered, 0 failed" in capsys.readouterr().out
+
+
 def test_with_a_broker_a_stalled_run_is_queued_again(monkeypatch, capsys):
     from annotation import tasks
     from annotation.management.commands import render_images
