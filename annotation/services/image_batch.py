@@ -9,7 +9,7 @@ from django.db import transaction
 
 from config.text_input import unstorable
 
-from .image_files import ImageRejected, inspect_image
+from .image_files import ImageInfo, ImageRejected, inspect_image
 from .images import ImportFailed, ImportProblem, ImportReport, import_image_bytes, upload_parts, zip_members
 
 
@@ -37,30 +37,32 @@ def _members(files: Sequence[UploadedFile]) -> Iterator[tuple[str, bytes | str]]
             yield name, upload.read()
 
 
-def _problem(name: str, content: bytes | str) -> ImportProblem | None:
+def _inspect(name: str, content: bytes | str) -> ImageInfo | ImportProblem:
     if isinstance(content, str):
         return ImportProblem(name, content)
     unusable = unstorable(name)
     if unusable:
         return ImportProblem(name, f"the file name holds {unusable}")
     try:
-        inspect_image(content)
+        return inspect_image(content)
     except ImageRejected as exc:
         return ImportProblem(name, str(exc))
-    return None
 
 
 def import_batch(files: Sequence[UploadedFile]) -> ImportReport:
-    """Import every image of the batch, or none: raises BatchRefused listing each bad file (with zip entries)."""
-    problems = [problem for name, content in _members(files) if (problem := _problem(name, content))]
+    """Import every image of the batch, or none: raises BatchRefused listing each bad file (with zip entries).
+
+    The files are read twice (checked, then stored) rather than held in memory, but each image is decoded once."""
+    checked = [_inspect(name, content) for name, content in _members(files)]
+    problems = [found for found in checked if isinstance(found, ImportProblem)]
     if problems:
         raise BatchRefused(problems)
+    infos = [found for found in checked if isinstance(found, ImageInfo)]
     report = ImportReport()
     with transaction.atomic():
-        for name, content in _members(files):
-            try:
-                image, created = import_image_bytes(name, content)  # type: ignore[arg-type]  # checked above
-            except ImageRejected as exc:
-                raise BatchRefused([ImportProblem(name, str(exc))]) from None
+        for (name, content), info in zip(_members(files), infos, strict=True):
+            if isinstance(content, str):  # the files changed between the two reads
+                raise BatchRefused([ImportProblem(name, content)])
+            image, created = import_image_bytes(name, content, info=info)
             (report.imported if created else report.duplicates).append(image)
     return report

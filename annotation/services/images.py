@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 
 from ..models import Image
-from .image_files import ImageRejected, inspect_image
+from .image_files import ImageInfo, ImageRejected, inspect_image
 
 
 @dataclass(frozen=True)
@@ -64,17 +64,18 @@ def _free_key(wanted: str) -> str:
     return key
 
 
-def import_image_bytes(name: str, data: bytes, key: str | None = None) -> tuple[Image, bool]:
+def import_image_bytes(name: str, data: bytes, key: str | None = None,
+                       info: ImageInfo | None = None) -> tuple[Image, bool]:
     """Store one image (deduplicated by content hash). Returns (image, created).
 
     The image's dataset key is `key` when given (it must be free), else the file name's stem made
     unique with a -2, -3... suffix. Raises ImageRejected with the reason when the bytes are not an
-    acceptable image."""
+    acceptable image. `info`: what `inspect_image` already found for these bytes (it is not decoded again)."""
     digest = hashlib.sha256(data).hexdigest()
     existing = Image.objects.filter(sha256=digest).first()
     if existing is not None:
         return existing, False
-    info = inspect_image(data)
+    info = info or inspect_image(data)
     image = Image(
         key=key or _free_key(key_for(name)), sha256=digest, original_name=name[:255], format=info.format,
         width=info.width, height=info.height, file_size=len(data),
@@ -91,7 +92,7 @@ def import_image_bytes(name: str, data: bytes, key: str | None = None) -> tuple[
             return existing, False
         if key:
             raise ImageRejected(f"the image key '{key}' is already used by another image") from None
-        return import_image_bytes(name, data)
+        return import_image_bytes(name, data, info=info)
     from ..tasks import make_thumbnails
 
     transaction.on_commit(lambda: make_thumbnails.delay(image.pk))

@@ -5,6 +5,7 @@ import zipfile
 import pytest
 from rest_framework.test import APIClient
 
+from annotation.services.image_files import inspect_image
 from mturk.models import Assignment, Campaign
 from mturk.states import AssignmentStatus
 from tests.factories import image_bytes, make_campaign, make_image, submitted
@@ -123,6 +124,22 @@ def test_a_good_batch_is_imported_whole(api):
     assert response.status_code == 201
     assert sorted(i["name"] for i in response.json()["imported"]) == ["good.png", "photo.jpg"]
     assert api.get("/api/images/").json()["count"] == 2
+
+
+def test_each_image_of_a_batch_is_decoded_once(api, monkeypatch):
+    from annotation.services import image_batch, images
+
+    decoded: list[int] = []
+
+    def counting(data):
+        decoded.append(len(data))
+        return inspect_image(data)
+
+    monkeypatch.setattr(image_batch, "inspect_image", counting)
+    monkeypatch.setattr(images, "inspect_image", counting)
+    files = [upload("a.jpg", image_bytes("JPEG")), upload("b.png", image_bytes())]
+    assert api.post("/api/images/", {"files": files}, format="multipart").status_code == 201
+    assert len(decoded) == 2
 
 
 def test_image_upload_answers_match_the_declared_schema(api):
