@@ -96,7 +96,11 @@ def _entry(index: int, entry: Any, errors: list[str]) -> GeneratedStory | None:
 
 def parse_submission(data: bytes | str) -> list[GeneratedStory]:
     """The generated stories of a challenge-format submission; raises SubmissionError listing every problem."""
-    document = _load(data)
+    return read_submission(_load(data))
+
+
+def read_submission(document: Any) -> list[GeneratedStory]:
+    """The generated stories of an already parsed submission; raises SubmissionError listing every problem."""
     if not isinstance(document, dict):
         raise SubmissionError(["the submission must be a JSON object with an 'output_stories' list"])
     errors: list[str] = []

@@ -7,7 +7,7 @@ from django.conf import settings
 
 from config.json_input import JsonInputError, limits, parse_json
 from metrics.meteor import Meteor
-from metrics.story_eval import SubmissionError, evaluate_stories, parse_submission, references_of
+from metrics.story_eval import SubmissionError, evaluate_stories, read_submission, references_of
 from mturk.models import Campaign
 
 from ..selectors import story_references
@@ -24,10 +24,10 @@ def score_story_run(data: bytes | str, campaigns: list[Campaign], split: str | N
     Raises metrics.story_eval.SubmissionError (listing every bad entry), NoHumanStories, or
     metrics.meteor.MeteorError (no Java)."""
     try:
-        parse_json(data, limits(max_bytes=settings.RUN_MAX_BYTES))  # nesting, number sizes, text: as every JSON
+        document = parse_json(data, limits(max_bytes=settings.RUN_MAX_BYTES))  # nesting, numbers, text: as every JSON
     except JsonInputError as error:
         raise SubmissionError([f"the submission is refused: {error}"]) from None
-    generated = parse_submission(data)
+    generated = read_submission(document)
     references = references_of(story_references(campaigns, split, split_seed))
     if not references:
         raise NoHumanStories("there are no human stories to compare with")
