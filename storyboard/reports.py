@@ -107,10 +107,6 @@ class ReportMeteor:
         self._error: MeteorError | None = None
         self._stored = False
 
-    @property
-    def started_jvm(self) -> bool:
-        return self._meteor is not None
-
     def prepare(self, stories: list[tuple[int, str, list[str]]]) -> None:
         """Look up the stored scores of these (story pk, text, references); start scoring the others."""
         keyed = [(pk, pair_key(text, references), text, references) for pk, text, references in stories]
@@ -205,15 +201,13 @@ def report_stories(bundle: ExportBundle, writer: SindWriter) -> tuple[list[Story
     return everything, agreement_sample(everything, limit), limit
 
 
-def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: MeteorScorer | MeteorError) -> None:
+def write_story_report(bundle: ExportBundle, writer: SindWriter, meteor: MeteorScorer) -> None:
     """Agreement and correlations are measured on a sample of `report_sample` stories (default 1,000; 0 = all;
     METEOR costs about 2 ms per story-reference pair when a score is not stored yet); tier statistics use
     everything."""
     everything, stories, limit = report_stories(bundle, writer)
     crowd = {"campaigns": [asdict(s) for s in bundle.crowd_statistics(bundle.campaigns)]}
     try:
-        if isinstance(meteor, MeteorError):
-            raise meteor
         report = story_report(writer.collected.texts, stories, crowd, meteor)
     except MeteorError as exc:  # the data is still exported; the report says why METEOR is missing
         log.error("stories report without METEOR: %s", exc)
