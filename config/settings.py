@@ -257,6 +257,20 @@ MTURK_SUBMIT_HOSTS = env_list(
 MTURK_SYNC_SECONDS = env_int("MTURK_SYNC_SECONDS", 300)  # the periodic sync of marketplace campaigns
 MTURK_EVENTS_QUEUE_URL = env_str("MTURK_EVENTS_QUEUE_URL", "")  # optional SQS queue of MTurk notifications
 MTURK_EVENTS_REGION = env_str("MTURK_EVENTS_REGION", "us-east-1")
+# Prolific (provider `prolific`): an API token of the workspace the studies are created in.
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/").rstrip("/") + "/"
+PROLIFIC_TOKEN = env_str("PROLIFIC_TOKEN", "")
+PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID", "")
+PROLIFIC_PROJECT_ID = env_str("PROLIFIC_PROJECT_ID", "")  # optional: studies go into this project
+PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET", "")  # the workspace's hook signing secret
+PROLIFIC_WEBHOOK_TOLERANCE_SECONDS = env_int("PROLIFIC_WEBHOOK_TOLERANCE_SECONDS", 300)  # older calls are refused
+PROLIFIC_COMPLETE_URL = env_str("PROLIFIC_COMPLETE_URL", "https://app.prolific.com/submissions/complete")
+# The filter that keeps a participant group out of a study: not in Prolific's published examples (the allow-list
+# counterpart `participant_group_allowlist` is); `manage.py prolific_filters` lists the workspace's filter ids.
+PROLIFIC_GROUP_BLOCKLIST_FILTER = env_str("PROLIFIC_GROUP_BLOCKLIST_FILTER", "participant_group_blocklist")
+PROLIFIC_MAX_ATTEMPTS = env_int("PROLIFIC_MAX_ATTEMPTS", 5)  # per call, on 429 (and 5xx where repeating is safe)
+PROLIFIC_RETRY_BASE_SECONDS = float(env_str("PROLIFIC_RETRY_BASE_SECONDS", "0.5"))
+PROLIFIC_TIMEOUT_SECONDS = float(env_str("PROLIFIC_TIMEOUT_SECONDS", "20"))
 CELERY_BEAT_SCHEDULE = {
     "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
 }

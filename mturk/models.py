@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -51,6 +51,10 @@ class Campaign(models.Model):
         default=False, help_text="Each sync approves submitted work that passes the task kind's checks.",
     )
     options = models.JSONField(default=dict, blank=True, help_text="Task-kind options, e.g. min_words.")
+    tasks_per_submission = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Prolific: how many tasks one participant does in one submission (a bundle) before being sent back.",
+    )
     status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
     is_simulated = models.BooleanField(default=False, help_text="Results were generated, not collected.")
     external_id = models.CharField(max_length=100, blank=True, help_text="Provider's HIT type / study id.")
@@ -157,6 +161,9 @@ class Assignment(models.Model):
     answer = models.JSONField(null=True, blank=True)
     check_flags = models.JSONField(default=list, blank=True, help_text="Automatic quality-check flags.")
     feedback = models.TextField(blank=True)
+    rejection_category = models.CharField(
+        max_length=30, blank=True, help_text="Prolific's rejection category (e.g. LOW_EFFORT) of a rejection.",
+    )
     accepted_at = models.DateTimeField(default=timezone.now)
     deadline = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
@@ -208,12 +215,29 @@ def submitted_answer(assignment_id: object, answer: object) -> dict[str, Any]:
     return answer
 
 
+class BonusState(models.TextChoices):
+    """A bonus's ledger. Providers whose payment is one idempotent call (MTurk's token) go planned -> paid;
+    Prolific's two calls go planned -> set_up (bulk id stored) -> pay_requested (stored before `pay`, which
+    is never sent twice) -> paid (seen in Prolific's records)."""
+
+    PLANNED = "planned"
+    SET_UP = "set_up"
+    PAY_REQUESTED = "pay_requested"
+    PAID = "paid"
+
+
 class Bonus(models.Model):
     assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
     amount = models.DecimalField(max_digits=8, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))])
     reason = models.TextField()
     unique_token = models.CharField(max_length=64, unique=True)
     paid = models.BooleanField(default=False)
+    state = models.CharField(
+        max_length=15, choices=BonusState.choices, default=BonusState.PLANNED,
+        help_text="Where paying stands; each step is stored before the marketplace call that follows it.",
+    )
+    external_id = models.CharField(max_length=100, blank=True, help_text="The marketplace's id (Prolific: bulk bonus).")
+    problem = models.TextField(blank=True, help_text="Why the bonus needs a person's attention, if it does.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -290,16 +314,28 @@ class QualificationGrant(models.Model):
 
 
 class MarketplaceEvent(models.Model):
-    """A marketplace notification (SQS/SNS) already handled; keyed by its EventDocId so none counts twice."""
+    """A marketplace notification (MTurk SQS/SNS document, Prolific webhook), keyed by its id (EventDocId,
+    X-Event-ID) so that none counts twice."""
 
     provider = models.CharField(max_length=20)
     event_doc_id = models.CharField(max_length=100)
     event_type = models.CharField(max_length=50)
     hit_external_id = models.CharField(max_length=100, blank=True)
     assignment_external_id = models.CharField(max_length=100, blank=True)
+    payload = models.JSONField(default=dict, blank=True, help_text="The event as received (webhooks).")
+    handled_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its reconciliation ran (webhook events are stored, then handled).",
+    )
     received_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["provider", "event_doc_id"], name="event_handled_once"),
         ]
+
+
+from .models_prolific import ProlificStudy, ProlificSubmission  # noqa: E402  (models of the prolific provider)
+
+__all__ = ["HIT", "Assignment", "Bonus", "BonusState", "Campaign", "DatasetExport", "MarketplaceEvent",
+           "MarketplaceHITType", "MarketplaceQualification", "ProlificStudy", "ProlificSubmission",
+           "QualificationGrant", "Worker", "submitted_answer"]

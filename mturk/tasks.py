@@ -4,7 +4,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from .models import Campaign
-from .providers.mturk.client import MarketplaceUnavailable
+from .providers.base import ProviderUnavailable
 from .services.campaigns import publish_campaign
 
 
@@ -17,7 +17,7 @@ def publish_new_hits(campaign_id: int) -> int:
     return publish_campaign(campaign).published
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(MarketplaceUnavailable, ConnectionError),
+@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(ProviderUnavailable, ConnectionError),
              retry_backoff=30, retry_backoff_max=900, max_retries=10)
 def create_marketplace_hits(campaign_id: int) -> int:
     """Create a campaign's published HITs on its marketplace. Re-running it never duplicates a HIT."""
@@ -26,7 +26,7 @@ def create_marketplace_hits(campaign_id: int) -> int:
     return create_pending_hits(Campaign.objects.get(pk=campaign_id)).created
 
 
-@shared_task(acks_late=True, autoretry_for=(MarketplaceUnavailable,), retry_backoff=60, max_retries=5)
+@shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=60, max_retries=5)
 def sync_marketplace(campaign_id: int | None = None) -> dict:
     """Pull submissions and decisions from the marketplaces (one campaign, or every open one)."""
     from dataclasses import asdict
@@ -46,7 +46,7 @@ def build_dataset_export(export_id: int) -> str:
     return build_export(DatasetExport.objects.get(pk=export_id)).status
 
 
-@shared_task(acks_late=True, autoretry_for=(MarketplaceUnavailable,), retry_backoff=60, max_retries=5)
+@shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=60, max_retries=5)
 def grant_participation(campaign_id: int) -> int:
     """Grant the campaign's stored participation qualifications on its marketplace (silently)."""
     from .services.participation import grant_pending
@@ -66,3 +66,20 @@ def poll_marketplace_events() -> dict:
     if not settings.MTURK_EVENTS_QUEUE_URL:
         return {}
     return asdict(poll_queue(settings.MTURK_EVENTS_QUEUE_URL))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(ProviderUnavailable,), retry_backoff=30,
+             retry_backoff_max=900, max_retries=10)
+def prolific_publish(campaign_id: int) -> str:
+    """Create (exactly once), publish and size a campaign's Prolific study. Re-running it is harmless."""
+    from .services.prolific_studies import ensure_study
+
+    return ensure_study(Campaign.objects.get(pk=campaign_id)).status
+
+
+@shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=30, max_retries=10)
+def prolific_push_decisions(campaign_id: int) -> int:
+    """Send the stored approve/reject decisions of a campaign's Prolific submissions, then read them back."""
+    from .services.prolific_decisions import push_decisions
+
+    return push_decisions(Campaign.objects.get(pk=campaign_id))

@@ -48,13 +48,30 @@ class ProviderError(Exception):
     """A provider refused or failed an operation; the message is shown to the researcher."""
 
 
+class ProviderUnavailable(ProviderError):
+    """The marketplace could not be reached or kept failing past our retries: try again later (jobs retry)."""
+
+
 class NotSupported(ProviderError):
     """The provider has no such operation (e.g. messaging workers of the local crowd)."""
 
 
 class CrowdProvider(ABC):
     name: str
-    has_marketplace: bool = False  # HITs and assignments also live on a remote marketplace
+    has_marketplace: bool = False  # the work also lives on a remote marketplace (ids, decisions, payment)
+    # Each HIT is created on the marketplace (MTurk). False for a marketplace that sends participants to our
+    # server for one study (Prolific): our server hands out the HITs, so none is created, listed or synced.
+    creates_hits: bool = False
+
+    def clean_qualifications(self, spec: Any) -> dict[str, Any]:
+        """Check a campaign's worker requirements (raises ValueError naming the bad key)."""
+        from .mturk.qualifications import clean_qualifications
+
+        return clean_qualifications(spec)
+
+    def check_rejection(self, feedback: str, category: str) -> None:
+        """Refuse (ProviderError) a rejection the marketplace would refuse, before anything is changed."""
+        return None
 
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:
         """The marketplace's commission on one assignment's reward."""

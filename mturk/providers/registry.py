@@ -4,8 +4,11 @@ from __future__ import annotations
 from .base import CrowdProvider
 from .local import LocalProvider
 from .mturk.provider import MTurkProvider
+from .prolific.provider import ProlificProvider
 
-_PROVIDERS: dict[str, type[CrowdProvider]] = {LocalProvider.name: LocalProvider, MTurkProvider.name: MTurkProvider}
+_PROVIDERS: dict[str, type[CrowdProvider]] = {
+    provider.name: provider for provider in (LocalProvider, MTurkProvider, ProlificProvider)
+}
 _INSTANCES: dict[str, CrowdProvider] = {}
 
 

@@ -75,7 +75,7 @@ def expire_stale_assignments(campaign: Campaign | None = None) -> int:
             return expired
 
 
-def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True) -> Assignment:
+def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, external_id: str = "") -> Assignment:
     """The worker's open assignment in this campaign, or a new one on the next eligible HIT.
 
     Eligible: HIT published, not already done by this worker, not full, not of a group (an album)
@@ -83,7 +83,8 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True) 
     blocked and under the campaign's per-worker limit. HITs with the fewest taken slots come first, then
     by position. Every statement reads an index for this worker or these HITs (services.slots), so the
     cost does not grow with the campaign. `expire=False`: the caller has just expired the campaign's
-    overdue assignments in a transaction of its own."""
+    overdue assignments in a transaction of its own. `external_id`: the marketplace's id the new assignment is
+    done under (a Prolific submission id: the worker's open assignment is returned only if it has that id)."""
     if campaign.status != CampaignStatus.ACTIVE:
         raise NoTaskAvailable("This campaign is not accepting work at the moment.")
     if worker.blocked:
@@ -91,7 +92,7 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True) 
     if expire:
         expire_stale_assignments(campaign)
     mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, confirmed=True)
-    open_one = mine.filter(status=AssignmentStatus.ACCEPTED).select_related("hit").first()
+    open_one = mine.filter(status=AssignmentStatus.ACCEPTED, external_id=external_id).select_related("hit").first()
     if open_one is not None:
         return open_one
     limit = campaign.max_assignments_per_worker
@@ -99,7 +100,7 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True) 
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
     candidates = list(candidate_hits(campaign, worker, limit=20).values_list("pk", flat=True))
     for hit_id in candidates:
-        assignment = _take_slot(hit_id, campaign, worker)
+        assignment = _take_slot(hit_id, campaign, worker, external_id)
         if assignment is not None:
             return assignment
     raise NoTaskAvailable("There is no task left for you in this campaign. Thank you for your work!")
@@ -109,7 +110,7 @@ class _NoSlot(Exception):
     """The locked HIT has no free slot: leaving the savepoint by this exception releases its row lock."""
 
 
-def _take_slot(hit_id: int, campaign: Campaign, worker: Worker) -> Assignment | None:
+def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str = "") -> Assignment | None:
     """Create the assignment if the HIT (locked) still has a free slot, and count the slot taken.
 
     Whether a slot is free is decided by a recount under the lock, not by the counter the candidates
@@ -126,7 +127,7 @@ def _take_slot(hit_id: int, campaign: Campaign, worker: Worker) -> Assignment | 
                 HIT.objects.filter(pk=hit_id).update(taken_slots=taken)  # a change made around the services
                 return None
             assignment = Assignment.objects.create(
-                hit=hit, worker=worker, deadline=Assignment.deadline_for(campaign)
+                hit=hit, worker=worker, external_id=external_id, deadline=Assignment.deadline_for(campaign)
             )
             HIT.objects.filter(pk=hit_id).update(taken_slots=taken + 1)
             return assignment

@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from ..models import HIT, Bonus, Campaign
 from ..providers.base import CrowdProvider, ProviderError, money
-from ..providers.mturk.qualifications import clean_qualifications
 from ..providers.registry import get_provider
 from ..states import HIT_MACHINE, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
@@ -47,13 +46,14 @@ def create_campaign(
     auto_approval_delay_seconds: int | None = None,
     qualifications: dict[str, Any] | None = None,
     auto_approve_passing: bool = False,
+    tasks_per_submission: int | None = None,
 ) -> Campaign:
     """Create a draft campaign (with one HIT per item); unset values take the task kind's defaults.
 
     With `source_stage`, each assignment approved in that campaign adds this campaign's HITs
     (see services.stages)."""
     kind = get_task_kind(task_kind)
-    get_provider(provider)
+    crowd = get_provider(provider)
     defaults = kind.defaults
     unknown = set(options or {}) - set(defaults.options)
     if unknown:
@@ -64,7 +64,7 @@ def create_campaign(
     except ValueError as exc:
         raise CampaignError(str(exc)) from None
     try:
-        qualifications = clean_qualifications(qualifications)
+        qualifications = crowd.clean_qualifications(qualifications)
     except ValueError as exc:
         raise CampaignError(str(exc)) from None
     if Campaign.objects.filter(name=name).exists():
@@ -88,6 +88,7 @@ def create_campaign(
         keywords=keywords,
         qualifications=qualifications,
         auto_approve_passing=auto_approve_passing,
+        tasks_per_submission=tasks_per_submission or 1,
         **{k: v for k, v in (("lifetime_seconds", lifetime_seconds),
                              ("auto_approval_delay_seconds", auto_approval_delay_seconds)) if v is not None},
     )

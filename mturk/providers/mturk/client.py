@@ -17,7 +17,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 
-from ..base import ProviderError
+from ..base import ProviderError, ProviderUnavailable
 
 PRODUCTION_REGION = "us-east-1"
 SANDBOX_REGION = "sandbox"  # botocore resolves it to mturk-requester-sandbox.us-east-1.amazonaws.com
@@ -39,7 +39,7 @@ class MarketplaceError(ProviderError):
         self.operation = operation
 
 
-class MarketplaceUnavailable(MarketplaceError):
+class MarketplaceUnavailable(MarketplaceError, ProviderUnavailable):
     """Throttling or a service fault that outlasted our retries: try again later (the job is retried)."""
 
 

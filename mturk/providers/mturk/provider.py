@@ -54,6 +54,7 @@ def task_url(hit: HIT) -> str:
 class MTurkProvider(CrowdProvider):
     name = "mturk"
     has_marketplace = True
+    creates_hits = True
 
     # ---- costs ---------------------------------------------------------------------------
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:

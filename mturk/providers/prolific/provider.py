@@ -1,0 +1,250 @@
+"""The prolific provider: one study per campaign (or per stage of a chain), participants sent to our server.
+
+This module only talks to Prolific (through `client`); what is stored, and when, is decided by the services
+(services.prolific_*), which store their intent before each call that must not be repeated."""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import transaction
+
+from ..base import CrowdProvider, ProviderError, PublishOutcome, money
+from .client import ProlificClient, ProlificError, get_client
+from .requirements import clean_prolific_requirements
+
+if TYPE_CHECKING:
+    from ...models import HIT, Assignment, Bonus, Campaign, Worker
+
+REJECTION_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
+                        "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
+MIN_REJECTION_MESSAGE = 100  # characters; Prolific refuses shorter messages
+# Prolific's pay floor (researcher help, "Prolific's payment principles"): 6.00 per hour (GBP; USD 8.00).
+MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
+AUTO_APPROVAL_DAYS = 21  # unreviewed submissions are approved by Prolific after this many days
+
+
+def cents(amount: Decimal) -> int:
+    """Major units (Decimal) to Prolific's minor units (an int); half a cent rounds up."""
+    return int((amount * 100).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
+
+
+def major(minor: int | str | Decimal) -> Decimal:
+    return (Decimal(minor) / 100).quantize(Decimal("0.01"))
+
+
+def bundle_reward(campaign: Campaign) -> Decimal:
+    """What one submission (a bundle of tasks_per_submission tasks) pays, in major units."""
+    return money(campaign.reward * campaign.tasks_per_submission)
+
+
+def estimated_minutes(campaign: Campaign) -> int:
+    spec = campaign.qualifications or {}
+    if spec.get("estimated_minutes"):
+        return int(spec["estimated_minutes"])
+    # Without an estimate, a quarter of the time limit per task (time limits are generous upper bounds).
+    return max(1, math.ceil(campaign.tasks_per_submission * campaign.time_limit_seconds / 60 / 4))
+
+
+def places_for(slots: int, tasks_per_submission: int) -> int:
+    return math.ceil(slots / max(1, tasks_per_submission))
+
+
+class ProlificProvider(CrowdProvider):
+    name = "prolific"
+    has_marketplace = True
+    creates_hits = False
+
+    @property
+    def client(self) -> ProlificClient:
+        return get_client()
+
+    # ---- configuration checks -------------------------------------------------------------------
+    def clean_qualifications(self, spec: Any) -> dict[str, Any]:
+        return clean_prolific_requirements(spec)
+
+    def check_campaign(self, campaign: Campaign) -> None:
+        if not settings.PROLIFIC_TOKEN:
+            raise ProviderError("PROLIFIC_TOKEN is not set (an API token of the workspace the studies go into)")
+        if not settings.PROLIFIC_WORKSPACE_ID:
+            raise ProviderError("PROLIFIC_WORKSPACE_ID is not set (the id of the workspace the studies go into)")
+        try:
+            clean_prolific_requirements(campaign.qualifications)
+        except ValueError as exc:
+            raise ProviderError(str(exc)) from None
+        if campaign.reward <= 0:
+            raise ProviderError("Prolific studies must pay a reward above zero")
+        hourly = bundle_reward(campaign) * 60 / estimated_minutes(campaign)
+        floor = MIN_HOURLY["GBP"]
+        if hourly < floor:
+            raise ProviderError(
+                f"{bundle_reward(campaign)} for about {estimated_minutes(campaign)} min is {money(hourly)} per hour, "
+                f"below Prolific's minimum of {floor} per hour (GBP; USD {MIN_HOURLY['USD']}): raise the reward, "
+                "or set qualifications.estimated_minutes to the real time a submission takes")
+
+    def check_rejection(self, feedback: str, category: str) -> None:
+        if category not in REJECTION_CATEGORIES:
+            raise ProviderError(f"Prolific needs a rejection category, one of: {', '.join(REJECTION_CATEGORIES)}")
+        if len(feedback.strip()) < MIN_REJECTION_MESSAGE:
+            raise ProviderError(f"Prolific needs a rejection message of at least {MIN_REJECTION_MESSAGE} characters "
+                                f"(this one has {len(feedback.strip())}) that tells the participant why")
+
+    # ---- cost --------------------------------------------------------------------------------------
+    def fee_ratio(self, campaign: Campaign | None = None) -> Decimal:
+        """Prolific's fees and VAT as a share of a reward, from its cost calculator (remembered per study)."""
+        from ...services.prolific_costs import fee_ratio
+
+        return fee_ratio(self, campaign)
+
+    def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:
+        return campaign.reward * self.fee_ratio(campaign)
+
+    def bonus_fee(self, amount: Decimal) -> Decimal:
+        return money(amount * self.fee_ratio())
+
+    def study_cost(self, reward_cents: int, places: int) -> int:
+        """Prolific's total (reward, fees and VAT) in minor units, from its cost calculator."""
+        body = self.client.post("study-cost-calculator/", {"reward": reward_cents, "total_available_places": places})
+        return int(body["total_cost"])
+
+    def balance(self, sandbox: bool = False) -> Decimal | None:
+        body = self.client.get(f"workspaces/{settings.PROLIFIC_WORKSPACE_ID}/balance/")
+        for key in ("available_balance", "balance", "total_balance"):
+            if key in body:
+                return major(body[key])
+        return None
+
+    # ---- the provider interface: our services drive Prolific themselves -----------------------------
+    def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
+        from ...tasks import prolific_publish
+
+        transaction.on_commit(lambda: prolific_publish.delay(campaign.pk))
+        return PublishOutcome(published=len(hits), queued=True)
+
+    def approve(self, assignment: Assignment, feedback: str, override_rejection: bool = False) -> None:
+        from ...services.prolific_decisions import before_decision
+
+        before_decision(assignment, override_rejection)
+
+    def reject(self, assignment: Assignment, feedback: str) -> None:
+        from ...services.prolific_decisions import before_decision
+
+        before_decision(assignment, False)
+
+    def bonus(self, bonus: Bonus) -> None:
+        from ...services.prolific_bonuses import pay_prolific_bonus
+
+        pay_prolific_bonus(bonus)
+
+    def block(self, worker: Worker, reason: str) -> None:
+        from ...services.prolific_groups import block_list_group
+
+        self.add_to_group(block_list_group(self), [worker.external_id])
+
+    def unblock(self, worker: Worker, reason: str) -> None:
+        from ...services.prolific_groups import block_list_group
+
+        self.remove_from_group(block_list_group(self), [worker.external_id])
+
+    def expire(self, hit: HIT) -> None:
+        return None  # HITs are ours; the study is stopped when the campaign is (services.prolific_studies)
+
+    def notify(self, campaign: Campaign | None, worker_ids: Sequence[str], subject: str, text: str) -> list[str]:
+        study = getattr(campaign, "prolific_study", None) if campaign is not None else None
+        if study is None or not study.external_id:
+            raise ProviderError("this campaign has no Prolific study to message its participants through")
+        body = f"{subject}\n\n{text}"
+        ids = list(worker_ids)
+        for start in range(0, len(ids), 500):
+            self.client.post("messages/bulk/", {"ids": ids[start:start + 500], "study_id": study.external_id,
+                                                "body": body})
+        return []
+
+    def describe_requirements(self, campaign: Campaign) -> list[dict[str, Any]]:
+        from ...services.prolific_studies import study_filters
+
+        return study_filters(campaign, groups_known=False)
+
+    # ---- studies ----------------------------------------------------------------------------------
+    def create_study(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """POST /studies/ (a draft). Not repeatable: never retried on a timeout (services find it by name)."""
+        return self.client.post("studies/", payload, safe=False)
+
+    def find_study(self, internal_name: str) -> dict[str, Any] | None:
+        """The study whose internal_name is ours (after a creation whose answer was lost)."""
+        path = (f"projects/{settings.PROLIFIC_PROJECT_ID}/studies/" if settings.PROLIFIC_PROJECT_ID else "studies/")
+        for study in self.client.pages(path):
+            if study.get("internal_name") == internal_name:
+                return study
+        return None
+
+    def get_study(self, study_id: str) -> dict[str, Any]:
+        return self.client.get(f"studies/{study_id}/")
+
+    def transition_study(self, study_id: str, action: str) -> dict[str, Any]:
+        return self.client.post(f"studies/{study_id}/transition/", {"action": action})
+
+    def set_places(self, study_id: str, places: int) -> dict[str, Any]:
+        """An absolute value, so repeating it is harmless (places can only be increased after publishing)."""
+        return self.client.patch(f"studies/{study_id}/", {"total_available_places": places})
+
+    # ---- submissions ------------------------------------------------------------------------------
+    def read_submission(self, submission_id: str) -> dict[str, Any] | None:
+        """GET /submissions/{id}/ (single shape: id, participant, study_id, status, ...); None if unknown."""
+        try:
+            return self.client.get(f"submissions/{submission_id}/")
+        except ProlificError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def list_submissions(self, study_id: str) -> Iterator[dict[str, Any]]:
+        """Every submission of the study (list shape: id, participant_id, status, ...), all pages."""
+        return self.client.pages(f"studies/{study_id}/submissions/")
+
+    def transition_submission(self, submission_id: str, action: str, message: str = "",
+                              category: str = "") -> dict[str, Any]:
+        body: dict[str, Any] = {"action": action}
+        if message:
+            body["message"] = message
+        if category:
+            body["rejection_category"] = category  # a string (not a one-element list, as one client sends)
+        return self.client.post(f"submissions/{submission_id}/transition/", body)
+
+    def bulk_approve(self, submission_ids: Sequence[str]) -> None:
+        self.client.post("submissions/bulk-approve/", {"submission_ids": list(submission_ids)})
+
+    # ---- bonuses ----------------------------------------------------------------------------------
+    def set_up_bonuses(self, study_id: str, rows: Sequence[tuple[str, Decimal]]) -> dict[str, Any]:
+        """POST /submissions/bonus-payments/ (amounts in major units in the CSV); returns {id, amount, fees,
+        vat, total_amount} in minor units. Setting up pays nothing; never retried blindly."""
+        csv = "\n".join(f"{who},{amount:.2f}" for who, amount in rows)
+        return self.client.post("submissions/bonus-payments/", {"study_id": study_id, "csv_bonuses": csv},
+                                safe=False)
+
+    def pay_bonuses(self, bulk_id: str) -> None:
+        """POST /bulk-bonus-payments/{id}/pay/: NOT idempotent (each call pays again). Sent at most once."""
+        self.client.post(f"bulk-bonus-payments/{bulk_id}/pay/", {}, safe=False)
+
+    # ---- participant groups -----------------------------------------------------------------------
+    def find_group(self, name: str) -> str | None:
+        params = {"workspace_id": settings.PROLIFIC_WORKSPACE_ID}
+        for group in self.client.pages("participant-groups/", params):
+            if group.get("name") == name:
+                return str(group["id"])
+        return None
+
+    def create_group(self, name: str, description: str) -> str:
+        body = self.client.post("participant-groups/", {"name": name, "workspace_id": settings.PROLIFIC_WORKSPACE_ID,
+                                                        "description": description}, safe=False)
+        return str(body["id"])
+
+    def add_to_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
+        """Members already in the group are ignored by Prolific: repeatable."""
+        self.client.post(f"participant-groups/{group_id}/participants/", {"participant_ids": list(participant_ids)})
+
+    def remove_from_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
+        self.client.delete(f"participant-groups/{group_id}/participants/", {"participant_ids": list(participant_ids)})
