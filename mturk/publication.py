@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from .models import HIT, Campaign
-from .providers.base import ProviderError, money
+from .providers.base import CrowdProvider, ProviderError, money
 from .providers.registry import get_provider
 from .services.campaigns import (
     CampaignError,
@@ -63,8 +63,14 @@ class PublicationPreview:
         return "sandbox" if self.sandbox else "production"
 
 
-def participation_rules(campaign: Campaign) -> list[str]:
-    """The private qualifications publishing adds per HIT (services.participation), in words."""
+def participation_rules(campaign: Campaign, provider: CrowdProvider | None = None) -> list[str]:
+    """Who publishing keeps out (services.participation; Prolific: services.prolific_studies), in words."""
+    if provider is not None and not provider.creates_hits:
+        rules = ["participants on the platform's block list (a Prolific participant group) are excluded"]
+        if in_stage_chain(campaign):
+            rules.append("participants who completed a submission of another stage of this chain are excluded "
+                         "(each stage's completion code adds its finishers to the stage's participant group)")
+        return rules
     rules = []
     if in_stage_chain(campaign):
         rules.append("workers who took part in a HIT's group (e.g. its album) in any stage of the chain are "
@@ -75,7 +81,11 @@ def participation_rules(campaign: Campaign) -> list[str]:
     return rules
 
 
-def fee_rule(provider_name: str, fee: Decimal) -> str:
+def fee_rule(provider_name: str, fee: Decimal, campaign: Campaign | None = None) -> str:
+    if provider_name == "prolific" and campaign is not None and campaign.reward:
+        share = (fee / campaign.reward * 100).quantize(Decimal("0.1"))
+        return (f"Prolific's fees and VAT, from its cost calculator: {share}% of the reward; a submission is a "
+                f"bundle of {campaign.tasks_per_submission} task(s)")
     if provider_name in FEE_RULES:
         return FEE_RULES[provider_name]
     return "no fee" if not fee else f"the {provider_name} provider's fee"
@@ -108,22 +118,28 @@ def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
         requirements: list[dict[str, Any]] | None = provider.describe_requirements(candidate)
     except ProviderError:
         requirements = None
-    to_publish, drafts = plan_publication(candidate, provider)
-    fee = money(provider.assignment_fee(candidate))
+    pricing: CrowdProvider = provider
+    try:
+        fee = money(provider.assignment_fee(candidate))
+        rule = fee_rule(provider.name, fee, candidate)
+    except ProviderError as exc:  # the marketplace's fees could not be learnt: the plan is shown without them
+        errors.append(f"{provider.name}: {exc}")
+        pricing, fee, rule = get_provider("local"), Decimal("0.00"), "unknown (see the error)"
+    to_publish, drafts = plan_publication(candidate, pricing)
     return PublicationPreview(
         provider=provider.name,
         sandbox=candidate.sandbox,
         has_marketplace=provider.has_marketplace,
         drafts=drafts,
         to_publish=to_publish,
-        all_drafts=estimate_cost(candidate, sum(h.max_assignments for h in drafts), provider),
-        within_budget=estimate_cost(candidate, sum(h.max_assignments for h in to_publish), provider),
+        all_drafts=estimate_cost(candidate, sum(h.max_assignments for h in drafts), pricing),
+        within_budget=estimate_cost(candidate, sum(h.max_assignments for h in to_publish), pricing),
         fee_per_assignment=fee,
-        fee_rule=fee_rule(provider.name, fee),
+        fee_rule=rule,
         budget_cap=candidate.budget_cap,
-        committed=money(committed_spend(candidate, provider)),
+        committed=money(committed_spend(candidate, pricing)),
         requirements=requirements,
-        participation=participation_rules(candidate) if provider.has_marketplace else [],
+        participation=participation_rules(candidate, provider) if provider.has_marketplace else [],
         error="; ".join(errors) or None,
     )
 

@@ -41,6 +41,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "budget_cap", "options", "is_simulated", "source_stage", "created_at", "published_at", "hit_count",
             "progress", "worker_link", "keywords", "lifetime_seconds", "auto_approval_delay_seconds",
             "qualifications", "auto_approve_passing", "sandbox", "marketplace_error", "pending_creation",
+            "tasks_per_submission",
         ]
         read_only_fields = fields
 
@@ -81,9 +82,13 @@ class CampaignCreateSerializer(StrictSerializer):
     qualifications = serializers.DictField(
         required=False,
         help_text='Worker requirements, e.g. {"approval_rate_min": 95, "locales": ["US"]} (keys: approval_rate_min, '
-                  "approved_min, locales, masters, adult).")
+                  "approved_min, locales, masters, adult); Prolific: devices, peripherals, filters, filter_set_id, "
+                  "estimated_minutes.")
     auto_approve_passing = serializers.BooleanField(
         required=False, help_text="Each sync approves submitted work that passes the task kind's checks.")
+    tasks_per_submission = serializers.IntegerField(
+        min_value=1, max_value=50, required=False,
+        help_text="Prolific: how many tasks one participant does in one submission (a bundle); default 1.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -140,6 +145,14 @@ class AssignmentSerializer(serializers.ModelSerializer):
 
 class FeedbackSerializer(StrictSerializer):
     feedback = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class RejectionSerializer(FeedbackSerializer):
+    category = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=30,
+        help_text="The marketplace's rejection category (Prolific requires one, e.g. LOW_EFFORT; its rejection "
+                  "messages need at least 100 characters).",
+    )
 
 
 class BonusSerializer(StrictSerializer):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from functools import partial
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -54,6 +55,7 @@ from .serializers import (
     HITSerializer,
     NotifySerializer,
     PublishSerializer,
+    RejectionSerializer,
     WorkerSerializer,
 )
 
@@ -312,10 +314,11 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         the worker is paid, and on MTurk the call is made with `OverrideRejection`."""
         return self._review(approve_assignment, _valid(FeedbackSerializer, request)["feedback"])
 
-    @extend_schema(request=FeedbackSerializer, responses={200: AssignmentSerializer})
+    @extend_schema(request=RejectionSerializer, responses={200: AssignmentSerializer})
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str) -> Response:
-        return self._review(reject_assignment, _valid(FeedbackSerializer, request)["feedback"])
+        data = _valid(RejectionSerializer, request)
+        return self._review(partial(reject_assignment, category=data["category"]), data["feedback"])
 
     @extend_schema(request=BonusSerializer, responses={201: dict})
     @action(detail=True, methods=["post"])

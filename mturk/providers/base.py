@@ -62,6 +62,7 @@ class CrowdProvider(ABC):
     # Each HIT is created on the marketplace (MTurk). False for a marketplace that sends participants to our
     # server for one study (Prolific): our server hands out the HITs, so none is created, listed or synced.
     creates_hits: bool = False
+    has_sandbox: bool = False  # campaigns can run in the marketplace's sandbox (MTurk)
 
     def clean_qualifications(self, spec: Any) -> dict[str, Any]:
         """Check a campaign's worker requirements (raises ValueError naming the bad key)."""
@@ -111,6 +112,14 @@ class CrowdProvider(ABC):
 
     @abstractmethod
     def reject(self, assignment: Assignment, feedback: str) -> None: ...
+
+    def status_changed(self, campaign: Campaign) -> None:
+        """The campaign was paused, resumed or closed (inside the transaction that stored it)."""
+        return None
+
+    def decisions_recorded(self, campaign: Campaign) -> None:
+        """Approvals or rejections of the campaign were stored (for providers that send them in batches)."""
+        return None
 
     @abstractmethod
     def bonus(self, bonus: Bonus) -> None: ...

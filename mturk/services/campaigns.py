@@ -186,8 +186,8 @@ class PublishResult:
 def settle_environment(campaign: Campaign, provider: CrowdProvider, sandbox: bool | None) -> None:
     """Settle where a marketplace campaign runs: sandbox or production, fixed at its first publish."""
     wanted = settings.MTURK_SANDBOX if sandbox is None else sandbox
-    if not provider.has_marketplace or campaign.status == CampaignStatus.DRAFT:
-        campaign.sandbox = bool(wanted) and provider.has_marketplace
+    if not provider.has_sandbox or campaign.status == CampaignStatus.DRAFT:
+        campaign.sandbox = bool(wanted) and provider.has_sandbox
     elif sandbox is not None and sandbox != campaign.sandbox:
         where = "the sandbox" if campaign.sandbox else "production"
         raise CampaignError(f"campaign '{campaign.name}' is already published in {where}")
@@ -233,7 +233,10 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
             campaign.provider = provider.name
         settle_environment(campaign, provider, sandbox)
         _check_provider(campaign, provider)
-        to_publish, drafts = plan_publication(campaign, provider)
+        try:
+            to_publish, drafts = plan_publication(campaign, provider)
+        except ProviderError as exc:  # e.g. the marketplace's fees could not be learnt: no budget check possible
+            raise CampaignError(f"{provider.name}: {exc}") from None
         for hit in to_publish:
             HIT_MACHINE.check(hit.status, HITStatus.PUBLISHED)
         now = timezone.now()
@@ -264,4 +267,5 @@ def set_campaign_status(campaign: Campaign, target: str) -> Campaign:
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         campaign.transition(target)
         campaign.save(update_fields=["status"])
+        get_provider(campaign.provider).status_changed(campaign)
     return campaign

@@ -88,7 +88,7 @@ def add_assignments(hit: HIT, count: int, *, confirm_fee_increase: bool = False)
         provider = get_provider(campaign.provider)
         total = locked.max_assignments + count
         crosses = locked.max_assignments < FEE_BOUNDARY <= total
-        if crosses and provider.has_marketplace and not confirm_fee_increase:
+        if crosses and provider.creates_hits and not confirm_fee_increase:
             old = provider.assignment_fee(campaign, locked.max_assignments)
             new = provider.assignment_fee(campaign, total)
             raise HITError(

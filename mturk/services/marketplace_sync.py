@@ -176,7 +176,16 @@ def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] 
     provider = get_provider(campaign.provider)
     report = SyncReport()
     expire_stale_assignments(campaign)
-    if provider.has_marketplace:
+    if provider.has_marketplace and not provider.creates_hits:  # one study whose participants come to us
+        from .prolific_sync import sync_study
+
+        study_report = sync_study(campaign)
+        report.new_submissions += study_report.changed
+        report.returned += study_report.released
+        report.approved_elsewhere += study_report.approved_on_prolific
+        report.rejected_elsewhere += study_report.rejected_on_prolific
+        pay_pending_bonuses(campaign)
+    elif provider.has_marketplace:
         report.created_hits = _create_pending(campaign)
         report.expired_hits = _expire_past_hits(campaign)
         if answer_counts is None:
@@ -211,7 +220,7 @@ def sync_all() -> SyncReport:
         try:
             provider = get_provider(campaign.provider)
             key = (provider.name, campaign.sandbox)
-            if provider.has_marketplace and key not in listings:
+            if provider.creates_hits and key not in listings:
                 listings[key] = provider.answer_counts(campaign.sandbox) or {}
             total.merge(sync_campaign(campaign, listings.get(key)))
         except Exception:  # one failing campaign must not stop the others; the next run retries it

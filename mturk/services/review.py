@@ -52,10 +52,12 @@ def _marketplace(action, *args, **kwargs) -> None:
         raise ReviewError(str(exc)) from None
 
 
-def approve_assignment(assignment: Assignment, feedback: str = "", *, on_marketplace: bool = True) -> Assignment:
+def approve_assignment(assignment: Assignment, feedback: str = "", *, on_marketplace: bool = True,
+                       announce: bool = True) -> Assignment:
     """Approve (idempotent). Approving a rejected assignment overrides the rejection.
 
-    `on_marketplace=False` records an approval the marketplace already made (auto-approval)."""
+    `on_marketplace=False` records an approval the marketplace already made (auto-approval). `announce=False`:
+    the caller tells the provider itself once a batch of decisions is stored (CrowdProvider.decisions_recorded)."""
     with transaction.atomic():
         locked = _locked(assignment)
         if locked.status == AssignmentStatus.APPROVED:
@@ -76,27 +78,39 @@ def approve_assignment(assignment: Assignment, feedback: str = "", *, on_marketp
         if not UNUSABLE_ANSWER_FLAGS.intersection(locked.check_flags or []):
             get_task_kind(campaign.task_kind).on_approved(locked)
             feed_next_stages(locked)
+        if on_marketplace and announce:
+            provider.decisions_recorded(campaign)
     return locked
 
 
-def reject_assignment(assignment: Assignment, feedback: str, *, on_marketplace: bool = True) -> Assignment:
-    """Reject with feedback for the worker (required, checked before anything is called). Idempotent."""
+def reject_assignment(assignment: Assignment, feedback: str, *, on_marketplace: bool = True,
+                      category: str = "") -> Assignment:
+    """Reject with feedback for the worker (required, checked before anything is called). Idempotent.
+
+    `category`: the marketplace's rejection category where it has them (Prolific requires one)."""
     feedback = (feedback or "").strip()
+    category = (category or "").strip().upper()
     if not feedback:
         raise ReviewError("Rejecting needs a feedback text that tells the worker why.")
+    if on_marketplace:
+        _marketplace(get_provider(assignment.hit.campaign.provider).check_rejection, feedback, category)
     with transaction.atomic():
         locked = _locked(assignment)
         if locked.status == AssignmentStatus.REJECTED:
             return locked
         locked.transition(AssignmentStatus.REJECTED)
-        provider = get_provider(locked.hit.campaign.provider)
+        campaign = locked.hit.campaign
+        provider = get_provider(campaign.provider)
         if on_marketplace:
             _marketplace(provider.reject, locked, feedback)
             if provider.has_marketplace:
                 locked.marketplace_status = "Rejected"
         locked.feedback = feedback
+        locked.rejection_category = category
         locked.decided_at = timezone.now()
-        locked.save(update_fields=["status", "feedback", "decided_at", "marketplace_status"])
+        locked.save(update_fields=["status", "feedback", "rejection_category", "decided_at", "marketplace_status"])
+        if on_marketplace:
+            provider.decisions_recorded(campaign)
     return locked
 
 
@@ -121,11 +135,13 @@ def approve_submitted(campaign: Campaign, *, passing_checks_only: bool = False) 
             flagged.append(assignment.pk)
             continue
         try:
-            approve_assignment(assignment)
+            approve_assignment(assignment, announce=False)
         except ReviewError as exc:
             failed[assignment.pk] = str(exc)
             continue
         approved += 1
+    if approved:  # one hand-off for the batch (Prolific approves many submissions in one call)
+        get_provider(campaign.provider).decisions_recorded(campaign)
     return BulkReview(approved, flagged, failed)
 
 

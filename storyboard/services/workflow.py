@@ -27,7 +27,7 @@ STAGES: dict[str, dict[str, Any]] = {
     "rate": {"task_kind": "rate_story", "source": "retell"},
 }
 SETTABLE = {"reward", "assignments_per_hit", "time_limit_seconds", "instructions", "title", "description",
-            "budget_cap", "max_assignments_per_worker", "options"}
+            "budget_cap", "max_assignments_per_worker", "options", "qualifications", "tasks_per_submission"}
 
 
 def create_story_workflow(

@@ -53,7 +53,11 @@ class Command(BaseCommand):
                             help="seconds after which the marketplace approves submitted work by itself")
         parser.add_argument("--qualifications",
                             help='worker requirements as JSON, e.g. \'{"approval_rate_min": 95, "locales": ["US"]}\' '
-                                 "(keys: approval_rate_min, approved_min, locales, masters, adult)")
+                                 "(keys: approval_rate_min, approved_min, locales, masters, adult); Prolific: "
+                                 '\'{"devices": ["desktop"], "filters": [...], "estimated_minutes": 5}\'')
+        parser.add_argument("--tasks-per-submission", type=int,
+                            help="Prolific: tasks one participant does in one submission before being sent back "
+                                 "(default 1)")
         parser.add_argument("--auto-approve-passing", action="store_true",
                             help="each sync approves submitted work that passes the task kind's checks")
 
@@ -80,7 +84,7 @@ class Command(BaseCommand):
                 instructions=o["instructions"], options=options, items=items, source_stage=source_stage,
                 keywords=o["keywords"], lifetime_seconds=o["lifetime"],
                 auto_approval_delay_seconds=o["auto_approval_delay"], qualifications=qualifications,
-                auto_approve_passing=o["auto_approve_passing"],
+                auto_approve_passing=o["auto_approve_passing"], tasks_per_submission=o["tasks_per_submission"],
             )
         except (CampaignError, UnknownTaskKind, UnknownProvider) as exc:
             raise CommandError(str(exc)) from None

@@ -15,8 +15,12 @@ class Command(BaseCommand):
         decision.add_argument("--approve", action="store_true", help="approve the work")
         decision.add_argument("--reject", action="store_true", help="reject the work (needs --feedback)")
         parser.add_argument("--feedback", default="", help="message to the worker")
+        parser.add_argument("--category", default="",
+                            help="rejection category where the marketplace has them (Prolific: e.g. LOW_EFFORT, "
+                                 "FAILED_INSTRUCTIONS, NO_DATA; its rejection messages need 100 characters)")
 
-    def handle(self, *args, assignment_id: int, approve: bool, reject: bool, feedback: str, **options):
+    def handle(self, *args, assignment_id: int, approve: bool, reject: bool, feedback: str, category: str,
+               **options):
         assignment = Assignment.objects.filter(pk=assignment_id).first()
         if assignment is None:
             raise CommandError(f"no assignment numbered {assignment_id}")
@@ -24,7 +28,7 @@ class Command(BaseCommand):
             if approve:
                 decided = approve_assignment(assignment, feedback)
             else:
-                decided = reject_assignment(assignment, feedback)
+                decided = reject_assignment(assignment, feedback, category=category)
         except (ReviewError, InvalidTransition) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"Assignment {decided.pk} is {decided.status}.")

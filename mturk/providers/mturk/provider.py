@@ -55,6 +55,7 @@ class MTurkProvider(CrowdProvider):
     name = "mturk"
     has_marketplace = True
     creates_hits = True
+    has_sandbox = True
 
     # ---- costs ---------------------------------------------------------------------------
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:

@@ -158,7 +158,7 @@ class ProlificClient:
                 return
             results = body.get("results") or []
             yield from results
-            size = int(query.get("page_size") if page_style else query["limit"])
+            size = int(query["page_size"] if page_style else query["limit"])
             if not results or not _has_next(body, len(results), size,
                                             int(query.get("offset", 0)) + len(results)):
                 return

@@ -134,6 +134,16 @@ class ProlificProvider(CrowdProvider):
 
         before_decision(assignment, False)
 
+    def status_changed(self, campaign: Campaign) -> None:
+        from ...services.prolific_studies import queue_study_update
+
+        queue_study_update(campaign)  # publish, start, pause or stop the study once the change is committed
+
+    def decisions_recorded(self, campaign: Campaign) -> None:
+        from ...services.prolific_decisions import queue_push
+
+        queue_push(campaign)
+
     def bonus(self, bonus: Bonus) -> None:
         from ...services.prolific_bonuses import pay_prolific_bonus
 
@@ -148,6 +158,11 @@ class ProlificProvider(CrowdProvider):
         from ...services.prolific_groups import block_list_group
 
         self.remove_from_group(block_list_group(self), [worker.external_id])
+
+    def add_assignments(self, hit: HIT, count: int, token: str) -> None:
+        from ...services.prolific_studies import queue_study_update
+
+        queue_study_update(hit.campaign)  # the study gets the places the new slots need (within the budget cap)
 
     def expire(self, hit: HIT) -> None:
         return None  # HITs are ours; the study is stopped when the campaign is (services.prolific_studies)
@@ -248,3 +263,57 @@ class ProlificProvider(CrowdProvider):
 
     def remove_from_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
         self.client.delete(f"participant-groups/{group_id}/participants/", {"participant_ids": list(participant_ids)})
+
+    # ---- webhooks and filters ---------------------------------------------------------------------
+    def hook_event_types(self) -> list[dict[str, Any]]:
+        """GET /hooks/event-types/: [{event_type, description}]."""
+        body = self.client.get("hooks/event-types/")
+        return list(body.get("results") or []) if isinstance(body, dict) else list(body or [])
+
+    def hook_secrets(self) -> list[dict[str, Any]]:
+        """GET /hooks/secrets/?workspace_id=: the workspace's signing secret (one at most is active)."""
+        body = self.client.get("hooks/secrets/", {"workspace_id": settings.PROLIFIC_WORKSPACE_ID})
+        return list(body.get("results") or []) if isinstance(body, dict) else list(body or [])
+
+    def create_hook_secret(self) -> str:
+        """POST /hooks/secrets/: a new signing secret for the workspace; the previous one stops working."""
+        body = self.client.post("hooks/secrets/", {"workspace_id": settings.PROLIFIC_WORKSPACE_ID}, safe=False)
+        value = (body.get("value") or body.get("secret")) if isinstance(body, dict) else None
+        if not value:
+            raise ProviderError(f"Prolific created a webhook secret but its answer carries no value: {body!r}")
+        return str(value)
+
+    def hook_subscriptions(self) -> list[dict[str, Any]]:
+        """Every subscription of the workspace, enabled or not (the list filters on is_enabled and has no mode
+        that returns both, so it is read twice): [{id, event_type, target_url, is_enabled, workspace_id}]."""
+        found: list[dict[str, Any]] = []
+        for enabled in ("true", "false"):
+            params = {"workspace_id": settings.PROLIFIC_WORKSPACE_ID, "is_enabled": enabled}
+            for item in self.client.pages("hooks/subscriptions/", params):
+                item.setdefault("is_enabled", enabled == "true")
+                found.append(item)
+        return list({str(item.get("id")): item for item in found}.values())
+
+    def create_hook_subscription(self, event_type: str, target_url: str) -> tuple[dict[str, Any], str]:
+        """POST /hooks/subscriptions/: (the subscription, the X-Hook-Secret header to confirm it with). The
+        subscription stays disabled until confirmed. Not repeated blindly (each call creates one)."""
+        response = self.client.call("POST", "hooks/subscriptions/", safe=False, json={
+            "workspace_id": settings.PROLIFIC_WORKSPACE_ID, "event_type": event_type, "target_url": target_url})
+        try:
+            body = response.json()
+        except ValueError:
+            body = {}
+        if not isinstance(body, dict) or not body.get("id"):
+            raise ProviderError(f"Prolific's answer to creating a {event_type} subscription has no id: {body!r}")
+        return body, response.headers.get("X-Hook-Secret", "")
+
+    def confirm_hook_subscription(self, subscription_id: str, hook_secret: str) -> dict[str, Any]:
+        """POST /hooks/subscriptions/{id}/ with the X-Hook-Secret its creation returned: enables it."""
+        return self.client.post(f"hooks/subscriptions/{subscription_id}/", {"secret": hook_secret})
+
+    def delete_hook_subscription(self, subscription_id: str) -> None:
+        self.client.delete(f"hooks/subscriptions/{subscription_id}/")
+
+    def list_filters(self) -> Iterator[dict[str, Any]]:
+        """GET /filters/ (all pages): {filter_id, title, type, ...}; the ids studies' `filters` refer to."""
+        return self.client.pages("filters/")
