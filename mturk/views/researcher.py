@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from config.lockouts import active_lockouts
 
 from ..models import Assignment, Campaign, Worker
-from ..providers.base import ProviderError
+from ..providers.base import ProviderError, money
 from ..providers.registry import get_provider
 from ..publication import preview_publication
 from ..selectors import (
@@ -28,7 +28,8 @@ from ..selectors import (
     progress_of,
     stage_chain,
 )
-from ..services.campaigns import CampaignError, publish_campaign
+from ..selectors_prolific import prolific_facts
+from ..services.campaigns import CampaignError, publish_campaign, set_campaign_status
 from ..services.hits import HITError, delete_decided_hits, expire_campaign
 from ..services.marketplace_sync import sync_campaign
 from ..services.review import (
@@ -101,7 +102,13 @@ def _marketplace_facts(campaign: CampaignWithProgress) -> dict[str, Any] | None:
     if not provider.has_marketplace:
         return None
     draft = campaign.status == CampaignStatus.DRAFT
-    sandbox = settings.MTURK_SANDBOX if draft else campaign.sandbox
+    sandbox = settings.MTURK_SANDBOX if draft and provider.has_sandbox else campaign.sandbox
+    if not provider.creates_hits:  # Prolific: the study's facts as last synced, and the fees it was planned with
+        facts = prolific_facts(campaign)
+        ratio = facts.study.fee_ratio if facts.study is not None else None
+        fee = money(campaign.reward * ratio) if ratio is not None else None
+        return {"prolific": facts, "error": campaign.marketplace_error, "fee": fee,
+                "per_assignment": campaign.reward + fee if fee is not None else None}
     preview = preview_publication(campaign) if campaign.status != CampaignStatus.CLOSED else None
     fee = provider.assignment_fee(campaign)
     return {
@@ -126,7 +133,7 @@ def review_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> Http
             approve_assignment(assignment, feedback.strip())
             messages.success(request, f"Assignment {assignment.pk} approved.")
         elif action == "reject":
-            reject_assignment(assignment, feedback)
+            reject_assignment(assignment, feedback, category=request.POST.get("category", ""))
             messages.success(request, f"Assignment {assignment.pk} rejected.")
         else:
             messages.error(request, "Unknown review action.")
@@ -208,6 +215,24 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
         queued = " Their creation on the marketplace is queued." if result.queued else ""
         messages.success(request, f"Published {result.published} HIT(s), cost up to ${result.cost.total}."
                                   f"{note}{queued}")
+    return redirect("campaign-page", pk=pk)
+
+
+@require_POST
+@researcher_required
+def change_status(request: HttpRequest, pk: int) -> HttpResponse:
+    """Pause (no new task is handed out; Prolific: the study is paused) or close the campaign for good."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    target = {"pause": CampaignStatus.PAUSED, "close": CampaignStatus.CLOSED}.get(request.POST.get("action", ""))
+    if target is None:
+        messages.error(request, "Unknown campaign action.")
+        return redirect("campaign-page", pk=pk)
+    try:
+        set_campaign_status(campaign, target)
+    except InvalidTransition as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Campaign {campaign.name} is {target.label.lower()}.")
     return redirect("campaign-page", pk=pk)
 
 
