@@ -185,6 +185,8 @@ def _create_step(campaign: Campaign, study: ProlificStudy) -> bool:
     places = wanted_places(campaign, study)
     if campaign.status != CampaignStatus.ACTIVE or places == 0:
         return False
+    if study.fee_ratio is None:  # the fees the study's costs are planned with (the calculator's, at creation)
+        study.fee_ratio = provider().fee_ratio(campaign)
     _create(campaign, study, places)
     return True
 

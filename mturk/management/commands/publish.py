@@ -56,8 +56,9 @@ class Command(BaseCommand):
     def _print_preview(self, campaign, preview: PublicationPreview) -> None:
         write = self.stdout.write
         where = f" ({preview.environment})" if preview.has_marketplace else ""
-        write(f"Dry run for '{campaign.name}' on {preview.provider}{where}: nothing is written and no "
-              "marketplace is called.")
+        asks = ("only Prolific's cost calculator is asked for its fees and VAT" if preview.provider == "prolific"
+                else "no marketplace is called")
+        write(f"Dry run for '{campaign.name}' on {preview.provider}{where}: nothing is written and {asks}.")
         write(f"{len(preview.drafts)} draft HIT(s); {len(preview.to_publish)} would be published:")
         for hit in preview.to_publish:
             write(f"  HIT {hit.pk} position {hit.position}: items {json.dumps(hit.items, sort_keys=True)}, "
@@ -74,12 +75,13 @@ class Command(BaseCommand):
                        else "does not stop publication")
             write(f"Budget cap: ${preview.budget_cap}, already committed ${preview.committed}: {verdict}")
         if preview.has_marketplace:
+            label = "Study filters" if preview.provider == "prolific" else "QualificationRequirements"
             if preview.requirements is None:
-                write("QualificationRequirements: not built (see the error below)")
+                write(f"{label}: not built (see the error below)")
             else:
-                write("QualificationRequirements:")
+                write(f"{label}:")
                 write(json.dumps(preview.requirements, indent=2, sort_keys=True))
             for rule in preview.participation:
-                write(f"Per HIT: {rule}")
+                write(f"{'Who may work' if preview.provider == 'prolific' else 'Per HIT'}: {rule}")
         if not preview.error:
             write("Checks: OK")
