@@ -73,3 +73,19 @@ def preview_token(hit_id: int) -> str:
 
 def read_preview_token(token: str) -> int:
     return int(_load(token, "preview", None)["h"])
+
+
+@dataclass(frozen=True)
+class SessionClaim:
+    submission_id: str
+    participant_id: str
+
+
+def session_token(submission_id: str, participant_id: str) -> str:
+    """A Prolific session's continue link: the submission (SESSION_ID) and the participant it belongs to."""
+    return _dump({"s": submission_id, "p": participant_id}, "prolific-session")
+
+
+def read_session_token(token: str) -> SessionClaim:
+    data = _load(token, "prolific-session", settings.WORKER_TOKEN_MAX_AGE)
+    return SessionClaim(str(data["s"]), str(data["p"]))

@@ -29,6 +29,7 @@ from ..services.assignments import (
     submit_answer,
 )
 from ..services.marketplace_arrivals import completion_code
+from ..services.prolific_arrivals import continue_url
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus
 from ..task_kinds import get_task_kind
 from ..throttle import arrival_allowed, retry_after_seconds
@@ -64,6 +65,15 @@ def next_task_url(campaign: Campaign, worker_external_id: str) -> str | None:
         return None
     path = reverse("campaign-entry", kwargs={"token": campaign_token(campaign.pk)})
     return f"{path}?w={worker_token(campaign.pk, worker_external_id)}"
+
+
+def after_answer_url(assignment: Assignment, worker_external_id: str) -> str | None:
+    """Where the worker goes after this task: the local crowd's next task, or a Prolific session's continue
+    link (its next task, or the completion page once the bundle is done)."""
+    campaign = assignment.hit.campaign
+    if campaign.provider == "prolific":
+        return continue_url(assignment.external_id, worker_external_id) if assignment.external_id else None
+    return next_task_url(campaign, worker_external_id)
 
 
 def arrival_refused(request: HttpRequest, title: str = "Too many requests",
@@ -192,7 +202,7 @@ def task_page(request: HttpRequest) -> HttpResponse:
     if assignment is None or assignment.worker.external_id != claim.worker_external_id:
         return worker_message(request, "Not your task", "This task does not belong to you.", status=403)
     campaign = assignment.hit.campaign
-    next_url = next_task_url(campaign, claim.worker_external_id)
+    next_url = after_answer_url(assignment, claim.worker_external_id)
     if assignment.status in ANSWERED:
         return worker_message(
             request, "Already submitted", "Your answer to this task has been received. Thank you!", next_url=next_url
@@ -275,7 +285,7 @@ def submit(request: HttpRequest) -> JsonResponse:
     except SubmissionError as exc:
         return _json_error(exc.status_code, exc.message, exc.errors)
     campaign = result.assignment.hit.campaign
-    next_url = next_task_url(campaign, claim.worker_external_id)
+    next_url = after_answer_url(result.assignment, claim.worker_external_id)
     response: dict[str, Any] = {
         "status": "stored" if result.created else "already_stored",
         "message": "Thank you! Your answer has been saved." if result.created
@@ -283,7 +293,9 @@ def submit(request: HttpRequest) -> JsonResponse:
         "assignment": result.assignment.pk,
         "next_url": next_url,
     }
-    if get_provider(campaign.provider).has_marketplace:
+    if campaign.provider == "prolific":
+        response["follow_next"] = True  # the page goes on at once: the next task, or back to Prolific with the code
+    elif get_provider(campaign.provider).has_marketplace:
         # The page hands the stored answer off to the marketplace; the code lets the worker retry.
         response["completion_code"] = completion_code(result.assignment)
         response["answer"] = result.assignment.answer

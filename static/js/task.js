@@ -4,7 +4,8 @@
    Kind scripts call window.TaskKinds.saveDraft() (or dispatch an "input" event on the form) after a change.
    No cookies: the signed token in the page identifies the assignment.
    Once the server has stored the answer, the form gets a "task:stored" event (detail: {response, answer})
-   for marketplace hand-offs (see mturk_handoff.js). */
+   for marketplace hand-offs (see mturk_handoff.js). A response with follow_next (Prolific) sends the browser
+   to next_url (a GET) right away. */
 (function () {
   "use strict";
   var form = document.getElementById("task-form");
@@ -114,6 +115,8 @@
     panel.hidden = false;
     (body.next_url ? next : panel).focus();
     form.dispatchEvent(new CustomEvent("task:stored", {detail: {response: body, answer: answer}}));
+    // Prolific: on at once to the session's next task or its completion page (the button stays as the fallback).
+    if (body.follow_next && body.next_url) { window.location.assign(body.next_url); }
   }
 
   if (form.dataset.preview) { return; }

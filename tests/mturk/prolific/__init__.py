@@ -1,0 +1,1 @@
+"""Tests of the prolific provider (against `responses` and the local fake Prolific server)."""
