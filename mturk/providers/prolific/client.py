@@ -151,6 +151,7 @@ class ProlificClient:
             query.setdefault("offset", 0)
         else:
             query.setdefault("page", 1)
+        seen = int(query.get("offset", 0)) if not page_style else (int(query["page"]) - 1) * int(query["page_size"])
         while True:
             body = self.get(path, query)
             if isinstance(body, list):  # an endpoint that answers with a bare list has no further page
@@ -158,9 +159,9 @@ class ProlificClient:
                 return
             results = body.get("results") or []
             yield from results
+            seen += len(results)  # items up to the end of this page (with either pagination, for meta.count)
             size = int(query["page_size"] if page_style else query["limit"])
-            if not results or not _has_next(body, len(results), size,
-                                            int(query.get("offset", 0)) + len(results)):
+            if not results or not _has_next(body, len(results), size, seen):
                 return
             if page_style:
                 query["page"] = int(query["page"]) + 1
