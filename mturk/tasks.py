@@ -83,3 +83,14 @@ def prolific_push_decisions(campaign_id: int) -> int:
     from .services.prolific_decisions import push_decisions
 
     return push_decisions(Campaign.objects.get(pk=campaign_id))
+
+
+@shared_task(acks_late=True)
+def prolific_handle_events(limit: int = 500) -> dict:
+    """Handle the stored Prolific webhook events (queued by the receiver for each new event; the periodic sync
+    handles leftovers). Re-running it is harmless: handled events are skipped."""
+    from dataclasses import asdict
+
+    from .services.prolific_events import handle_pending_events
+
+    return asdict(handle_pending_events(limit))

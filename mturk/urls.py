@@ -1,7 +1,7 @@
 from django.urls import path
 
 from .api.views import ProviderBalanceView
-from .views import mturk_worker, prolific_worker, researcher, worker
+from .views import mturk_worker, prolific_hooks, prolific_worker, researcher, worker
 
 urlpatterns = [
     path("", researcher.dashboard, name="dashboard"),
@@ -27,4 +27,5 @@ urlpatterns = [
     path("mt/task/", mturk_worker.task_page, name="mturk-task"),
     path("p/continue/", prolific_worker.session_continue, name="prolific-continue"),
     path("p/<str:token>/", prolific_worker.study_entry, name="prolific-entry"),
+    path("hooks/prolific/", prolific_hooks.receive, name="prolific-hooks"),
 ]
