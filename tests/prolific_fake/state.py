@@ -577,6 +577,8 @@ class FakeProlific:
                 study["published_at"] = iso(utcnow())
             if action == "STOP":
                 study["stopped"] = True
+                if current in ("PAUSED", "SCHEDULED"):  # a stopped study no longer waits to be started
+                    study["status"] = "ACTIVE"
             else:
                 self._set_study_status(study, target)
             self._refresh_study(study)

@@ -447,3 +447,14 @@ def test_safe_calls_are_retried_after_server_errors_resets_and_timeouts(provider
     assert [c.fault for c in prolific_fake.received("GET", "studies/{id}")] == ["timeout", ""]
     assert [e.payload["status"] for e in prolific_fake.events_of("submission.status.change", submission)] == [
         "ACTIVE", "AWAITING REVIEW", "APPROVED"]
+
+
+def test_an_unsafe_call_answered_too_late_is_not_repeated_but_was_processed(provider, prolific_fake):
+    prolific_fake.fail("participant-groups/", "timeout_after", method="POST")
+
+    with pytest.raises(ProlificUnavailable, match="could not be reached"):
+        provider.create_group("stage 2 finishers", "Participants who finished stage 2.")
+
+    assert len(prolific_fake.received("POST", "participant-groups")) == 1
+    [group] = prolific_fake.groups.values()
+    assert provider.find_group("stage 2 finishers") == group.id  # found again instead of created twice
