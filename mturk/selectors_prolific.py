@@ -13,6 +13,10 @@ from .providers.prolific.provider import AUTO_APPROVAL_DAYS, REJECTION_CATEGORIE
 from .states import ANSWERED
 
 STUDY_PAGE = "https://app.prolific.com/researcher/workspaces/studies/{}"
+SPELLED_OUT = {"INCOMP_LONGITUDINAL": "Incomplete longitudinal", "UNSUPP_DEVICE": "Unsupported device",
+               "NO_CODE": "No code", "BAD_CODE": "Bad code", "NO_DATA": "No data"}
+REJECTION_CHOICES = tuple((code, SPELLED_OUT.get(code, code.replace("_", " ").capitalize()))
+                          for code in REJECTION_CATEGORIES)
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,7 @@ class ProlificFacts:
     auto_approval_at: datetime | None = None  # when Prolific approves the oldest unreviewed submission by itself
     bonuses_needing_attention: list[Bonus] = field(default_factory=list)
     fee_share: Decimal | None = None
-    rejection_categories: tuple[str, ...] = REJECTION_CATEGORIES
+    rejection_categories: tuple[tuple[str, str], ...] = REJECTION_CHOICES
 
 
 def prolific_facts(campaign: Campaign) -> ProlificFacts:

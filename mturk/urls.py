@@ -15,6 +15,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/workers/<int:worker_pk>/block/", researcher.block_worker,
          name="campaign-worker-block"),
     path("campaigns/<int:pk>/status/", researcher.change_status, name="campaign-page-status"),
+    path("campaigns/<int:pk>/add-assignments/", researcher.add_assignments, name="campaign-page-add-assignments"),
     path("campaigns/<int:pk>/sync/", researcher.sync_now, name="campaign-page-sync"),
     path("campaigns/<int:pk>/expire/", researcher.expire_all, name="campaign-page-expire"),
     path("campaigns/<int:pk>/delete-decided/", researcher.delete_decided, name="campaign-page-delete-decided"),

@@ -22,6 +22,7 @@ from ..selectors import CampaignWithProgress, campaigns_with_progress
 from ..services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign, set_campaign_status
 from ..services.hits import (
     HITError,
+    add_assignments_everywhere,
     delete_decided_hits,
     delete_hit,
     expire_campaign,
@@ -207,6 +208,19 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @action(detail=True, methods=["post"])
     def close(self, request: Request, pk: str) -> Response:
         return self._status(CampaignStatus.CLOSED)
+
+    @extend_schema(request=AddAssignmentsSerializer, responses={200: CampaignSerializer})
+    @action(detail=True, methods=["post"], url_path="add-assignments")
+    def add_assignments(self, request: Request, pk: str) -> Response:
+        """Let `count` more workers do every published or expired HIT (on Prolific the study gets the places),
+        within the budget cap."""
+        data = _valid(AddAssignmentsSerializer, request)
+        try:
+            add_assignments_everywhere(self.get_object(), data["count"],
+                                       confirm_fee_increase=data["confirm_fee_increase"])
+        except REFUSED as exc:
+            return _refused(exc)
+        return Response(self.get_serializer(self.get_queryset().get(pk=self.kwargs["pk"])).data)
 
     @extend_schema(request=None, responses={200: dict})
     @action(detail=True, methods=["post"], url_path="approve-submitted")

@@ -113,8 +113,9 @@ class CrowdProvider(ABC):
     @abstractmethod
     def reject(self, assignment: Assignment, feedback: str) -> None: ...
 
-    def status_changed(self, campaign: Campaign) -> None:
-        """The campaign was paused, resumed or closed (inside the transaction that stored it)."""
+    def campaign_changed(self, campaign: Campaign) -> None:
+        """The campaign was paused or closed, or its HITs got more slots (inside the transaction that stored it):
+        for providers that keep one marketplace object per campaign (a Prolific study)."""
         return None
 
     def decisions_recorded(self, campaign: Campaign) -> None:

@@ -267,5 +267,5 @@ def set_campaign_status(campaign: Campaign, target: str) -> Campaign:
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         campaign.transition(target)
         campaign.save(update_fields=["status"])
-        get_provider(campaign.provider).status_changed(campaign)
+        get_provider(campaign.provider).campaign_changed(campaign)
     return campaign

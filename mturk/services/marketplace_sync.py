@@ -214,7 +214,13 @@ def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] 
 
 def sync_all() -> SyncReport:
     """Sync every open campaign (the periodic job); the account's HITs are listed once per environment."""
+    from .prolific_events import handle_pending_events
+
     total = SyncReport()
+    try:  # webhook events whose handling job was lost (the receiver queues one per event)
+        handle_pending_events()
+    except Exception:
+        log.exception("handling the stored Prolific webhook events failed")
     listings: dict[tuple[str, bool], dict[str, tuple[int, int]] | None] = {}
     for campaign in Campaign.objects.exclude(status__in=(CampaignStatus.DRAFT, CampaignStatus.CLOSED)):
         try:

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from ..models import HIT, Bonus, Campaign, ProlificStudy
 from ..providers.base import ProviderError
-from ..providers.prolific.client import ProlificUnavailable
+from ..providers.prolific.client import ProlificError, ProlificUnavailable
 from ..providers.prolific.provider import (
     ProlificProvider,
     bundle_reward,
@@ -202,7 +202,17 @@ def _status_step(campaign: Campaign, study: ProlificStudy) -> bool:
     action = WANTED_ACTION.get(CampaignStatus(campaign.status), {}).get(study.status)
     if action:
         crowd = provider()
-        crowd.transition_study(study.external_id, action)
+        try:
+            crowd.transition_study(study.external_id, action)
+        except ProlificError as exc:
+            # A transition whose answer was lost is retried by the client; Prolific refuses the repeat (the study
+            # has moved on). What counts is the status it reports now.
+            if isinstance(exc, ProlificUnavailable) or exc.status != 400:
+                raise
+            _remember(study, crowd.get_study(study.external_id))
+            if WANTED_ACTION.get(CampaignStatus(campaign.status), {}).get(study.status):
+                raise
+            return True
         if action == "PUBLISH":
             study.published_at = study.published_at or timezone.now()
         _remember(study, crowd.get_study(study.external_id))

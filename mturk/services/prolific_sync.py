@@ -151,8 +151,9 @@ def sync_study(campaign: Campaign) -> StudySyncReport:
     study = ensure_study(campaign)
     if not study.external_id:
         return report
-    for remote in provider().list_submissions(study.external_id):
+    listing = list(provider().list_submissions(study.external_id))
+    for remote in listing:
         reconcile_submission(study, remote, report)
     push_decisions(campaign)
-    reconcile_bonuses(campaign)
+    reconcile_bonuses(campaign, listing)
     return report

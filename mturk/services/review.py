@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import Assignment, Bonus, Campaign, Worker
+from ..models import Assignment, Bonus, BonusState, Campaign, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
 from ..states import AssignmentStatus
@@ -187,7 +187,10 @@ def pay_bonus(bonus: Bonus) -> Bonus:
 def pay_pending_bonuses(campaign: Campaign) -> int:
     """Retry the campaign's unpaid bonuses (same tokens); one the marketplace refuses does not stop the others."""
     paid = 0
-    for bonus in Bonus.objects.filter(assignment__hit__campaign=campaign, paid=False).select_related(
+    # A bonus whose payment was requested is never paid again, only confirmed (services.prolific_bonuses).
+    unpaid = (Bonus.objects.filter(assignment__hit__campaign=campaign, paid=False)
+              .exclude(state=BonusState.PAY_REQUESTED))
+    for bonus in unpaid.select_related(
             "assignment__hit__campaign", "assignment__worker").order_by("pk"):
         try:
             pay_bonus(bonus)

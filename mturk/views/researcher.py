@@ -30,7 +30,7 @@ from ..selectors import (
 )
 from ..selectors_prolific import prolific_facts
 from ..services.campaigns import CampaignError, publish_campaign, set_campaign_status
-from ..services.hits import HITError, delete_decided_hits, expire_campaign
+from ..services.hits import HITError, add_assignments_everywhere, delete_decided_hits, expire_campaign
 from ..services.marketplace_sync import sync_campaign
 from ..services.review import (
     ReviewError,
@@ -233,6 +233,23 @@ def change_status(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Campaign {campaign.name} is {target.label.lower()}.")
+    return redirect("campaign-page", pk=pk)
+
+
+@require_POST
+@researcher_required
+def add_assignments(request: HttpRequest, pk: int) -> HttpResponse:
+    """More workers on every published HIT (more places on Prolific), within the budget cap."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    try:
+        count = int(request.POST.get("count", ""))
+        hits = add_assignments_everywhere(campaign, count,
+                                          confirm_fee_increase=request.POST.get("confirm_fee_increase") == "1")
+    except ValueError as exc:  # HITError is a ValueError too
+        text = str(exc) if isinstance(exc, HITError) else "Give how many assignments to add, as a whole number."
+        messages.error(request, text)
+    else:
+        messages.success(request, f"{hits} HIT(s) take {count} more assignment(s) each.")
     return redirect("campaign-page", pk=pk)
 
 

@@ -134,10 +134,10 @@ class ProlificProvider(CrowdProvider):
 
         before_decision(assignment, False)
 
-    def status_changed(self, campaign: Campaign) -> None:
+    def campaign_changed(self, campaign: Campaign) -> None:
         from ...services.prolific_studies import queue_study_update
 
-        queue_study_update(campaign)  # publish, start, pause or stop the study once the change is committed
+        queue_study_update(campaign)  # start, pause or stop the study, or raise its places, once committed
 
     def decisions_recorded(self, campaign: Campaign) -> None:
         from ...services.prolific_decisions import queue_push

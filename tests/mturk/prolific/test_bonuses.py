@@ -390,7 +390,8 @@ def test_connection_reset_after_prolific_processed_the_pay(db, prolific):
     assert (stored.state, stored.paid) == (BonusState.PAY_REQUESTED, False)
     assert "Do not pay it by hand" in stored.problem
 
-    assert pay_pending_bonuses(bonus.assignment.hit.campaign) == 1  # confirmed from the records, not paid again
+    assert pay_pending_bonuses(bonus.assignment.hit.campaign) == 0  # a requested payment is never paid again
+    assert reconcile_bonuses(bonus.assignment.hit.campaign) == 1  # confirmed from Prolific's records
     stored = fresh(bonus)
     assert (stored.state, stored.paid, stored.problem) == (BonusState.PAID, True, "")
     assert prolific.pay_requests == 1 and prolific.paid_to(SUBMISSION) == ["1.50"]
