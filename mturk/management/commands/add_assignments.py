@@ -19,14 +19,16 @@ class Command(BaseCommand):
 
     def handle(self, *args, hit_id: int | None, count: int, campaign: str | None, confirm_fee_increase: bool,
                **options):
-        if (hit_id is None) == (campaign is None):
-            raise CommandError("give either a HIT id or --campaign")
         try:
             if campaign is not None:
+                if hit_id is not None:
+                    raise CommandError("give either a HIT id or --campaign, not both")
                 target = find_campaign(campaign)
                 hits = add_assignments_everywhere(target, count, confirm_fee_increase=confirm_fee_increase)
                 self.stdout.write(f"{hits} HIT(s) of '{target.name}' take {count} more assignment(s) each.")
                 return
+            if hit_id is None:
+                raise CommandError("give a HIT id, or --campaign")
             hit = HIT.objects.filter(pk=hit_id).first()
             if hit is None:
                 raise CommandError(f"no HIT numbered {hit_id}")
