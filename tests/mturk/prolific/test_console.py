@@ -41,6 +41,7 @@ def test_the_campaign_page_shows_the_study_as_last_synced(prolific_fake, campaig
     assert "1 awaiting review with no answer stored here" in page
     assert "Prolific approves unreviewed submissions after 21 days" in page
     assert 'name="category"' in page and "Low effort" in page
+    assert "the study: fees 33.33%, VAT 20.0%" in page  # as Prolific reported them for the study
 
 
 def test_the_campaign_page_queries_do_not_grow_with_submissions(prolific_fake, campaign, researcher_client):
