@@ -35,11 +35,27 @@ from .prolific_groups import block_list_group, chain_of, stage_group
 
 log = logging.getLogger(__name__)
 URL_PARAMETERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
-WANTED_ACTION = {  # campaign status -> (study statuses that need an action, the action)
-    CampaignStatus.ACTIVE: ({"UNPUBLISHED": "PUBLISH", "PAUSED": "START"}),
-    CampaignStatus.PAUSED: ({"ACTIVE": "PAUSE"}),
-    CampaignStatus.CLOSED: ({"ACTIVE": "STOP", "PAUSED": "STOP"}),
+STOPPED_CAMPAIGN_ACTIONS = {  # campaign status -> {study status that needs an action: the action}
+    CampaignStatus.PAUSED: {"ACTIVE": "PAUSE"},
+    CampaignStatus.CLOSED: {"ACTIVE": "STOP", "PAUSED": "STOP"},
 }
+
+
+def wanted_action(campaign: Campaign, study: ProlificStudy) -> str | None:
+    """The transition that brings the study in step with the campaign, if any. An active campaign's study is
+    paused while it has free places but no task to hand out (a rejected submission frees its place on Prolific
+    while its task keeps its slot here: without the pause, participants would arrive, find nothing and return),
+    and started again as soon as there is work."""
+    if campaign.status != CampaignStatus.ACTIVE:
+        return STOPPED_CAMPAIGN_ACTIONS.get(CampaignStatus(campaign.status), {}).get(study.status)
+    if study.status == "UNPUBLISHED":
+        return "PUBLISH"
+    idle = open_slots(campaign) == 0
+    if study.status == "ACTIVE" and idle and study.places > study.places_taken:
+        return "PAUSE"
+    if study.status == "PAUSED" and not idle:
+        return "START"
+    return None
 
 
 def provider() -> ProlificProvider:
@@ -199,7 +215,7 @@ def _places_step(campaign: Campaign, study: ProlificStudy) -> bool:
 
 
 def _status_step(campaign: Campaign, study: ProlificStudy) -> bool:
-    action = WANTED_ACTION.get(CampaignStatus(campaign.status), {}).get(study.status)
+    action = wanted_action(campaign, study)
     if action:
         crowd = provider()
         try:
@@ -210,7 +226,7 @@ def _status_step(campaign: Campaign, study: ProlificStudy) -> bool:
             if isinstance(exc, ProlificUnavailable) or exc.status != 400:
                 raise
             _remember(study, crowd.get_study(study.external_id))
-            if WANTED_ACTION.get(CampaignStatus(campaign.status), {}).get(study.status):
+            if wanted_action(campaign, study):
                 raise
             return True
         if action == "PUBLISH":

@@ -148,12 +148,15 @@ def sync_study(campaign: Campaign) -> StudySyncReport:
     from .prolific_decisions import push_decisions
 
     report = StudySyncReport()
+    study = ProlificStudy.objects.filter(campaign=campaign).first()
+    listing: list[dict[str, Any]] = []
+    if study is not None and study.external_id:  # submissions first: returns free slots before the study is sized
+        listing = list(provider().list_submissions(study.external_id))
+        for remote in listing:
+            reconcile_submission(study, remote, report)
     study = ensure_study(campaign)
     if not study.external_id:
         return report
-    listing = list(provider().list_submissions(study.external_id))
-    for remote in listing:
-        reconcile_submission(study, remote, report)
     push_decisions(campaign)
     reconcile_bonuses(campaign, listing)
     return report

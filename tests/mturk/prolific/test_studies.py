@@ -198,3 +198,29 @@ def publish_without_job(campaign: Campaign) -> None:
     """Publish with the study job left out (the test runs it itself)."""
     publish_campaign(campaign)  # on_commit callbacks are not run inside the test's transaction
     campaign.refresh_from_db()
+
+
+def test_a_study_with_free_places_and_no_work_is_paused_until_there_is_work(prolific_fake,
+                                                                             django_capture_on_commit_callbacks):
+    from mturk.services.hits import add_assignments_everywhere
+    from mturk.services.marketplace_sync import sync_campaign
+    from mturk.services.review import reject_assignment
+
+    from .study_helpers import tasks_of
+
+    campaign = published_campaign(prolific_fake, images=2, assignments=1, tasks=1,
+                                  django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    external = study_of(campaign).external_id
+    sessions = [work(prolific_fake, campaign) for _ in range(2)]  # every slot answered
+    sync_campaign(campaign)
+    [task] = tasks_of(sessions[0])
+    with django_capture_on_commit_callbacks(execute=True):
+        reject_assignment(task, "The description does not say what the photo shows: please describe the people, "
+                                "objects and actions in one full sentence.", category="LOW_EFFORT")
+    # Prolific freed the rejected submission's place; its task keeps its slot here: nothing to hand out
+    sync_campaign(campaign)
+    assert prolific_fake.studies[external]["status"] == "PAUSED"
+    with django_capture_on_commit_callbacks(execute=True):
+        add_assignments_everywhere(campaign, 1)  # work again: the study is started, with the places it needs
+    assert prolific_fake.studies[external]["status"] == "ACTIVE"
+    assert study_of(campaign).places == 2 + 1  # the two submissions kept, and one for the two new slots
