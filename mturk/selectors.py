@@ -19,6 +19,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
+from .compiled_query import CompiledQuery
 from .models import HIT, Assignment, Bonus, Campaign
 from .providers.base import money
 from .providers.registry import get_provider, provider_names
@@ -132,8 +133,13 @@ def campaign_assignments(campaign: Campaign, status: str | None = None) -> Query
     return queryset.order_by("-submitted_at", "-id")
 
 
+FOR_PAGE: CompiledQuery[Assignment] = CompiledQuery(
+    lambda pk: Assignment.objects.select_related("hit__campaign", "worker").filter(pk=pk))
+
+
 def assignment_for_page(assignment_id: int) -> Assignment | None:
-    return Assignment.objects.select_related("hit__campaign", "worker").filter(pk=assignment_id).first()
+    """The task page's assignment with its HIT, campaign and worker (one query, compiled once per thread)."""
+    return FOR_PAGE.first(assignment_id)
 
 
 def campaign_by_name_or_id(name_or_id: str) -> Campaign | None:

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework import serializers
 
+from ..compiled_query import CompiledQuery
 from ..models import HIT, Assignment, Campaign, Worker
 from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
@@ -137,6 +138,12 @@ def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str
         return Assignment.objects.filter(hit_id=hit_id, worker=worker).first()
 
 
+# The submission's one read: the assignment locked, with its HIT, campaign and worker (compiled once per thread).
+LOCKED_FOR_SUBMISSION: CompiledQuery[Assignment] = CompiledQuery(
+    lambda pk: Assignment.objects.select_for_update(of=("self",)).select_related("hit__campaign", "worker")
+    .filter(pk=pk))
+
+
 def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -> SubmissionResult:
     """Validate and store a worker's answer exactly once.
 
@@ -145,13 +152,9 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
     second submission finds it already answered. The HIT's page payload is built only for kinds whose
     validation reads it (TaskKind.answer_needs_payload)."""
     with transaction.atomic():
-        try:
-            assignment = (
-                Assignment.objects.select_for_update(of=("self",)).select_related("hit__campaign", "worker")
-                .get(pk=assignment_id)
-            )
-        except Assignment.DoesNotExist:
-            raise SubmissionError(404, "This assignment does not exist.") from None
+        assignment = LOCKED_FOR_SUBMISSION.first(assignment_id)
+        if assignment is None:
+            raise SubmissionError(404, "This assignment does not exist.")
         if assignment.worker.external_id != worker_external_id:
             raise SubmissionError(403, "This assignment belongs to another worker.")
         if assignment.status in ANSWERED:

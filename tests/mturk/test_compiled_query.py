@@ -1,0 +1,80 @@
+"""A compiled query gives the instances its queryset gives (every field converted, related objects attached), in
+one query, on every thread, and refuses a queryset with other parameters."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from mturk.compiled_query import CompiledQuery
+from mturk.models import Assignment
+from mturk.selectors import assignment_for_page
+from tests.factories import make_campaign, submitted
+
+pytestmark = pytest.mark.django_db
+
+
+def values(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+
+
+def test_the_instances_are_those_of_the_queryset():
+    campaign = make_campaign(images=2, options={"min_words": 3})
+    done = submitted(campaign)
+    with CaptureQueriesContext(connection) as queries:
+        got = assignment_for_page(done.pk)
+    assert len(queries) == 1
+    expected = Assignment.objects.select_related("hit__campaign", "worker").get(pk=done.pk)
+    assert got is not None and got._state.db == expected._state.db and not got._state.adding
+    assert values(got) == values(expected)  # JSON answer and check flags decoded, datetimes aware, decimals
+    assert isinstance(got.answer, dict) and got.answer == {"text": done.answer["text"]}
+    assert values(got.hit) == values(expected.hit) and isinstance(got.hit.items, dict)
+    assert values(got.hit.campaign) == values(expected.hit.campaign) and got.hit.campaign.options["min_words"] == 3
+    assert values(got.worker) == values(expected.worker)
+    with CaptureQueriesContext(connection) as queries:
+        assert got.hit.campaign.name == campaign.name and got.worker.external_id == done.worker.external_id
+    assert len(queries) == 0  # the related objects came with the row
+    assert assignment_for_page(done.pk + 1000) is None
+
+
+def test_a_locking_read_is_compiled_inside_a_transaction_and_reused():
+    campaign = make_campaign(images=2)
+    first, second = submitted(campaign), submitted(campaign)
+    locked = CompiledQuery(lambda pk: Assignment.objects.select_for_update(of=("self",))
+                           .select_related("hit__campaign", "worker").filter(pk=pk))
+    with transaction.atomic():
+        assert locked.first(first.pk).pk == first.pk
+        with CaptureQueriesContext(connection) as queries:
+            assert locked.first(second.pk).worker.external_id == second.worker.external_id
+    assert len(queries) == 1
+    if connection.features.has_select_for_update:
+        assert "FOR UPDATE" in queries[0]["sql"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_thread_compiles_and_runs_on_its_own_connection():
+    campaign = make_campaign(images=2)
+    done = submitted(campaign)
+    found: list[object] = []
+
+    def read() -> None:
+        try:
+            found.append(assignment_for_page(done.pk))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=read) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [a.pk for a in found] == [done.pk] * 3  # type: ignore[attr-defined]
+
+
+def test_a_queryset_with_other_parameters_is_refused():
+    campaign = make_campaign(images=1)
+    query = CompiledQuery(lambda pk: Assignment.objects.filter(pk=pk, status="submitted"))
+    with pytest.raises(ValueError, match="exactly one parameter"):
+        query.first(submitted(campaign).pk)
