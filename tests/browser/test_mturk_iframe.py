@@ -155,6 +155,11 @@ def test_task_page_refuses_to_be_framed_by_other_sites(live_server, browser, set
     page = context.new_page()
     page.goto(worker_site.origin + "/projects/hit")
     page.wait_for_load_state("load")  # the parent's load waits for its frame, blocked or not
-    assert [frame.url for frame in page.frames[1:]] == ["chrome-error://chromewebdata/"]
+    blocked = ["chrome-error://chromewebdata/"]
+    for _ in range(200):  # on a busy machine the blocked frame may get its error page's address a moment later
+        if [frame.url for frame in page.frames[1:]] == blocked:
+            break
+        page.wait_for_timeout(50)
+    assert [frame.url for frame in page.frames[1:]] == blocked
     expect(page.frame_locator("iframe[title=HIT]").locator(".instructions")).to_have_count(0)
     context.close()
