@@ -52,7 +52,7 @@ class Campaign(models.Model):
     )
     options = models.JSONField(default=dict, blank=True, help_text="Task-kind options, e.g. min_words.")
     tasks_per_submission = models.PositiveSmallIntegerField(
-        default=1, validators=[MinValueValidator(1), MaxValueValidator(50)],
+        default=1, db_default=1, validators=[MinValueValidator(1), MaxValueValidator(50)],
         help_text="Prolific: how many tasks one participant does in one submission (a bundle) before being sent back.",
     )
     status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
@@ -162,7 +162,8 @@ class Assignment(models.Model):
     check_flags = models.JSONField(default=list, blank=True, help_text="Automatic quality-check flags.")
     feedback = models.TextField(blank=True)
     rejection_category = models.CharField(
-        max_length=30, blank=True, help_text="Prolific's rejection category (e.g. LOW_EFFORT) of a rejection.",
+        max_length=30, blank=True, default="", db_default="",
+        help_text="Prolific's rejection category (e.g. LOW_EFFORT) of a rejection.",
     )
     accepted_at = models.DateTimeField(default=timezone.now)
     deadline = models.DateTimeField()
@@ -233,11 +234,13 @@ class Bonus(models.Model):
     unique_token = models.CharField(max_length=64, unique=True)
     paid = models.BooleanField(default=False)
     state = models.CharField(
-        max_length=15, choices=BonusState.choices, default=BonusState.PLANNED,
+        max_length=15, choices=BonusState.choices, default=BonusState.PLANNED, db_default=BonusState.PLANNED,
         help_text="Where paying stands; each step is stored before the marketplace call that follows it.",
     )
-    external_id = models.CharField(max_length=100, blank=True, help_text="The marketplace's id (Prolific: bulk bonus).")
-    problem = models.TextField(blank=True, help_text="Why the bonus needs a person's attention, if it does.")
+    external_id = models.CharField(max_length=100, blank=True, default="", db_default="",
+                                   help_text="The marketplace's id (Prolific: bulk bonus).")
+    problem = models.TextField(blank=True, default="", db_default="",
+                               help_text="Why the bonus needs a person's attention, if it does.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
