@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework import serializers
 
-from ..compiled_query import CompiledQuery
+from ..compiled_query import CompiledQuery, CompiledUpdate
 from ..models import HIT, Assignment, Campaign, Worker
 from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
@@ -144,6 +144,10 @@ LOCKED_FOR_SUBMISSION: CompiledQuery[Assignment] = CompiledQuery(
     .filter(pk=pk))
 
 
+# ... and its one write (built once, values prepared by their fields).
+STORE_SUBMISSION = CompiledUpdate(Assignment, ("answer", "status", "submitted_at", "time_on_task", "check_flags"))
+
+
 def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -> SubmissionResult:
     """Validate and store a worker's answer exactly once.
 
@@ -178,7 +182,7 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
         assignment.submitted_at = now
         assignment.time_on_task = now - assignment.accepted_at
         assignment.check_flags = kind.checks(campaign, cleaned)
-        assignment.save(update_fields=["answer", "status", "submitted_at", "time_on_task", "check_flags"])
+        STORE_SUBMISSION.run(assignment)
     return SubmissionResult(assignment, created=True)
 
 

@@ -78,3 +78,34 @@ def test_a_queryset_with_other_parameters_is_refused():
     query = CompiledQuery(lambda pk: Assignment.objects.filter(pk=pk, status="submitted"))
     with pytest.raises(ValueError, match="exactly one parameter"):
         query.first(submitted(campaign).pk)
+
+
+def test_a_compiled_update_stores_what_save_would_store():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from mturk.compiled_query import CompiledUpdate
+    from mturk.services.assignments import assign_next_hit, new_local_worker
+
+    campaign = make_campaign(images=2)
+    by_update = assign_next_hit(campaign, new_local_worker())
+    by_save = assign_next_hit(campaign, new_local_worker())
+    now = timezone.now()
+    for assignment in (by_update, by_save):
+        assignment.answer = {"text": "Ünïcode and \"quotes\"", "nested": [1, {"x": None}]}
+        assignment.status = "submitted"
+        assignment.submitted_at = now
+        assignment.time_on_task = timedelta(seconds=93, microseconds=250)
+        assignment.check_flags = ["too_short"]
+    fields = ("answer", "status", "submitted_at", "time_on_task", "check_flags")
+    with CaptureQueriesContext(connection) as queries:
+        assert CompiledUpdate(Assignment, fields).run(by_update) == 1
+    assert len(queries) == 1 and queries[0]["sql"].startswith("UPDATE")
+    by_save.save(update_fields=list(fields))
+    stored = {a.pk: values(a) for a in Assignment.objects.filter(pk__in=[by_update.pk, by_save.pk])}
+    got, expected = stored[by_update.pk], stored[by_save.pk]
+    for name in ("answer", "status", "submitted_at", "time_on_task", "check_flags"):
+        assert got[name] == expected[name], name
+    assert got["answer"]["nested"] == [1, {"x": None}]
+    assert got["time_on_task"] == timedelta(seconds=93, microseconds=250)
