@@ -12,6 +12,10 @@ from mturk.services.prolific_arrivals import finish, next_task, start_session
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.prolific_fake.state import FakeProlific
 
+# A rejection message Prolific accepts (at least 100 characters, telling the participant why).
+WHY = ("The description does not mention what the photo shows: please describe the people, objects and "
+       "actions that are visible, in one full sentence.")
+
 
 def published_campaign(fake: FakeProlific, *, images: int = 4, assignments: int = 2, tasks: int = 2,
                        django_capture_on_commit_callbacks: Any = None, **fields: Any) -> Campaign:

@@ -14,11 +14,9 @@ from mturk.services.marketplace_sync import sync_campaign
 from mturk.states import AssignmentStatus
 from tests.queries import queries_for
 
-from .study_helpers import published_campaign, study_of, tasks_of, work
+from .study_helpers import WHY, published_campaign, study_of, tasks_of, work
 
 pytestmark = pytest.mark.django_db
-WHY = ("The description does not mention what the photo shows: please describe the people, objects and "
-       "actions that are visible, in one full sentence.")
 
 
 @pytest.fixture

@@ -10,11 +10,9 @@ from mturk.services.prolific_decisions import push_decisions
 from mturk.services.review import ReviewError, approve_assignment, approve_submitted, reject_assignment
 from mturk.states import AssignmentStatus
 
-from .study_helpers import published_campaign, study_of, tasks_of, work
+from .study_helpers import WHY, published_campaign, study_of, tasks_of, work
 
 pytestmark = pytest.mark.django_db
-WHY = ("The description does not mention what the photo shows: please describe the people, objects and "
-       "actions that are visible, in one full sentence.")
 
 
 @pytest.fixture
