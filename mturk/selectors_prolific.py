@@ -9,7 +9,7 @@ from decimal import Decimal
 from django.db.models import Count, Exists, Min, OuterRef, Q
 
 from .models import Assignment, Bonus, Campaign, ProlificStudy, ProlificSubmission
-from .providers.prolific.provider import AUTO_APPROVAL_DAYS, REJECTION_CATEGORIES
+from .providers.prolific.provider import AUTO_APPROVAL_DAYS, REJECTION_CATEGORIES, major
 from .states import ANSWERED
 
 STUDY_PAGE = "https://app.prolific.com/researcher/workspaces/studies/{}"
@@ -29,6 +29,7 @@ class ProlificFacts:
     auto_approval_at: datetime | None = None  # when Prolific approves the oldest unreviewed submission by itself
     bonuses_needing_attention: list[Bonus] = field(default_factory=list)
     fee_share: Decimal | None = None
+    total_cost: Decimal | None = None  # the study's total with fees and VAT, in major units, as Prolific reported it
     rejection_categories: tuple[tuple[str, str], ...] = REJECTION_CHOICES
 
 
@@ -59,4 +60,5 @@ def prolific_facts(campaign: Campaign) -> ProlificFacts:
         auto_approval_at=oldest + timedelta(days=AUTO_APPROVAL_DAYS) if oldest else None,
         bonuses_needing_attention=bonuses,
         fee_share=(study.fee_ratio * 100).quantize(Decimal("0.1")) if study.fee_ratio is not None else None,
+        total_cost=major(study.costs["total_cost"]) if study.costs.get("total_cost") is not None else None,
     )
