@@ -71,7 +71,7 @@ def campaigns_with_progress() -> QuerySet[CampaignWithProgress]:
         Bonus.objects.filter(assignment__hit__campaign=OuterRef("pk")).order_by()
         .values("assignment__hit__campaign").annotate(s=Sum("amount")).values("s")
     )
-    return Campaign.objects.annotate(
+    return Campaign.objects.select_related("prolific_study").annotate(
         hit_count=_count(HIT.objects.filter(campaign=OuterRef("pk")), "campaign"),
         required=Coalesce(Subquery(required, output_field=IntegerField()), Value(0)),
         answered=_count(of_campaign.filter(status__in=ANSWERED), "hit__campaign"),
@@ -101,6 +101,7 @@ class CampaignProgress:
     in_progress: int
     cost_so_far: Decimal
     max_cost: Decimal
+    fees_known: bool = True  # False: the marketplace's fees are not known yet and are left out of the costs
 
     @property
     def percent(self) -> int:
@@ -108,11 +109,14 @@ class CampaignProgress:
 
 
 def progress_of(campaign: CampaignWithProgress) -> CampaignProgress:
+    """Progress and cost from our database only: a fee the marketplace has not told us yet is left out
+    (`fees_known`), never asked for on a page view."""
     provider = get_provider(campaign.provider)
-    per_assignment = campaign.reward + money(provider.assignment_fee(campaign))
+    fees_known = provider.fees_known(campaign)
+    per_assignment = campaign.reward + (money(provider.assignment_fee(campaign)) if fees_known else Decimal("0"))
     payable = campaign.answered - campaign.rejected  # submitted work is owed unless rejected
     bonus_total = Decimal(campaign.bonus_total)
-    bonus_fees = money(provider.bonus_fee(bonus_total)) if bonus_total else Decimal("0")
+    bonus_fees = money(provider.bonus_fee(bonus_total)) if bonus_total and fees_known else Decimal("0")
     return CampaignProgress(
         required=campaign.required,
         answered=campaign.answered,
@@ -122,6 +126,7 @@ def progress_of(campaign: CampaignWithProgress) -> CampaignProgress:
         in_progress=campaign.in_progress,
         cost_so_far=money(per_assignment * payable + bonus_total + bonus_fees),
         max_cost=money(per_assignment * campaign.required),
+        fees_known=fees_known,
     )
 
 

@@ -24,6 +24,9 @@ class ProgressSerializer(serializers.Serializer):
     percent = serializers.IntegerField()
     cost_so_far = serializers.DecimalField(max_digits=12, decimal_places=2)
     max_cost = serializers.DecimalField(max_digits=12, decimal_places=2)
+    fees_known = serializers.BooleanField(
+        help_text="False: the marketplace's fees are not known yet (Prolific: before the first publication or dry run) "
+                  "and are left out of the costs.")
 
 
 class CampaignSerializer(serializers.ModelSerializer):

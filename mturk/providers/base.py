@@ -74,6 +74,10 @@ class CrowdProvider(ABC):
         """Refuse (ProviderError) a rejection the marketplace would refuse, before anything is changed."""
         return None
 
+    def fees_known(self, campaign: Campaign) -> bool:
+        """Whether the fees can be worked out without asking the marketplace (pages and lists never ask it)."""
+        return True
+
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:
         """The marketplace's commission on one assignment's reward."""
         return Decimal("0.00")

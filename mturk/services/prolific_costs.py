@@ -43,12 +43,24 @@ def _probe(provider: ProlificProvider) -> Decimal:
     return ratio
 
 
+def known_fee_ratio(campaign: Campaign) -> Decimal | None:
+    """The fee share without asking Prolific: the campaign's study's, else the one this process remembers."""
+    study = getattr(campaign, "prolific_study", None) if campaign.pk else None
+    if study is not None and study.fee_ratio is not None:
+        return study.fee_ratio
+    with _lock:
+        if _cached is not None and time.monotonic() - _cached[1] < REMEMBER_SECONDS:
+            return _cached[0]
+    return None
+
+
 def fee_ratio(provider: ProlificProvider, campaign: Campaign | None = None) -> Decimal:
     """Fees and VAT as a share of a reward: the campaign's study's figure if it has one, else the calculator's."""
-    study = ProlificStudy.objects.filter(campaign=campaign).first() if campaign is not None and campaign.pk else None
+    study = getattr(campaign, "prolific_study", None) if campaign is not None and campaign.pk else None
     if study is not None and study.fee_ratio is not None:
         return study.fee_ratio
     ratio = _probe(provider)
     if study is not None:
         ProlificStudy.objects.filter(pk=study.pk, fee_ratio__isnull=True).update(fee_ratio=ratio)
+        study.fee_ratio = ratio
     return ratio

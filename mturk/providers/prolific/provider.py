@@ -99,6 +99,11 @@ class ProlificProvider(CrowdProvider):
 
         return fee_ratio(self, campaign)
 
+    def fees_known(self, campaign: Campaign) -> bool:
+        from ...services.prolific_costs import known_fee_ratio
+
+        return known_fee_ratio(campaign) is not None
+
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:
         return campaign.reward * self.fee_ratio(campaign)
 

@@ -40,6 +40,7 @@ def test_the_campaign_page_shows_the_study_as_last_synced(prolific_fake, campaig
     assert "Prolific approves unreviewed submissions after 21 days" in page
     assert 'name="category"' in page and "Low effort" in page
     assert "the study: fees 33.33%, VAT 20.0%" in page  # as Prolific reported them for the study
+    assert f"total GBP {study.costs['total_cost'] / 100:.2f}" in page  # in major units
 
 
 def test_the_campaign_page_queries_do_not_grow_with_submissions(prolific_fake, campaign, researcher_client):
@@ -143,3 +144,22 @@ def test_the_dry_run_shows_prolifics_fees_and_calls_only_the_calculator(prolific
     assert "participant_group_blocklist" in text
     assert {c.path for c in prolific_fake.calls} == {"study-cost-calculator"}
     assert prolific_fake.studies == {}
+
+
+def test_pages_of_a_campaign_whose_fees_are_not_known_ask_prolific_nothing(prolific_fake, researcher_client, api):
+    from decimal import Decimal
+
+    from tests.factories import make_campaign
+
+    draft = make_campaign(images=2, publish=False, assignments=1, provider="prolific", reward=Decimal("0.50"),
+                          qualifications={"estimated_minutes": 2})
+    dashboard = researcher_client.get(reverse("dashboard")).content.decode()
+    page = researcher_client.get(reverse("campaign-page", args=[draft.pk])).content.decode()
+    listed = api.get("/api/campaigns/").json()
+    assert prolific_fake.calls == []  # not even the cost calculator
+    assert "fees not known yet" in dashboard and "without the marketplace's fees" in page
+    [entry] = [c for c in listed["results"] if c["id"] == draft.pk]
+    assert entry["progress"]["fees_known"] is False and entry["progress"]["max_cost"] == "1.00"
+    call_command("publish", draft.name, "--dry-run", stdout=StringIO())  # the dry run asks the calculator
+    page = researcher_client.get(reverse("campaign-page", args=[draft.pk])).content.decode()
+    assert "without the marketplace's fees" not in page  # now known (remembered by this process)
