@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,10 +23,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from ..models import Assignment, Campaign, ProlificStudy, ProlificSubmission
 from ..providers.prolific.client import ProlificAuthError, ProlificError, ProlificUnavailable
+from ..providers.prolific.payloads import moment, normalised_status
 from ..providers.prolific.provider import ProlificProvider
 from ..providers.registry import get_provider
 from ..states import ANSWERED, AssignmentStatus
@@ -53,18 +52,6 @@ class ArrivalRefused(Exception):
 
     def __str__(self) -> str:
         return self.message
-
-
-def normalised_status(value: Any) -> str:
-    """One spelling of Prolific's statuses: AWAITING_REVIEW -> AWAITING REVIEW, TIMED OUT -> TIMED-OUT."""
-    return str(value or "").strip().upper().replace("_", " ").replace("TIMED OUT", "TIMED-OUT")
-
-
-def _when(value: Any) -> datetime | None:
-    parsed = parse_datetime(value) if isinstance(value, str) and value else None
-    if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, UTC)
-    return parsed
 
 
 def check_ids(pid: str, study_id: str, session_id: str) -> None:
@@ -154,7 +141,7 @@ def start_session(campaign: Campaign, pid: str, study_id: str, session_id: str) 
             worker = get_or_create_worker("prolific", pid)
             return ProlificSubmission.objects.create(
                 study=study, submission_id=session_id, worker=worker, status=status,
-                started_at=_when(remote.get("started_at")))
+                started_at=moment(remote.get("started_at")))
     except IntegrityError:  # the same session arrived twice at once (two tabs, a double click)
         stored = ProlificSubmission.objects.select_related("worker").get(submission_id=session_id)
         if stored.worker.external_id != pid or stored.study_id != study.pk:

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from ..models import Assignment, Campaign, ProlificStudy, ProlificSubmission
+from ..providers.prolific.payloads import moment, normalised_status
 from ..states import AssignmentStatus
 from .assignments import get_or_create_worker
 from .prolific_studies import ensure_study, provider
@@ -39,20 +37,6 @@ class StudySyncReport:
     unknown: list[str] = field(default_factory=list)  # submissions of participants who never reached our page
 
 
-def _status(value: Any) -> str:
-    """Prolific writes AWAITING REVIEW and, in filters, AWAITING_REVIEW: one spelling (with a space)."""
-    return str(value or "").strip().upper().replace("_", " ").replace("TIMED OUT", "TIMED-OUT")
-
-
-def _when(value: Any) -> datetime | None:
-    if not value or not isinstance(value, str):
-        return None
-    parsed = parse_datetime(value)
-    if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, UTC)
-    return parsed
-
-
 def _participant(remote: dict[str, Any]) -> str:
     """The list shape says participant_id, the single shape participant."""
     return str(remote.get("participant_id") or remote.get("participant") or "")
@@ -63,7 +47,7 @@ def reconcile_submission(study: ProlificStudy, remote: dict[str, Any],
     """Bring our records of one submission (either of Prolific's shapes) up to date. Idempotent."""
     report = report if report is not None else StudySyncReport()
     submission_id, participant = str(remote.get("id") or ""), _participant(remote)
-    status = _status(remote.get("status"))
+    status = normalised_status(remote.get("status"))
     if not submission_id or not participant or not status:
         log.warning("ignoring a Prolific submission without id, participant or status: %s", remote)
         return None
@@ -74,14 +58,14 @@ def reconcile_submission(study: ProlificStudy, remote: dict[str, Any],
         record, created = ProlificSubmission.objects.select_for_update().get_or_create(
             submission_id=submission_id,
             defaults={"study": study, "worker": worker, "status": status,
-                      "started_at": _when(remote.get("started_at"))})
+                      "started_at": moment(remote.get("started_at"))})
         if record.worker_id != worker.pk or record.study_id != study.pk:
             log.warning("Prolific submission %s is stored for another participant or study; not changed",
                         submission_id)
             return record
         if created:
             report.unknown.append(submission_id)
-        completed = _when(remote.get("completed_at"))
+        completed = moment(remote.get("completed_at"))
         if not created and record.status == status and (completed is None or record.completed_at == completed):
             return record
         report.changed += 1
