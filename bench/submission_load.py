@@ -103,6 +103,7 @@ def seed(count: int, out: Path) -> None:
 
     from django.db import transaction
     from django.db.models import Count, OuterRef, Subquery
+    from django.db.models.functions import Coalesce
 
     from annotation.services.images import import_image_bytes
     from mturk.models import HIT, Assignment, Worker
@@ -135,7 +136,7 @@ def seed(count: int, out: Path) -> None:
                  for i, worker in enumerate(workers)], batch_size=2000)
             taken = (Assignment.objects.filter(hit=OuterRef("pk")).order_by().values("hit")
                      .annotate(n=Count("pk")).values("n"))
-            HIT.objects.filter(campaign=campaign).update(taken_slots=Subquery(taken))
+            HIT.objects.filter(campaign=campaign).update(taken_slots=Coalesce(Subquery(taken), 0))
         tokens += [assignment_token(a.pk, a.worker.external_id) for a in assignments]
         print(f"  {len(tokens)} / {count} assignments ready ({time.perf_counter() - started:.0f} s)", flush=True)
     out.write_text("\n".join(tokens) + "\n")
