@@ -5,7 +5,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 
 from ..models import HIT, Assignment, Campaign
@@ -76,34 +76,35 @@ def extend_hit(hit: HIT, seconds: int) -> HIT:
 
 def add_assignments_everywhere(campaign: Campaign, count: int, *, confirm_fee_increase: bool = False) -> int:
     """Let `count` more workers do every published or expired HIT of the campaign (more places on Prolific),
-    within the budget cap; returns how many HITs. A marketplace that creates each HIT is asked per HIT (each
-    with its own request token); one that keeps one study per campaign is told once."""
+    within the budget cap, checked for all of them before any is changed; returns how many HITs. A marketplace
+    that creates each HIT is asked per HIT (each with its own request token); one that keeps one study per
+    campaign is told once."""
     if not 1 <= count <= 1000:
         raise HITError("Add 1 to 1000 assignments.")
     provider = get_provider(campaign.provider)
     open_hits = campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED)).order_by("pk")
-    if provider.creates_hits:
-        hits = list(open_hits)
-        for hit in hits:
-            add_assignments(hit, count, confirm_fee_increase=confirm_fee_increase)
-        return len(hits)
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-        sizes = list(open_hits.values_list("max_assignments", flat=True))
+        sizes = list(open_hits.order_by().values_list("max_assignments").annotate(n=Count("pk")))
         if not sizes:
             raise HITError("The campaign has no published HIT to add assignments to.")
         try:
-            cost = sum((hit_cost(campaign, provider, size + count) - hit_cost(campaign, provider, size)
-                        for size in sizes), Decimal("0"))
+            cost = sum(((hit_cost(campaign, provider, size + count) - hit_cost(campaign, provider, size)) * n
+                        for size, n in sizes), Decimal("0"))
             over = campaign.budget_cap is not None and committed_spend(campaign, provider) + cost > campaign.budget_cap
         except ProviderError as exc:
             raise HITError(str(exc)) from None
+        hits = sum(n for _, n in sizes)
         if over:
-            raise HITError(f"Adding {count} assignment(s) to {len(sizes)} HIT(s) ({cost} with fees) would cross the "
+            raise HITError(f"Adding {count} assignment(s) to {hits} HIT(s) ({cost} with fees) would cross the "
                            f"budget cap of {campaign.budget_cap}.")
-        open_hits.update(max_assignments=F("max_assignments") + count, marketplace_done=False)
-        provider.campaign_changed(campaign)
-    return len(sizes)
+        if not provider.creates_hits:
+            open_hits.update(max_assignments=F("max_assignments") + count, marketplace_done=False)
+            provider.campaign_changed(campaign)
+            return hits
+    for hit in list(open_hits):
+        add_assignments(hit, count, confirm_fee_increase=confirm_fee_increase)
+    return hits
 
 
 def add_assignments(hit: HIT, count: int, *, confirm_fee_increase: bool = False) -> HIT:

@@ -66,3 +66,20 @@ def test_publish_is_idempotent_and_gives_the_worker_link(settings):
     assert first.worker_link.startswith(settings.PUBLIC_BASE_URL + "/w/")
     campaign.refresh_from_db()
     assert campaign.status == CampaignStatus.ACTIVE
+
+
+def test_assignments_added_everywhere_are_checked_against_the_budget_before_any_hit_changes():
+    from decimal import Decimal
+
+    from mturk.models import HIT
+    from mturk.services.hits import HITError, add_assignments_everywhere
+    from tests.factories import make_campaign
+
+    campaign = make_campaign(images=3, assignments=1, reward=Decimal("1.00"), budget_cap=Decimal("5.00"))
+    with pytest.raises(HITError, match="budget cap"):
+        add_assignments_everywhere(campaign, 1)  # 3 published slots + 3 more = 6.00 > 5.00
+    assert set(HIT.objects.filter(campaign=campaign).values_list("max_assignments", flat=True)) == {1}
+    campaign.budget_cap = Decimal("6.00")
+    campaign.save(update_fields=["budget_cap"])
+    assert add_assignments_everywhere(campaign, 1) == 3
+    assert set(HIT.objects.filter(campaign=campaign).values_list("max_assignments", flat=True)) == {2}
