@@ -264,6 +264,9 @@ class DatasetExport(models.Model):
     records = models.PositiveIntegerField(null=True, blank=True)
     counts = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    # Progress of the background job: steps done out of the total, once the format knows it.
+    progress_done = models.PositiveIntegerField(default=0, db_default=0)
+    progress_total = models.PositiveIntegerField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -337,8 +340,9 @@ class MarketplaceEvent(models.Model):
         ]
 
 
+from .models_imports import ImportJob  # noqa: E402  (console import jobs)
 from .models_prolific import ProlificStudy, ProlificSubmission  # noqa: E402  (models of the prolific provider)
 
-__all__ = ["HIT", "Assignment", "Bonus", "BonusState", "Campaign", "DatasetExport", "MarketplaceEvent",
+__all__ = ["HIT", "Assignment", "Bonus", "BonusState", "Campaign", "DatasetExport", "ImportJob", "MarketplaceEvent",
            "MarketplaceHITType", "MarketplaceQualification", "ProlificStudy", "ProlificSubmission",
            "QualificationGrant", "Worker", "submitted_answer"]

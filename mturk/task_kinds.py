@@ -41,6 +41,7 @@ class TaskDefaults:
 class TaskKind(ABC):
     name: ClassVar[str]
     label: ClassVar[str]
+    blurb: ClassVar[str] = ""  # one line for the campaign wizard: what the worker does
     template: ClassVar[str]
     result_serializer: ClassVar[type[serializers.Serializer]]
     defaults: ClassVar[TaskDefaults]

@@ -1,10 +1,24 @@
-from django.urls import path
+from django.urls import include, path
 
 from .api.views import ProviderBalanceView
-from .views import mturk_worker, prolific_hooks, prolific_worker, researcher, worker
+from .views import (
+    exports_page,
+    imports,
+    mturk_worker,
+    prolific_hooks,
+    prolific_worker,
+    researcher,
+    review,
+    wizard,
+    worker,
+)
 
 urlpatterns = [
     path("", researcher.dashboard, name="dashboard"),
+    path("imports/", include(imports.urlpatterns)),
+    path("campaigns/new/", include(wizard.urlpatterns)),
+    path("campaigns/<int:pk>/review/", include(review.urlpatterns)),
+    path("exports/", include(exports_page.urlpatterns)),
     path("campaigns/<int:pk>/", researcher.campaign_detail, name="campaign-page"),
     path("campaigns/<int:pk>/publish/", researcher.publish, name="campaign-page-publish"),
     path("campaigns/<int:pk>/approve-all/", researcher.approve_all, name="campaign-approve-all"),

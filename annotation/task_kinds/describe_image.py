@@ -57,6 +57,7 @@ def validate_image_items(items: list[dict[str, Any]]) -> None:
 class DescribeImage(TaskKind):
     name = "describe_image"
     label = "Describe an image"
+    blurb = "The worker writes one sentence or more describing an image."
     template = "annotation/describe_image.html"
     result_serializer = DescribeImageResult
     answer_needs_payload = False  # the answer is checked against the options only

@@ -54,6 +54,7 @@ def _iou(a: dict[str, int], b: dict[str, int]) -> float:
 class DrawBoxes(TaskKind):
     name = "draw_boxes"
     label = "Draw and label boxes"
+    blurb = "The worker draws a box around each object in an image and names it from the vocabulary."
     template = "annotation/draw_boxes.html"
     result_serializer = DrawBoxesResult
     defaults = TaskDefaults(

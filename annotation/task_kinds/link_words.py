@@ -42,6 +42,7 @@ def links_of(answer: dict[str, Any]) -> dict[int, int]:
 class LinkWords(TaskKind):
     name = "link_words"
     label = "Link words to boxes"
+    blurb = "The worker links the words of an approved description to the image's boxes."
     template = "annotation/link_words.html"
     result_serializer = LinkWordsResult
     defaults = TaskDefaults(

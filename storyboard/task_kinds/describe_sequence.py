@@ -31,6 +31,7 @@ class DescribeSequenceResult(StrictSerializer):
 class DescribeSequence(TaskKind):
     name = "describe_sequence"
     label = "Describe photos in a sequence"
+    blurb = "The worker describes each photo of a chosen sequence as part of the story it tells."
     template = "storyboard/describe_sequence.html"
     result_serializer = DescribeSequenceResult
     defaults = TaskDefaults(

@@ -60,6 +60,7 @@ class RateStoryResult(StrictSerializer):
 class RateStory(TaskKind):
     name = "rate_story"
     label = "Rate a story"
+    blurb = "The worker rates a story told about a photo sequence from 1 to 5 and, optionally, on six aspects."
     template = "storyboard/rate_story.html"
     result_serializer = RateStoryResult
     answer_needs_payload = False  # the answer is checked against the options only

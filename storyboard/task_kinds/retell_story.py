@@ -42,6 +42,7 @@ class RetellStoryResult(StrictSerializer):
 class RetellStory(TaskKind):
     name = "retell_story"
     label = "Re-tell a story"
+    blurb = "The worker picks photos of an album, in order, and tells the story they make, one sentence per photo."
     template = "storyboard/retell_story.html"
     result_serializer = RetellStoryResult
     defaults = TaskDefaults(

@@ -66,6 +66,7 @@ class TellStoryResult(StrictSerializer):
 class TellStory(TaskKind):
     name = "tell_story"
     label = "Tell a story about an album"
+    blurb = "The worker arranges photos from an album on a storyboard and writes a story, one line per card."
     template = "storyboard/tell_story.html"
     result_serializer = TellStoryResult
     defaults = TaskDefaults(
