@@ -2,6 +2,7 @@ from django.urls import include, path
 
 from .api.views import ProviderBalanceView
 from .views import (
+    dashboard,
     exports_page,
     imports,
     mturk_worker,
@@ -14,7 +15,7 @@ from .views import (
 )
 
 urlpatterns = [
-    path("", researcher.dashboard, name="dashboard"),
+    path("", dashboard.dashboard, name="dashboard"),
     path("imports/", include(imports.urlpatterns)),
     path("campaigns/new/", include(wizard.urlpatterns)),
     path("campaigns/<int:pk>/review/", include(review.urlpatterns)),

@@ -9,13 +9,10 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, user_passes_test
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
-
-from config.lockouts import active_lockouts
 
 from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError, money
@@ -23,7 +20,6 @@ from ..providers.registry import get_provider
 from ..publication import preview_publication
 from ..selectors import (
     CampaignWithProgress,
-    campaign_assignments,
     campaigns_with_progress,
     progress_of,
     stage_chain,
@@ -41,10 +37,8 @@ from ..services.review import (
     reject_assignment,
     set_worker_blocked,
 )
-from ..states import AssignmentStatus, CampaignStatus, InvalidTransition
+from ..states import CampaignStatus, InvalidTransition
 from ..task_kinds import get_task_kind
-
-ASSIGNMENTS_PER_PAGE = 50
 
 
 def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -59,38 +53,21 @@ def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., Http
 
 @require_GET
 @researcher_required
-def dashboard(request: HttpRequest) -> HttpResponse:
-    campaigns = list(campaigns_with_progress())
-    rows = [(campaign, progress_of(campaign)) for campaign in campaigns]
-    lockouts = active_lockouts()
-    if lockouts:
-        messages.warning(request, f"{lockouts} login(s) locked out after repeated wrong passwords: "
-                                  "see Admin › Access attempts.")
-    return render(request, "mturk/dashboard.html", {"rows": rows})
-
-
-@require_GET
-@researcher_required
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    from . import campaign_charts, review
+
     campaign = get_object_or_404(campaigns_with_progress(), pk=pk)
     kind = get_task_kind(campaign.task_kind)
-    status = request.GET.get("status") or None
-    page = Paginator(campaign_assignments(campaign, status), ASSIGNMENTS_PER_PAGE).get_page(request.GET.get("page"))
-    assignments = list(page.object_list)
-    payloads = kind.build_payloads(campaign, list({a.hit_id: a.hit for a in assignments}.values()))
-    rows = [(a, kind.summary(a.answer), payloads.get(a.hit_id, {})) for a in assignments]
     context = {
         "campaign": campaign,
         "progress": progress_of(campaign),
         "stages": [(stage, progress, get_task_kind(stage.task_kind).progress_notes(stage))
                    for stage, progress in stage_chain(campaign)],
         "kind": kind,
-        "page": page,
-        "rows": rows,
-        "status_filter": status,
-        "statuses": AssignmentStatus.choices,
         "worker_link": get_provider(campaign.provider).worker_link(campaign),
         "marketplace": _marketplace_facts(campaign),
+        **campaign_charts.campaign_section(campaign),
+        **review.campaign_section(request, campaign, kind),
     }
     return render(request, "mturk/campaign_detail.html", context)
 

@@ -1,0 +1,24 @@
+"""The dashboard: every campaign with its progress and cost."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from config.lockouts import active_lockouts
+
+from ..selectors import campaigns_with_progress, progress_of
+from .researcher import researcher_required
+
+
+@require_GET
+@researcher_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    campaigns = list(campaigns_with_progress())
+    rows = [(campaign, progress_of(campaign)) for campaign in campaigns]
+    lockouts = active_lockouts()
+    if lockouts:
+        messages.warning(request, f"{lockouts} login(s) locked out after repeated wrong passwords: "
+                                  "see Admin › Access attempts.")
+    return render(request, "mturk/dashboard.html", {"rows": rows})
