@@ -1,7 +1,8 @@
-"""Inline SVG plots for the stories report: a bar chart, a histogram and a scatter plot.
+"""Inline SVG plots for the stories report and the researcher's console: a bar chart, a histogram and a scatter plot.
 
-Same conventions as `metrics.report_html.line_plot`: one `<figure>` holding an `<svg>` with axes, ticks and a
-caption, no script, every label escaped.
+Same conventions as `metrics.report_html.line_plot`: one `<figure>` holding an `<svg>` (role="img", named by its
+`<title>`) with axes, ticks and a caption, no script, every label escaped. The `viewBox` lets a page scale a plot
+to its width.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def _number(value: float) -> str:
 
 def _open(caption: str) -> list[str]:
     return [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{WIDTH}" height="{HEIGHT}" '
-            f'viewBox="0 0 {WIDTH} {HEIGHT}" aria-label="{esc(caption)}">']
+            f'viewBox="0 0 {WIDTH} {HEIGHT}" aria-label="{esc(caption)}"><title>{esc(caption)}</title>']
 
 
 def _close(parts: list[str], caption: str) -> str:
@@ -59,10 +60,14 @@ def _x_label(parts: list[str], label: str) -> None:
     parts.append(f'<text x="{LEFT + PLOT_W / 2:.1f}" y="{HEIGHT - 8}" text-anchor="middle">{esc(label)}</text>')
 
 
-def bar_chart(bars: Sequence[tuple[str, float]], y_label: str, caption: str) -> str:
-    """One bar per (label, value), value printed above the bar."""
+def bar_chart(bars: Sequence[tuple[str, float]], y_label: str, caption: str, *, x_label: str = "",
+              label_every: int = 1, values: bool = True) -> str:
+    """One bar per (label, value). `values`: the value printed above each bar; `label_every`: only every n-th
+    label under the bars (the first one included), for long series such as one bar per day."""
     parts = _open(caption)
     y_max = nice_max(max((value for _, value in bars), default=0.0))
+    if not values:
+        y_max = max(y_max, 5.0)  # whole-number ticks for small counts
     _y_axis(parts, y_max, y_label)
     slot = PLOT_W / max(len(bars), 1)
     for index, (label, value) in enumerate(bars):
@@ -71,22 +76,35 @@ def bar_chart(bars: Sequence[tuple[str, float]], y_label: str, caption: str) -> 
         y = TOP + PLOT_H - height
         parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.6:.1f}" height="{height:.1f}" fill="{BAR}">'
                      f"<title>{esc(label)}: {esc(_number(value))}</title></rect>")
-        parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{y - 4:.1f}" text-anchor="middle">'
-                     f"{esc(_number(value))}</text>")
-        parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
-                     f"{esc(label)}</text>")
+        if values:
+            parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{y - 4:.1f}" text-anchor="middle">'
+                         f"{esc(_number(value))}</text>")
+        if index % max(label_every, 1) == 0:
+            parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
+                         f"{esc(label)}</text>")
+    if x_label:
+        _x_label(parts, x_label)
     return _close(parts, caption)
 
 
-def histogram(values: Sequence[float], bins: int, low: float, high: float, x_label: str, caption: str) -> str:
+def bin_counts(values: Sequence[float], bins: int, low: float, high: float) -> list[int]:
     """Counts of `values` in `bins` equal bins over [low, high] (values outside are clamped to the end bins)."""
     counts = [0] * bins
     width = (high - low) / bins
     for value in values:
         counts[min(max(int((value - low) / width), 0), bins - 1)] += 1
+    return counts
+
+
+def histogram(values: Sequence[float], bins: int, low: float, high: float, x_label: str, caption: str, *,
+              y_label: str = "stories", marker: tuple[float, str] | None = None) -> str:
+    """Counts of `values` in `bins` equal bins over [low, high] (see `bin_counts`). `marker`: (value, label),
+    a dashed vertical line at that value (e.g. the median) with its label."""
+    counts = bin_counts(values, bins, low, high)
+    width = (high - low) / bins
     parts = _open(caption)
     y_max = max(nice_max(max(counts, default=0)), 5.0)  # at least 5 so that the ticks are whole numbers
-    _y_axis(parts, y_max, "stories")
+    _y_axis(parts, y_max, y_label)
     bar_w = PLOT_W / bins
     for index, count in enumerate(counts):
         height = count / y_max * PLOT_H
@@ -98,6 +116,14 @@ def histogram(values: Sequence[float], bins: int, low: float, high: float, x_lab
         x = LEFT + tick * bar_w
         parts.append(f'<text x="{x:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
                      f"{esc(_number(round(low + tick * width, 4)))}</text>")
+    if marker is not None:
+        value, label = marker
+        x = LEFT + (min(max(value, low), high) - low) / ((high - low) or 1.0) * PLOT_W
+        anchor = "end" if x > LEFT + PLOT_W * 0.7 else "start"
+        shift = -4 if anchor == "end" else 4
+        parts.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + PLOT_H}" stroke="{POINT}" '
+                     f'stroke-width="2" stroke-dasharray="6 4"/>')
+        parts.append(f'<text x="{x + shift:.1f}" y="{TOP + 14}" text-anchor="{anchor}">{esc(label)}</text>')
     _x_label(parts, x_label)
     return _close(parts, caption)
 

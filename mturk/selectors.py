@@ -176,10 +176,18 @@ class CrowdStatistics:
     simulated: bool
 
 
-def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
-    """Per campaign, in two queries plus one per campaign for the answered rows' times."""
+def time_and_pay(campaign: Campaign, seconds: list[float]) -> tuple[float | None, float | None]:
+    """Median seconds on task and effective hourly pay (rewards of the timed answers / hours spent on them;
+    None if simulated: generated results took no one's time) of a campaign's answered work."""
     from statistics import median
 
+    hours = sum(seconds) / 3600
+    return (median(seconds) if seconds else None,
+            round(float(campaign.reward) * len(seconds) / hours, 2) if hours and not campaign.is_simulated else None)
+
+
+def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
+    """Per campaign, in two queries plus one per campaign for the answered rows' times."""
     annotated = {c.pk: c for c in campaigns_with_progress().filter(pk__in=[c.pk for c in campaigns])}
     stats = []
     for campaign in sorted(annotated.values(), key=lambda c: c.name):
@@ -192,7 +200,7 @@ def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
         for worker, _ in rows:
             per_worker[worker] = per_worker.get(worker, 0) + 1
         seconds = [t.total_seconds() for _, t in rows if t is not None]
-        hours = sum(seconds) / 3600
+        median_seconds, hourly_pay = time_and_pay(campaign, seconds)
         decided = campaign.approved + campaign.rejected
         stats.append(CrowdStatistics(
             campaign=campaign.name, task_kind=campaign.task_kind, provider=campaign.provider,
@@ -201,10 +209,8 @@ def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
             rejected=campaign.rejected, approval_rate=(campaign.approved / decided) if decided else None,
             assignments_per_worker_mean=(len(rows) / len(per_worker)) if per_worker else None,
             assignments_per_worker_max=max(per_worker.values(), default=0),
-            median_seconds_on_task=median(seconds) if seconds else None,
-            effective_hourly_pay=(  # generated results took no one's time
-                round(float(campaign.reward) * len(seconds) / hours, 2) if hours and not campaign.is_simulated else None
-            ),
+            median_seconds_on_task=median_seconds,
+            effective_hourly_pay=hourly_pay,
             cost_so_far=str(progress_of(campaign).cost_so_far),
             simulated=campaign.is_simulated,
         ))

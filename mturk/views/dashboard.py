@@ -1,4 +1,4 @@
-"""The dashboard: every campaign with its progress and cost."""
+"""The dashboard: totals, submissions per day and every campaign with its progress and cost."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -9,6 +9,8 @@ from django.views.decorators.http import require_GET
 from config.lockouts import active_lockouts
 
 from ..selectors import campaigns_with_progress, progress_of
+from ..selectors_charts import DASHBOARD_DAYS, dashboard_totals, submissions_per_day
+from .campaign_charts import submissions_plot
 from .researcher import researcher_required
 
 
@@ -21,4 +23,10 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     if lockouts:
         messages.warning(request, f"{lockouts} login(s) locked out after repeated wrong passwords: "
                                   "see Admin › Access attempts.")
-    return render(request, "mturk/dashboard.html", {"rows": rows})
+    per_day = submissions_per_day() if rows else None
+    return render(request, "mturk/dashboard.html", {
+        "rows": rows,
+        "totals": dashboard_totals(rows),
+        "per_day": submissions_plot(per_day, f"Submissions per day (at most the last {DASHBOARD_DAYS} days)")
+        if per_day else None,
+    })
