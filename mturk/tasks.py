@@ -94,3 +94,12 @@ def prolific_handle_events(limit: int = 500) -> dict:
     from .services.prolific_events import handle_pending_events
 
     return asdict(handle_pending_events(limit))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def run_import_job(job_id: int) -> str:
+    """Run a researcher's import (acks late: a worker killed mid-way gets the job redelivered and it starts over)."""
+    from .models_imports import ImportJob
+    from .services.imports import run_import
+
+    return run_import(ImportJob.objects.get(pk=job_id)).status

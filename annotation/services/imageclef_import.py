@@ -11,6 +11,7 @@ import hashlib
 import re
 import zipfile
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -451,12 +452,17 @@ def _write(source: _Source, plan: _Plan, vocabulary: str, summary: ImageCLEFImpo
             summary.links += len(described.links)
 
 
-def import_imageclef(path: Path | str, vocabulary: str | None = None) -> ImageCLEFImport:
-    """Import a directory (or zip) in the ImageCLEF-style layout; all or nothing."""
+def import_imageclef(path: Path | str, vocabulary: str | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> ImageCLEFImport:
+    """Import a directory (or zip) in the ImageCLEF-style layout; all or nothing.
+
+    `progress(done, 2)`, when given, is called once everything is checked (1) and once it is written (2)."""
     source = _Source(Path(path))
     try:
         vocabulary = vocabulary or source.name
         plan = check_imageclef(source, vocabulary)
+        if progress is not None:
+            progress(1, 2)
         summary = ImageCLEFImport(vocabulary)
         stored: list[str] = []
         try:
@@ -470,6 +476,8 @@ def import_imageclef(path: Path | str, vocabulary: str | None = None) -> ImageCL
             ):
                 raise ImageCLEFImportError([f"nothing was imported: {exc}"]) from exc
             raise
+        if progress is not None:
+            progress(2, 2)
         return summary
     finally:
         source.close()

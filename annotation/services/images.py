@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -139,22 +139,37 @@ def unsafe_member_reason(member_name: str) -> str | None:
     return None
 
 
+def _open_zip(source: Path | IO[bytes], label: str) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ImportFailed(f"{label} is not a readable zip file ({exc})") from None
+
+
+def _file_entries(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    """The entries `zip_members` yields, in name order: files, hidden ones skipped (unsafe ones kept, to refuse)."""
+    return [
+        info for info in sorted(archive.infolist(), key=lambda i: i.filename)
+        if not info.is_dir()
+        and (unsafe_member_reason(info.filename) is not None or not _hidden(PurePosixPath(info.filename).parts))
+    ]
+
+
+def zip_member_count(source: Path | IO[bytes], label: str = "upload.zip") -> int:
+    """How many entries `zip_members` yields for this zip."""
+    with _open_zip(source, label) as archive:
+        return len(_file_entries(archive))
+
+
 def zip_members(source: Path | IO[bytes], label: str = "upload.zip") -> Iterator[tuple[str, bytes | str]]:
     """Each file entry of a zip, in name order: (name, its bytes) or (name, why it is refused). Hidden entries
     are skipped; raises ImportFailed when the zip cannot be read at all."""
-    try:
-        archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ImportFailed(f"{label} is not a readable zip file ({exc})") from None
+    archive = _open_zip(source, label)
     total = 0
     with archive:
-        for info in sorted(archive.infolist(), key=lambda i: i.filename):
+        for info in _file_entries(archive):
             name = info.filename
-            if info.is_dir():
-                continue
             reason = unsafe_member_reason(name)
-            if reason is None and _hidden(PurePosixPath(name).parts):
-                continue
             if reason is None and info.file_size > settings.IMAGE_MAX_BYTES:
                 reason = f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"
             total += info.file_size
@@ -171,13 +186,18 @@ def zip_members(source: Path | IO[bytes], label: str = "upload.zip") -> Iterator
             yield name, content
 
 
-def import_zip(source: Path | IO[bytes], label: str = "upload.zip") -> ImportReport:
+def import_zip(source: Path | IO[bytes], label: str = "upload.zip",
+               progress: Callable[[int, int], None] | None = None) -> ImportReport:
+    """Every image of the zip; `progress(done, total)` is called after each entry when given."""
     report = ImportReport()
-    for name, content in zip_members(source, label):
+    total = zip_member_count(source, label) if progress is not None else 0
+    for done, (name, content) in enumerate(zip_members(source, label), start=1):
         if isinstance(content, str):
             report.problems.append(ImportProblem(name, content))
         else:
             report.merge(import_named_files([(name, content)]))
+        if progress is not None:
+            progress(done, total)
     return report
 
 

@@ -1,0 +1,170 @@
+"""The console's importers of this app (mturk/importers.py): images, a concept vocabulary, an ImageCLEF dataset.
+
+Each reuses the import service the CLI uses: images keep the good files of a batch and report the bad ones by
+name; concepts and ImageCLEF datasets are all or nothing (ImportProblems names each problem's file and line)."""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from django.db import transaction
+
+from config.text_input import column_length
+from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
+from mturk.models import Campaign
+from mturk.services.campaigns import CampaignError, add_hits
+from mturk.states import CampaignStatus
+
+from .models import Vocabulary
+from .services.concepts import ConceptImportError, import_concepts, parse_concepts
+from .services.imageclef_import import ImageCLEFImportError, import_imageclef
+from .services.images import ImportFailed, ImportReport, import_named_files, import_zip
+
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp")
+# Task kinds whose HITs are one image each ({"image": id}): an image import can add one HIT per image to them.
+IMAGE_ITEM_KINDS = ("describe_image", "draw_boxes")
+
+
+def image_campaigns() -> list[tuple[str, str]]:
+    """Open campaigns that take one image per HIT, as (id, label) choices."""
+    campaigns = Campaign.objects.filter(task_kind__in=IMAGE_ITEM_KINDS).exclude(status=CampaignStatus.CLOSED)
+    return [(str(pk), f"{name} ({kind})") for pk, name, kind in campaigns.order_by("name").values_list(
+        "pk", "name", "task_kind")]
+
+
+def images_report(report: ImportReport) -> dict[str, Any]:
+    return {
+        "summary": f"{len(report.imported)} imported, {len(report.duplicates)} already known, "
+                   f"{len(report.problems)} refused",
+        "counts": {"imported": len(report.imported), "already known": len(report.duplicates),
+                   "refused": len(report.problems)},
+        "imported": [{"name": i.original_name, "detail": f"image {i.key}"} for i in report.imported]
+        + [{"name": i.original_name, "detail": f"already known as image {i.key}"} for i in report.duplicates],
+        "refused": [{"name": p.name, "reason": p.reason} for p in report.problems],
+        "notes": [],
+    }
+
+
+def run_images(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """A zip (or the zip the console packed several files into), or one image file."""
+    if zipfile.is_zipfile(path):
+        try:
+            report = import_zip(path, label=path.name, progress=progress)
+        except ImportFailed as exc:
+            raise ImportRefused(str(exc)) from None
+    else:
+        progress(0, 1)
+        report = import_named_files([(path.name, path.read_bytes())])
+        progress(1, 1)
+    result = images_report(report)
+    if options.get("campaign") and report.images:
+        result["notes"].append(_add_to_campaign(int(options["campaign"]), report))
+    return result
+
+
+def _add_to_campaign(campaign_id: int, report: ImportReport) -> str:
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return f"campaign #{campaign_id} no longer exists: no HIT added"
+    try:
+        with transaction.atomic():
+            hits = add_hits(campaign, [{"image": image.pk} for image in report.images])
+    except CampaignError as exc:
+        return f"no HIT added to campaign '{campaign.name}': {exc}"
+    return f"{len(hits)} HIT(s) added to campaign '{campaign.name}'"
+
+
+def _vocabulary_option(options: dict[str, str], file_name: str) -> dict[str, Any]:
+    """The vocabulary name: the one given, else the file name without extension (as the commands do)."""
+    vocabulary = options.get("vocabulary") or PurePosixPath(file_name).stem
+    longest = column_length(Vocabulary, "name")
+    if not vocabulary or len(vocabulary) > longest:
+        raise ImportRefused(f"Vocabulary name: 1 to {longest} characters")
+    return {**options, "vocabulary": vocabulary}
+
+
+def run_concepts(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """All or nothing, in two steps: every line checked (1 of 2), then written (2 of 2)."""
+    progress(0, 2)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportProblems([(path.name, f"not UTF-8 text ({exc})")]) from None
+    try:
+        parse_concepts(text, source=path.name)
+        progress(1, 2)
+        result = import_concepts(text, options["vocabulary"], source=path.name)
+    except ConceptImportError as exc:
+        raise ImportProblems.from_messages(exc.errors) from None
+    progress(2, 2)
+    count = result.vocabulary.concepts.count()
+    return {
+        "summary": f"Vocabulary '{result.vocabulary.name}': {count} concepts ({result.created} new, "
+                   f"{result.updated} updated)",
+        "counts": {"concepts": count, "new": result.created, "updated": result.updated},
+        "imported": [{"name": path.name, "detail": f"{count} concepts in vocabulary '{result.vocabulary.name}'"}],
+        "refused": [],
+        "notes": [],
+    }
+
+
+def run_imageclef(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """All or nothing, in two steps: every file checked (1 of 2), then written (2 of 2)."""
+    progress(0, 2)
+    try:
+        summary = import_imageclef(path, options["vocabulary"], progress=progress)
+    except ImageCLEFImportError as exc:
+        raise ImportProblems.from_messages(exc.errors) from None
+    return {
+        "summary": str(summary),
+        "counts": {"images": summary.images, "images already stored": summary.images_reused,
+                   "boxes": summary.boxes, "descriptions": summary.descriptions,
+                   "correspondences": summary.correspondences, "new concepts": summary.concepts_created},
+        "imported": [{"name": path.name, "detail": str(summary)}],
+        "refused": [],
+        "notes": [],
+    }
+
+
+VOCABULARY = ImportOption("vocabulary", "Vocabulary name", help="Default: the file name without extension.",
+                          max_length=100)
+
+register_importer(Importer(
+    name="images",
+    label="images",
+    description="JPEG, PNG or WebP files, or one zip of them. Each file is checked; a bad file is reported "
+                "by name with the reason and the good ones are imported.",
+    extensions=(*IMAGE_EXTENSIONS, ".zip"),
+    run=run_images,
+    options=(ImportOption("campaign", "Add one HIT per image to campaign",
+                          help="Optional: an open describe_image or draw_boxes campaign.", choices=image_campaigns),),
+    multiple=True,
+    file_label="Image files or a zip",
+))
+register_importer(Importer(
+    name="concepts",
+    label="concept vocabulary",
+    description="A concepts.tsv file (tab-separated: name, synset, synonyms, parent). Every line is checked "
+                "first: an error names the line and nothing changes.",
+    extensions=(".tsv", ".txt"),
+    run=run_concepts,
+    file_label="Concepts file (concepts.tsv)",
+    options=(VOCABULARY,),
+    documentation="docs/formats/imageclef.md",
+    check_options=_vocabulary_option,
+))
+register_importer(Importer(
+    name="imageclef",
+    label="ImageCLEF dataset",
+    description="A zip of an ImageCLEF-style dataset folder (concepts.tsv, images.tsv, images/, boxes.tsv, "
+                "descriptions.tsv). Everything is checked first: each problem names its file and line and "
+                "nothing changes.",
+    extensions=(".zip",),
+    run=run_imageclef,
+    file_label="Dataset zip",
+    options=(ImportOption("vocabulary", "Vocabulary name of the dataset",
+                          help="Default: the zip's name without extension.", max_length=100),),
+    documentation="docs/formats/imageclef.md",
+    check_options=_vocabulary_option,
+))

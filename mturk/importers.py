@@ -1,0 +1,99 @@
+"""Registry of importers: what a researcher can import from the console (images, albums, vocabularies...).
+
+The crowd core knows no dataset: each importer is registered by the app that owns the data it writes
+(annotation/importers.py, storyboard/importers.py) and is run by the import job (mturk/services/imports.py)
+on a local copy of the uploaded file. An importer returns a JSON-able report:
+{"summary": "...", "imported": [{"name", "detail"}], "refused": [{"name", "reason"}], "counts": {...}}."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+# progress(done, total): called as the importer goes; total is None while it is not known yet.
+Progress = Callable[[int, int | None], None]
+
+
+class ImportRefused(ValueError):
+    """An upload or option refused before anything is stored; the message is shown to the researcher."""
+
+
+class ImportProblems(ValueError):
+    """An all-or-nothing import found problems and wrote nothing; `problems` are (name, reason) pairs."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__(f"{len(problems)} problem(s); nothing was imported")
+        self.problems = problems
+
+    @classmethod
+    def from_messages(cls, messages: list[str]) -> ImportProblems:
+        """From the import services' messages, `<where>: <what>`: the place becomes the name."""
+        pairs = []
+        for message in messages:
+            where, sep, what = message.partition(": ")
+            pairs.append((where, what) if sep and what else ("", message))
+        return cls(pairs)
+
+
+@dataclass(frozen=True)
+class ImportOption:
+    name: str
+    label: str
+    help: str = ""
+    required: bool = False
+    # The choices of a select (value, label), read when the form is shown; None: a text field.
+    choices: Callable[[], list[tuple[str, str]]] | None = None
+    max_length: int = 100
+
+
+@dataclass(frozen=True)
+class Importer:
+    name: str
+    label: str  # what the form's button says after "Import": "images", "albums"...
+    description: str  # one paragraph: what the file must hold
+    extensions: tuple[str, ...]  # accepted file name endings, lower case: (".zip", ".jpg")
+    run: Callable[[Path, dict[str, Any], Progress], dict[str, Any]]
+    options: tuple[ImportOption, ...] = ()
+    multiple: bool = False  # several files at once (the console packs them into one zip)
+    file_label: str = "File"  # the label of the form's file field
+    documentation: str = ""  # path of the format's documentation in the repository
+    # Raises ImportRefused on a bad option value (after the generic checks); returns the cleaned options.
+    check_options: Callable[[dict[str, str], str], dict[str, Any]] | None = None
+
+    def accepts(self, file_name: str) -> bool:
+        return file_name.lower().endswith(self.extensions)
+
+    def max_bytes(self, file_name: str) -> int:
+        """The largest accepted upload: a zip may hold up to IMPORT_MAX_TOTAL_BYTES, any other file IMAGE_MAX_BYTES."""
+        if file_name.lower().endswith(".zip"):
+            return int(settings.IMPORT_MAX_TOTAL_BYTES)
+        return int(settings.IMAGE_MAX_BYTES)
+
+
+_IMPORTERS: dict[str, Importer] = {}
+
+
+def register_importer(importer: Importer) -> Importer:
+    if importer.name in _IMPORTERS:
+        raise ValueError(f"importer '{importer.name}' is registered twice")
+    _IMPORTERS[importer.name] = importer
+    return importer
+
+
+def get_importer(name: str) -> Importer:
+    try:
+        return _IMPORTERS[name]
+    except KeyError:
+        known = ", ".join(importer_names()) or "none"
+        raise ImportRefused(f"unknown importer '{name}' (available: {known})") from None
+
+
+def importer_names() -> list[str]:
+    return list(_IMPORTERS)
+
+
+def all_importers() -> list[Importer]:
+    return list(_IMPORTERS.values())

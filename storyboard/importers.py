@@ -1,0 +1,98 @@
+"""The console's album importer (mturk/importers.py): a zip of album folders, or a zip of a JSON manifest with
+its photos (docs/formats/albums.md, "In the browser").
+
+The zip is unpacked into a temporary folder (entries that would leave it, or are over the size limits, refuse
+the whole import), then read with the same all-or-nothing service as `import_albums`: a folder of album folders,
+or the manifest found at the zip's root (or in its single top folder)."""
+from __future__ import annotations
+
+import os
+import tempfile
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from annotation.services.images import ImportFailed, zip_members
+from mturk.importers import Importer, ImportProblems, Progress, register_importer
+
+from .services.albums import AlbumImportError, check_albums, write_albums
+
+
+def _unpack(archive_path: Path, target: Path) -> None:
+    """Write the zip's files under `target`, with their times from the zip (read as UTC: a photo without a date
+    is dated by its file time). Raises ImportProblems naming every refused entry; nothing is imported then."""
+    try:
+        with zipfile.ZipFile(archive_path) as archive:
+            times = {info.filename: info.date_time for info in archive.infolist()}
+        members = list(zip_members(archive_path, label=archive_path.name))
+    except (ImportFailed, zipfile.BadZipFile, OSError) as exc:
+        raise ImportProblems([(archive_path.name, str(exc))]) from None
+    refused = [(name, content) for name, content in members if isinstance(content, str)]
+    if refused:
+        raise ImportProblems(refused)
+    for name, content in members:
+        file = target.joinpath(*PurePosixPath(name).parts)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_bytes(content if isinstance(content, bytes) else b"")
+        stamp = datetime(*times[name], tzinfo=UTC).timestamp()
+        os.utime(file, (stamp, stamp))
+
+
+def album_input(root: Path) -> Path:
+    """What `check_albums` reads in an unpacked zip: a manifest (the one .json file at the root, or in the single
+    top folder), else the folder of album folders (the root, or its single top folder when that holds only
+    folders: a zipped `albums/` folder)."""
+    base = root
+    entries = [p for p in root.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX"]
+    if len(entries) == 1 and entries[0].is_dir():
+        inner = [p for p in entries[0].iterdir() if not p.name.startswith(".")]
+        if any(p.suffix.lower() == ".json" and p.is_file() for p in inner) or (inner and all(p.is_dir() for p in inner)):
+            base = entries[0]
+    manifests = [p for p in base.iterdir() if p.is_file() and p.suffix.lower() == ".json"]
+    if len(manifests) > 1:
+        names = ", ".join(sorted(p.name for p in manifests))
+        raise ImportProblems([(base.name if base != root else "the zip", f"more than one JSON manifest ({names})")])
+    return manifests[0] if manifests else base
+
+
+def run_albums(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """All or nothing, in three steps: the zip unpacked (1 of 3), everything checked (2 of 3), written (3 of 3)."""
+    progress(0, 3)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        _unpack(path, root)
+        progress(1, 3)
+        source = album_input(root)
+        try:
+            albums = check_albums(source)
+            progress(2, 3)
+            report = write_albums(albums)
+        except AlbumImportError as exc:
+            prefix = str(root) + os.sep
+            raise ImportProblems.from_messages([e.replace(prefix, "").replace(str(root), path.name)
+                                                for e in exc.errors]) from None
+    progress(3, 3)
+    return {
+        "summary": str(report),
+        "counts": {"albums created": report.albums_created, "albums updated": report.albums_updated,
+                   "photos added": report.photos_added, "photos kept": report.photos_kept,
+                   "images stored": report.images_stored},
+        "imported": [{"name": f"album {album.external_id}", "detail": f"{len(album.photos)} photo(s)"}
+                     for album in albums],
+        "refused": [],
+        "notes": [],
+    }
+
+
+register_importer(Importer(
+    name="albums",
+    label="albums",
+    description="A zip of album folders (each folder one album, its photos inside, an optional album.json), or "
+                "a zip holding a JSON manifest and the photo files it names. Everything is checked first: each "
+                "problem names the album and the photo, and nothing changes.",
+    extensions=(".zip",),
+    run=run_albums,
+    file_label="Albums zip",
+    documentation="docs/formats/albums.md",
+))
