@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from metrics.story_plots import bar_chart, histogram, nice_max, scatter
+from metrics.story_plots import bar_chart, bin_counts, histogram, nice_max, scatter
 
 
 @pytest.mark.parametrize("value, expected", [(0, 1.0), (-3, 1.0), (0.3, 0.5), (1, 1), (3, 5), (7, 10), (12, 20),
@@ -29,3 +29,28 @@ def test_bar_chart_and_scatter_escape_labels():
     dots = scatter([(0.2, 1.0), (0.9, 5.0), (2.0, 9.0)], (0.0, 1.0), (1.0, 5.0), "METEOR", "rating", "c")
     assert dots.count("<circle") == 3
     assert all(float(x) <= 620 and float(y) >= 15 for x, y in re.findall(r'cx="([\d.]+)" cy="([\d.]+)"', dots))
+
+
+def test_every_plot_is_an_image_named_by_its_title():
+    for svg in (bar_chart([("a", 1)], "n", "Bars & more"), histogram([0.5], 2, 0, 1, "x", "Bars & more"),
+                scatter([(0.5, 0.5)], (0, 1), (0, 1), "x", "y", "Bars & more")):
+        assert re.search(r'<svg [^>]*role="img"[^>]*viewBox="0 0 640 320"[^>]*><title>Bars &amp; more</title>', svg)
+
+
+def test_bar_chart_can_label_every_nth_bar_and_leave_the_values_out():
+    bars = [(f"d{n}", n % 3) for n in range(30)]
+    svg = bar_chart(bars, "submissions", "c", x_label="day", label_every=7, values=False)
+    labels = re.findall(r'text-anchor="middle">(d\d+)</text>', svg)
+    assert labels == ["d0", "d7", "d14", "d21", "d28"] and svg.count("<rect") == 30
+    assert ">day</text>" in svg and ">5</text>" in svg  # whole-number ticks up to at least 5 for small counts
+    assert not re.search(r'text-anchor="middle">[0-2]</text>', svg)  # no value above the bars
+
+
+def test_bin_counts_and_the_histogram_marker():
+    assert bin_counts([30, 60, 90, 120, 300, 900], 10, 0, 500) == [1, 2, 1, 0, 0, 0, 1, 0, 0, 1]
+    svg = histogram([30, 60, 90], 10, 0, 500, "seconds", "c", y_label="submissions", marker=(90, "median <90> s"))
+    line = re.search(r'<line x1="([\d.]+)" y1="15" x2="([\d.]+)" y2="270" stroke="#d62728"', svg)
+    assert line is not None and float(line.group(1)) == pytest.approx(60 + 90 / 500 * 560, abs=0.1)
+    assert "median &lt;90&gt; s" in svg and ">submissions</text>" in svg
+    late = histogram([450], 10, 0, 500, "s", "c", marker=(450, "median"))
+    assert 'text-anchor="end">median</text>' in late  # near the right edge the label goes to the left of the line
