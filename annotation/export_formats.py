@@ -21,8 +21,10 @@ Writer = Callable[[ExportBundle, GroundedDataset], int]
 def _with_report(write: Writer) -> Callable[[ExportBundle, list[Campaign]], int]:
     def export(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
         dataset = grounded_dataset(campaigns)
+        bundle.add_steps(len(dataset.images) + 1)  # the writers advance one step per image; then the report
         records = write(bundle, dataset)
         write_grounded_report(bundle, dataset)
+        bundle.advance()
         return records
 
     return export

@@ -31,17 +31,43 @@ class ExportError(ValueError):
     """A refused export (unknown format, nothing to export); the message is shown to the user."""
 
 
-class ExportBundle:
-    """The archive a format writes into. Paths are relative to the archive root."""
+# Told the steps done and the steps known so far, whenever a format announces or finishes some.
+ProgressCallback = Callable[[int, int], None]
 
-    def __init__(self, archive: zipfile.ZipFile, options: dict[str, Any] | None = None) -> None:
+
+class ExportBundle:
+    """The archive a format writes into. Paths are relative to the archive root.
+
+    Formats report their progress in steps: `add_steps(n)` once they know how much work is ahead (images,
+    albums, ...), `advance(n)` as it is done. The callback (if any) sees every change; storing it, at a
+    sensible rate, is the caller's business."""
+
+    def __init__(self, archive: zipfile.ZipFile, options: dict[str, Any] | None = None,
+                 progress: ProgressCallback | None = None) -> None:
         self._archive = archive
+        self._progress = progress
+        self.steps_done = 0
+        self.steps_total = 0
         self.options: dict[str, Any] = dict(options or {})  # format options the export was asked with
         self.counts: dict[str, int] = {}  # what the dataset card lists, e.g. {"images": 500}
         self.notes: list[str] = []  # format-specific paragraphs for the dataset card
         self.simulated = False  # set when any exported record was generated, not collected
         self.campaigns: list[Campaign] = []  # what the dataset card describes when no campaigns were given
         self._crowd: dict[tuple[int, ...], list[CrowdStatistics]] = {}
+
+    def add_steps(self, count: int) -> None:
+        """Announce `count` more steps of work."""
+        self.steps_total += count
+        self._report()
+
+    def advance(self, count: int = 1) -> None:
+        """Mark `count` steps as done."""
+        self.steps_done = min(self.steps_done + count, self.steps_total)
+        self._report()
+
+    def _report(self) -> None:
+        if self._progress is not None:
+            self._progress(self.steps_done, self.steps_total)
 
     def crowd_statistics(self, campaigns: list[Campaign]) -> list[CrowdStatistics]:
         """The campaigns' crowd figures, computed once per export (the card and a report both use them)."""
@@ -91,14 +117,27 @@ class ExportBundle:
 
 
 @dataclass(frozen=True)
+class ExportOption:
+    """An option a format accepts, with what it means (shown next to its field on the exports page)."""
+
+    name: str
+    kind: str  # "flag" (true/false), "number" (a whole number) or "text"
+    help: str
+
+
+@dataclass(frozen=True)
 class ExportFormat:
     name: str
     description: str
     write: Callable[[ExportBundle, list[Campaign]], int]  # writes the files, returns the records written
     documentation: str = ""  # path of the format's documentation in the repository
     kinds: tuple[str, ...] = ()  # task kinds whose campaigns it exports (empty: any)
-    options: tuple[str, ...] = ()  # names of the options it accepts (e.g. images, split_seed)
+    options: tuple[ExportOption, ...] = ()  # the options it accepts (e.g. images, split_seed)
     check_options: Callable[[dict[str, Any]], object] | None = None  # raises ExportError on a bad option value
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(option.name for option in self.options)
 
 
 @dataclass
@@ -133,9 +172,9 @@ def format_names() -> list[str]:
 def check_scope(format_name: str, campaigns: list[Campaign], options: dict[str, Any] | None = None) -> ExportFormat:
     """The format, if it can export these campaigns with these options; else ExportError saying why."""
     export_format = get_format(format_name)
-    unknown = sorted(set(options or {}) - set(export_format.options))
+    unknown = sorted(set(options or {}) - set(export_format.option_names))
     if unknown:
-        accepted = ", ".join(export_format.options) or "none"
+        accepted = ", ".join(export_format.option_names) or "none"
         raise ExportError(f"format '{format_name}' has no option {', '.join(unknown)} (its options: {accepted})")
     if export_format.check_options is not None:
         export_format.check_options(options or {})
@@ -148,15 +187,17 @@ def check_scope(format_name: str, campaigns: list[Campaign], options: dict[str, 
 
 
 def write_export(format_name: str, target: IO[bytes], campaigns: list[Campaign],
-                 options: dict[str, Any] | None = None) -> ExportResult:
-    """Write the whole export zip to an open binary file."""
+                 options: dict[str, Any] | None = None, progress: ProgressCallback | None = None) -> ExportResult:
+    """Write the whole export zip to an open binary file; `progress` is told the steps done and known."""
     from .export_card import write_card_and_crowd_report
 
     export_format = check_scope(format_name, campaigns, options)
     with zipfile.ZipFile(target, "w", allowZip64=True) as archive:
-        bundle = ExportBundle(archive, options)
+        bundle = ExportBundle(archive, options, progress)
+        bundle.add_steps(1)  # the dataset card and crowd report, written last
         records = export_format.write(bundle, campaigns)
         write_card_and_crowd_report(bundle, export_format, campaigns, records)
+        bundle.advance()
         return ExportResult(format_name, records, dict(bundle.counts), bundle.names())
 
 

@@ -7,6 +7,8 @@ from .exports import ExportBundle, ExportFormat, register_format
 from .models import Assignment, Campaign
 from .states import ANSWERED
 
+PROGRESS_ROWS = 1000
+
 
 def write_assignments_jsonl(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     rows = (
@@ -17,6 +19,7 @@ def write_assignments_jsonl(bundle: ExportBundle, campaigns: list[Campaign]) -> 
     if campaigns:
         rows = rows.filter(hit__campaign__in=campaigns)
     count = 0
+    bundle.add_steps(rows.count())  # one step per assignment, reported every PROGRESS_ROWS
     with bundle.open_text("assignments.jsonl") as handle:
         for a in rows.iterator(chunk_size=2000):
             record = {
@@ -36,6 +39,9 @@ def write_assignments_jsonl(bundle: ExportBundle, campaigns: list[Campaign]) -> 
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1
             bundle.simulated |= a.is_simulated
+            if count % PROGRESS_ROWS == 0:
+                bundle.advance(PROGRESS_ROWS)
+    bundle.advance(count % PROGRESS_ROWS)
     bundle.counts["assignments"] = count
     return count
 

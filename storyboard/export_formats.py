@@ -1,7 +1,7 @@
 """Registers the SIND / VIST export format; it carries the stories report."""
 from __future__ import annotations
 
-from mturk.exports import ExportBundle, ExportFormat, register_format
+from mturk.exports import ExportBundle, ExportFormat, ExportOption, register_format
 from mturk.models import Campaign
 
 from .exports.scope import STORY_KINDS
@@ -12,10 +12,12 @@ from .reports import meteor_for_report, report_sample_limit, start_scoring, writ
 def export_sind(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     # Once the stories are written, the agreement sample's stored METEOR scores are read; a JVM starts only
     # when some are missing, and scores them while the descriptions are written; they are then stored.
+    bundle.add_steps(1)  # the stories report; write_sind counts its own steps
     with meteor_for_report() as meteor:
         records, writer = write_sind(bundle, campaigns, start_scoring(bundle, meteor))
         write_story_report(bundle, writer, meteor)
         meteor.store()
+    bundle.advance()
     return records
 
 
@@ -28,6 +30,13 @@ register_format(ExportFormat(
     write=export_sind,
     documentation="docs/formats/sind.md",
     kinds=STORY_KINDS,
-    options=("images", "split_seed", "report_sample"),
+    options=(
+        ExportOption("images", "flag", "Include the photo files (images/<split>/<photo id>.jpg); the zip gets large."),
+        ExportOption("split_seed", "text",
+                     "Seed of the 80/10/10 train/val/test split of the albums (default: sind); the same seed "
+                     "gives the same split in every export."),
+        ExportOption("report_sample", "number",
+                     "Stories in the report's agreement sample (default 1000; 0 = all stories, slower)."),
+    ),
     check_options=report_sample_limit,
 ))

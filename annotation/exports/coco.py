@@ -55,6 +55,7 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
     images = sorted_images(dataset)
     for image in images:
         bundle.copy_stored_file(image_path(image), image.original)
+        bundle.advance()
     with bundle.open_text("annotations/image_keys.json") as handle:
         handle.write("{")
         for number, image in enumerate(images, start=1):

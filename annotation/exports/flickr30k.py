@@ -91,6 +91,7 @@ def write_flickr30k(bundle: ExportBundle, dataset: GroundedDataset) -> int:
                 phrase_count += phrases
         bundle.write_text(f"Annotations/{image.key}.xml", annotation_xml(image, boxes))
         bundle.copy_stored_file(image_path(image), image.original)
+        bundle.advance()
     bundle.counts.update({
         "images": len(images), "boxes": box_count, "descriptions": description_count, "phrases": phrase_count,
     })

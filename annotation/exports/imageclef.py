@@ -105,6 +105,7 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         _write_rows(handle, IMAGES_HEADER, ([i.key, image_path(i), i.width, i.height] for i in images))
     for image in images:
         bundle.copy_stored_file(image_path(image), image.original)
+        bundle.advance()
     with bundle.open_text("boxes.tsv") as handle:
         boxes = _write_rows(handle, BOXES_HEADER, (
             [image.key, box.number, box.concept, box.x, box.y, box.width, box.height]

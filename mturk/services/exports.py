@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import logging
 import tempfile
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.core.files import File
@@ -14,6 +16,27 @@ from ..exports import ExportError, check_scope, write_export
 from ..models import Campaign, DatasetExport
 
 log = logging.getLogger(__name__)
+
+# The build writes its progress to the row at most this often (the page polls it), not at every step.
+PROGRESS_INTERVAL_SECONDS = 0.3
+
+
+class ProgressRecorder:
+    """Stores an export's progress on its row: the first report, then at most one per interval, and the last
+    step (done == total) always."""
+
+    def __init__(self, export_pk: int, interval: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.export_pk, self.clock = export_pk, clock
+        self.interval = PROGRESS_INTERVAL_SECONDS if interval is None else interval
+        self._last: float | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if self._last is not None and now - self._last < self.interval and done < total:
+            return
+        self._last = now
+        DatasetExport.objects.filter(pk=self.export_pk).update(progress_done=done, progress_total=total)
 
 
 def request_export(format_name: str, campaigns: list[Campaign], user=None,
@@ -33,7 +56,7 @@ def build_export(export: DatasetExport) -> DatasetExport:
     """Write the zip to a temporary file, then store it; a re-run (killed job) starts over cleanly."""
     claimed = DatasetExport.objects.filter(
         pk=export.pk, status__in=[DatasetExport.Status.QUEUED, DatasetExport.Status.RUNNING]
-    ).update(status=DatasetExport.Status.RUNNING)
+    ).update(status=DatasetExport.Status.RUNNING, progress_done=0, progress_total=None)
     export.refresh_from_db()
     if not claimed:
         return export
@@ -42,7 +65,7 @@ def build_export(export: DatasetExport) -> DatasetExport:
     name = f"{export.format}-{stamp}-{get_random_string(8).lower()}.zip"
     try:
         with tempfile.TemporaryFile() as target:
-            result = write_export(export.format, target, campaigns, export.options)
+            result = write_export(export.format, target, campaigns, export.options, ProgressRecorder(export.pk))
             target.seek(0)
             export.file.save(name, File(target), save=False)
     except ExportError as exc:
@@ -51,6 +74,7 @@ def build_export(export: DatasetExport) -> DatasetExport:
         log.exception("export %s failed", export.pk)
         _failed(export, f"{type(exc).__name__}: {exc}")
         raise
+    export.refresh_from_db(fields=["progress_done", "progress_total"])
     export.records, export.counts = result.records, result.counts
     export.status, export.finished_at = DatasetExport.Status.DONE, timezone.now()
     export.save(update_fields=["file", "records", "counts", "status", "finished_at"])

@@ -115,6 +115,9 @@ class SindWriter:
         """Write every file: the stories of all splits first (then `stories_written` is called, so a
         report can start scoring them while the rest is written), then the descriptions."""
         records = 0
+        albums, described = len(self.albums), sum(1 for pk in self.albums if pk in self.chosen)
+        # progress, in albums: each album's stories (SIS), then its DII and DIS when a sequence was chosen, photos
+        self.bundle.add_steps(albums + 2 * described + (albums if self.with_images else 0))
         with ExitStack() as stack:
             written = []
             for split in SPLITS:
@@ -159,10 +162,16 @@ class SindWriter:
             self._write_list(out, (album_record(self.albums[pk], photo_counts.get(pk, 0), first_photos.get(pk, ""))
                                    for pk in album_ids))
             out.write(b'],"annotations":[')
-            count = self._write_list(out, ([row] for batch in _chunks(album_ids) for row in rows(batch)))
+            count = self._write_list(out, ([row] for row in self._rows_by_batch(album_ids, rows)))
             out.write(b"]}")
         self.collected.counts[f"{tier} {split}"] = count
         return count
+
+    def _rows_by_batch(self, album_ids: list[int],
+                       rows: Callable[[list[int]], Iterator[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+        for batch in _chunks(album_ids):
+            yield from rows(batch)
+            self.bundle.advance(len(batch))
 
     @staticmethod
     def _write_list(out: IO[bytes], items: Iterator[Any]) -> int:
@@ -306,6 +315,7 @@ class SindWriter:
                     continue
                 with image.original.open("rb") as handle, self.bundle.open_binary(name) as out:
                     out.write(jpeg_copy(handle.read()))  # the names say JPEG: other formats are converted
+            self.bundle.advance(len(batch))
 
 
 RATING_QUESTION = (
