@@ -48,6 +48,9 @@ class TaskKind(ABC):
     # Whether `validate` reads the HIT's page payload (context["payload"]); a kind whose answers are checked on
     # their own sets False, and its submissions are validated without building it (an empty payload).
     answer_needs_payload: ClassVar[bool] = True
+    # The review page shows each answer with this template (context: `review`, what review_context built for
+    # the assignment, and `layout`, "list" or "grid"); the default shows the summary text.
+    review_template: ClassVar[str] = "mturk/review/answer_text.html"
 
     def options(self, campaign: Campaign) -> dict[str, Any]:
         return {**self.defaults.options, **(campaign.options or {})}
@@ -81,6 +84,12 @@ class TaskKind(ABC):
     def summary(self, answer: dict[str, Any] | None) -> str:
         """Short text of an answer for review lists."""
         return "" if answer is None else str(answer)
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """What review_template needs per assignment id, for a whole page of assignments in a constant number
+        of queries (`payloads`: build_payloads of their HITs). Default: the answer's summary."""
+        return {a.pk: {"summary": self.summary(a.answer)} for a in assignments}
 
     @abstractmethod
     def on_approved(self, assignment: Assignment) -> None:

@@ -12,6 +12,7 @@ from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, get_task_
 
 from ..markup import tokenize
 from ..models import Description, Image
+from ..review_data import review_images
 
 WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 
@@ -59,6 +60,7 @@ class DescribeImage(TaskKind):
     label = "Describe an image"
     blurb = "The worker writes one sentence or more describing an image."
     template = "annotation/describe_image.html"
+    review_template = "annotation/review_describe_image.html"
     result_serializer = DescribeImageResult
     answer_needs_payload = False  # the answer is checked against the options only
     defaults = TaskDefaults(
@@ -93,6 +95,13 @@ class DescribeImage(TaskKind):
 
     def summary(self, answer: dict[str, Any] | None) -> str:
         return "" if not answer else answer.get("text", "")
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """The image and the text; one query (the image renditions)."""
+        images = review_images(a.hit.items["image"] for a in assignments)
+        return {a.pk: {"image": images.get(a.hit.items["image"]), "text": self.summary(a.answer)}
+                for a in assignments}
 
     def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:
         """The images the feeding stage made ready: an image whose boxes were accepted (draw_boxes),

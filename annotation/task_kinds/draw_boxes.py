@@ -6,10 +6,12 @@ from typing import Any
 
 from rest_framework import serializers
 
+from metrics.box_agreement import iou, set_agreement
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Image, Vocabulary
+from ..review_data import answered_box_sets, colour, review_images
 from ..services.boxes import BoxSpec, add_boxes, box_problem, concepts_for
 from .describe_image import image_payloads, validate_image_items
 
@@ -42,12 +44,13 @@ class DrawBoxesResult(StrictSerializer):
         return [{name: box[name] for name in ("concept", "x", "y", "width", "height")} for box in boxes]
 
 
-def _iou(a: dict[str, int], b: dict[str, int]) -> float:
-    w = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
-    h = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
-    inter = max(0, w) * max(0, h)
-    union = a["width"] * a["height"] + b["width"] * b["height"] - inter
-    return inter / union if union else 0.0
+def labelled(boxes: list[dict[str, Any]], names: dict[int, str], set_index: int) -> list[dict[str, Any]]:
+    """A worker's boxes to draw: numbered from 1 (tagged A1, B1... by box set), each with its concept's name
+    as label, in the set's colour."""
+    letter = chr(ord("A") + set_index % 26)
+    return [{"number": n, "tag": f"{letter}{n}", "colour": colour(set_index), "x": b["x"], "y": b["y"],
+             "width": b["width"], "height": b["height"], "label": names.get(b["concept"], f"concept {b['concept']}")}
+            for n, b in enumerate(boxes, start=1)]
 
 
 @register
@@ -56,6 +59,7 @@ class DrawBoxes(TaskKind):
     label = "Draw and label boxes"
     blurb = "The worker draws a box around each object in an image and names it from the vocabulary."
     template = "annotation/draw_boxes.html"
+    review_template = "annotation/review_draw_boxes.html"
     result_serializer = DrawBoxesResult
     defaults = TaskDefaults(
         reward=Decimal("0.10"),
@@ -96,7 +100,7 @@ class DrawBoxes(TaskKind):
         boxes = answer["boxes"]
         for i, a in enumerate(boxes):
             for b in boxes[i + 1:]:
-                if a["concept"] == b["concept"] and _iou(a, b) > 0.9:
+                if a["concept"] == b["concept"] and iou(a, b) > 0.9:
                     return ["duplicate_boxes"]
         return []
 
@@ -105,6 +109,37 @@ class DrawBoxes(TaskKind):
             return ""
         count = len(answer.get("boxes", []))
         return f"{count} box{'es' if count != 1 else ''}"
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """The image with the assignment's boxes, every other answered box set of the HIT (also those not on
+        this page) and the agreement of all of them; two queries."""
+        images = review_images(a.hit.items["image"] for a in assignments)
+        sets = answered_box_sets({a.hit_id for a in assignments})
+        names = {c["id"]: c["name"] for p in payloads.values() for c in p.get("concepts", [])}
+        agreements: dict[int, Any] = {}
+        context = {}
+        for a in assignments:
+            hit_sets = sets[a.hit_id]
+            if a.hit_id not in agreements:
+                agreements[a.hit_id] = set_agreement(  # labels equal: the same concept
+                    [[{**b, "label": b["concept"]} for b in boxes] for _, _, _, boxes in hit_sets])
+            ordered = sorted(hit_sets, key=lambda s: s[0] != a.pk)  # this assignment's set first
+            drawn = [{"assignment": pk, "worker": worker, "status": status, "own": pk == a.pk,
+                      "colour": colour(index), "letter": chr(ord("A") + index % 26),
+                      "boxes": labelled(boxes, names, index)}
+                     for index, (pk, worker, status, boxes) in enumerate(ordered)]
+            for one in drawn:
+                whose = "this assignment" if one["own"] else f"worker {one['worker']}"
+                one["description"] = f"Boxes of {whose}: " + (
+                    ", ".join(f"{b['number']} {b['label']}" for b in one["boxes"]) or "none")
+            context[a.pk] = {
+                "image": images.get(a.hit.items["image"]),
+                "sets": drawn,
+                "overlay": [box for one in drawn for box in one["boxes"]],
+                "agreement": agreements[a.hit_id],
+            }
+        return context
 
     def on_approved(self, assignment: Assignment) -> None:
         """The first approved box set of an image becomes its boxes; later ones stay in their answers."""

@@ -10,6 +10,7 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Box, Correspondence, Description
+from ..review_data import colour, review_images
 from ..services.boxes import add_correspondence
 from .describe_image import image_payloads
 
@@ -44,6 +45,7 @@ class LinkWords(TaskKind):
     label = "Link words to boxes"
     blurb = "The worker links the words of an approved description to the image's boxes."
     template = "annotation/link_words.html"
+    review_template = "annotation/review_link_words.html"
     result_serializer = LinkWordsResult
     defaults = TaskDefaults(
         reward=Decimal("0.05"),
@@ -104,6 +106,28 @@ class LinkWords(TaskKind):
             return ""
         count = len(answer.get("links", {}))
         return f"{count} word{'s' if count != 1 else ''} linked"
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """The sentence with each linked word coloured like its box and showing its number, the boxes drawn
+        in the same colours; one query (the image renditions)."""
+        images = review_images(p["image"]["id"] for p in payloads.values() if p.get("image"))
+        context = {}
+        for a in assignments:
+            payload = payloads.get(a.hit_id)
+            if payload is None:
+                continue
+            answer = a.answer if isinstance(a.answer, dict) else {}
+            links = links_of(answer) if isinstance(answer.get("links"), dict) else {}
+            boxes = [{**b, "label": b["concept"], "colour": colour(b["number"])} for b in payload["boxes"]]
+            context[a.pk] = {
+                "image": images.get(payload["image"]["id"]) if payload.get("image") else None,
+                "boxes": boxes,
+                "words": [{"text": token, "box": links.get(i), "colour": colour(links[i]) if i in links else None}
+                          for i, token in enumerate(payload["description"]["tokens"])],
+                "linked": len(links),
+            }
+        return context
 
     def on_approved(self, assignment: Assignment) -> None:
         if Correspondence.objects.filter(assignment=assignment).exists():

@@ -1,28 +1,135 @@
-"""The review of a campaign's assignments."""
+"""The visual review of a campaign's assignments: each answer drawn by its task kind, filters, a selection
+approved or rejected at once, keyboard shortcuts (static/js/review.js); bonus and block reuse the
+researcher's endpoints."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest
-from django.urls import URLPattern
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, render
+from django.urls import URLPattern, path
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Campaign
-from ..selectors import campaign_assignments
+from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
+from ..selectors_prolific import REJECTION_CHOICES
+from ..selectors_review import ANY_FLAG, NO_FLAG, campaign_flags, review_assignments, review_counts
+from ..services.review import ReviewError
+from ..services.review_bulk import review_selection
 from ..states import AssignmentStatus
-from ..task_kinds import TaskKind
+from ..task_kinds import TaskKind, get_task_kind
+from .researcher import _back, researcher_required
 
-ASSIGNMENTS_PER_PAGE = 50
+PAGE_SIZES = (10, 20, 50, 100)
+DEFAULT_PAGE_SIZE = 20
+LAYOUTS = {"list": "List, large images", "grid": "Grid, thumbnails"}
+
+
+@dataclass(frozen=True)
+class ReviewFilters:
+    status: str = ""
+    flag: str = ""
+    per_page: int = DEFAULT_PAGE_SIZE
+    layout: str = "list"
+
+    @classmethod
+    def of(cls, query: QueryDict) -> ReviewFilters:
+        """The filters of a query string; an unknown value falls back to its default."""
+        status = query.get("status", "")
+        per_page = query.get("per_page", "")
+        layout = query.get("layout", "")
+        return cls(
+            status=status if status in AssignmentStatus.values else "",
+            flag=query.get("flag", "").strip()[:100],
+            per_page=int(per_page) if per_page.isdigit() and int(per_page) in PAGE_SIZES else DEFAULT_PAGE_SIZE,
+            layout=layout if layout in LAYOUTS else "list",
+        )
+
+    def query(self, page: int | None = None) -> str:
+        """The query string of these filters (and a page), without the defaults."""
+        values = {"status": self.status, "flag": self.flag, "per_page": self.per_page, "layout": self.layout,
+                  "page": page}
+        defaults = {"per_page": DEFAULT_PAGE_SIZE, "layout": "list"}
+        return urlencode({k: v for k, v in values.items() if v and defaults.get(k) != v})
 
 
 def campaign_section(request: HttpRequest, campaign: Campaign, kind: TaskKind) -> dict[str, Any]:
-    """Context of mturk/campaign/assignments.html."""
-    status = request.GET.get("status") or None
-    page = Paginator(campaign_assignments(campaign, status), ASSIGNMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    """Context of mturk/campaign/assignments.html: counts per status and the way to the review page."""
+    counts = review_counts(campaign)
+    return {"review_counts": [(value, label, counts[value]) for value, label in AssignmentStatus.choices
+                              if counts.get(value)],
+            "review_flagged": counts["flagged"], "review_total": sum(counts.get(v, 0) for v in AssignmentStatus.values)}
+
+
+@require_GET
+@researcher_required
+def review_page(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    kind = get_task_kind(campaign.task_kind)
+    filters = ReviewFilters.of(request.GET)
+    page = Paginator(review_assignments(campaign, filters.status or None, filters.flag or None),
+                     filters.per_page).get_page(request.GET.get("page"))
     assignments = list(page.object_list)
     payloads = kind.build_payloads(campaign, list({a.hit_id: a.hit for a in assignments}.values()))
-    rows = [(a, kind.summary(a.answer), payloads.get(a.hit_id, {})) for a in assignments]
-    return {"page": page, "rows": rows, "status_filter": status, "statuses": AssignmentStatus.choices}
+    reviews = kind.review_context(campaign, assignments, payloads) if assignments else {}
+    prolific = campaign.provider == "prolific"
+    context = {
+        "campaign": campaign,
+        "kind": kind,
+        "page": page,
+        "cards": [(a, reviews.get(a.pk, {})) for a in assignments],
+        "filters": filters,
+        "layout": filters.layout,
+        "previous_query": filters.query(page.previous_page_number()) if page.has_previous() else "",
+        "next_query": filters.query(page.next_page_number()) if page.has_next() else "",
+        "statuses": AssignmentStatus.choices,
+        "flags": campaign_flags(campaign),
+        "any_flag": ANY_FLAG,
+        "no_flag": NO_FLAG,
+        "page_sizes": PAGE_SIZES,
+        "layouts": LAYOUTS.items(),
+        "rejection_categories": REJECTION_CHOICES if prolific else (),
+        "min_feedback": MIN_REJECTION_MESSAGE if prolific else 1,
+    }
+    return render(request, "mturk/review/page.html", context)
 
 
-urlpatterns: list[URLPattern] = []
+@require_POST
+@researcher_required
+def review_bulk(request: HttpRequest, pk: int) -> HttpResponse:
+    """Approve or reject the selected assignments; each refused one is reported and left unchanged."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    ids = [int(v) for v in request.POST.getlist("assignment") if v.isascii() and v.isdigit()]
+    action = request.POST.get("action", "")
+    if not ids:
+        messages.error(request, "Select at least one assignment first.")
+        return _back(request, pk)
+    try:
+        result = review_selection(campaign, ids, action, request.POST.get("feedback", ""),
+                                  request.POST.get("category", ""))
+    except ReviewError as exc:
+        messages.error(request, str(exc))
+        return _back(request, pk)
+    if result.done:
+        verb = "approved" if action == "approve" else "rejected"
+        messages.success(request, f"{len(result.done)} assignment(s) {verb}: {_ids(result.done)}.")
+    by_reason: dict[str, list[int]] = {}
+    for assignment_id, reason in result.failed.items():
+        by_reason.setdefault(reason, []).append(assignment_id)
+    for reason, failed in by_reason.items():
+        messages.error(request, f"Unchanged, assignment(s) {_ids(failed)}: {reason}")
+    return _back(request, pk)
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(str(i) for i in sorted(ids))
+
+
+urlpatterns: list[URLPattern] = [
+    path("", review_page, name="campaign-review"),
+    path("selection/", review_bulk, name="campaign-review-bulk"),
+]

@@ -10,6 +10,7 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..selectors import album_payload, stories_with_albums, story_sequences
+from ..review_data import answer_of, strip
 from ..services.stages import choose_sequence
 from ..services.stories import record_sequence_descriptions
 from .common import check_texts, check_whole_numbers, clean_text, validate_story_items
@@ -33,6 +34,7 @@ class DescribeSequence(TaskKind):
     label = "Describe photos in a sequence"
     blurb = "The worker describes each photo of a chosen sequence as part of the story it tells."
     template = "storyboard/describe_sequence.html"
+    review_template = "storyboard/review_strip.html"
     result_serializer = DescribeSequenceResult
     defaults = TaskDefaults(
         reward=Decimal("0.07"),
@@ -73,6 +75,15 @@ class DescribeSequence(TaskKind):
     def items_from_stage(self, campaign: Campaign, assignment: Assignment) -> list[dict[str, Any]]:
         chosen = choose_sequence(assignment)
         return [] if chosen is None else [{"sequence": chosen.sequence_id}]
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """The sequence in story order with each photo's description under it."""
+        context = {}
+        for a in assignments:
+            photos = payloads.get(a.hit_id, {}).get("sequence", {}).get("photos", [])
+            context[a.pk] = {"strip": strip(photos, answer_of(a.answer).get("texts") or [])}
+        return context
 
     def on_approved(self, assignment: Assignment) -> None:
         record_sequence_descriptions(assignment)

@@ -10,6 +10,7 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..selectors import album_payload, stories_with_albums, story_sequences
+from ..review_data import answer_of, strip
 from ..services.stages import album_stories, retelling_complete
 from ..services.stories import record_rating
 from .common import integer, validate_story_items
@@ -62,6 +63,7 @@ class RateStory(TaskKind):
     label = "Rate a story"
     blurb = "The worker rates a story told about a photo sequence from 1 to 5 and, optionally, on six aspects."
     template = "storyboard/rate_story.html"
+    review_template = "storyboard/review_rate_story.html"
     result_serializer = RateStoryResult
     answer_needs_payload = False  # the answer is checked against the options only
     defaults = TaskDefaults(
@@ -103,6 +105,21 @@ class RateStory(TaskKind):
         if not retelling_complete(assignment):
             return []
         return [{"story": story} for story in album_stories(assignment)]
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """The rated story with its strip, the overall rating and every aspect with its value."""
+        context = {}
+        for a in assignments:
+            answer = answer_of(a.answer)
+            cards = payloads.get(a.hit_id, {}).get("story", {}).get("cards", [])
+            aspects = answer.get("aspects") or {}
+            context[a.pk] = {
+                "strip": strip([c["photo"] for c in cards], [c["text"] for c in cards]),
+                "ratings": [(QUESTION, answer.get("rating"))] + [(text, aspects.get(name)) for name, text in
+                                                                  ASPECTS.items() if name in aspects],
+            }
+        return context
 
     def on_approved(self, assignment: Assignment) -> None:
         record_rating(assignment)

@@ -10,6 +10,7 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Album, ChosenSequence
+from ..review_data import answer_of, strip
 from ..selectors import album_payload, storytelling_sequences
 from ..services.stages import chosen_sequence_photos, ready_for_retelling
 from ..services.stories import record_story
@@ -44,6 +45,7 @@ class RetellStory(TaskKind):
     label = "Re-tell a story"
     blurb = "The worker picks photos of an album, in order, and tells the story they make, one sentence per photo."
     template = "storyboard/retell_story.html"
+    review_template = "storyboard/review_strip.html"
     result_serializer = RetellStoryResult
     defaults = TaskDefaults(
         reward=Decimal("0.25"),
@@ -90,6 +92,16 @@ class RetellStory(TaskKind):
     def ready_images(self, assignment: Assignment) -> list[int]:
         """DII follows a re-telling stage: the photos of the sequence a majority chose."""
         return [photo.image_id for photo in chosen_sequence_photos(assignment)]
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """The sequence the worker chose, in story order, with a sentence under each photo."""
+        context = {}
+        for a in assignments:
+            answer = answer_of(a.answer)
+            sequences = {s["id"]: s["photos"] for s in payloads.get(a.hit_id, {}).get("sequences", [])}
+            context[a.pk] = {"strip": strip(sequences.get(answer.get("sequence"), []), answer.get("texts") or [])}
+        return context
 
     def on_approved(self, assignment: Assignment) -> None:
         record_story(assignment)

@@ -10,6 +10,7 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Album
+from ..review_data import answer_of, strip
 from ..selectors import album_payload, album_photos, storytelling_outcomes
 from ..services.stories import record_story
 from .common import check_texts, check_whole_numbers, clean_text, integer, validate_album_items
@@ -68,6 +69,7 @@ class TellStory(TaskKind):
     label = "Tell a story about an album"
     blurb = "The worker arranges photos from an album on a storyboard and writes a story, one line per card."
     template = "storyboard/tell_story.html"
+    review_template = "storyboard/review_strip.html"
     result_serializer = TellStoryResult
     defaults = TaskDefaults(
         reward=Decimal("0.30"),
@@ -118,6 +120,18 @@ class TellStory(TaskKind):
         if answer.get("skip"):
             return f"(not storyable) {answer['reason']}"
         return " ".join(card["text"] for card in answer["cards"])
+
+    def review_context(self, campaign: Campaign, assignments: list[Assignment],
+                       payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """The chosen photos in story order with each card's text, or the reason the album was skipped."""
+        context = {}
+        for a in assignments:
+            answer = answer_of(a.answer)
+            photos = {p["id"]: p for p in payloads.get(a.hit_id, {}).get("photos", [])}
+            cards = answer.get("cards") or []
+            context[a.pk] = {"strip": strip([photos.get(c["photo"]) for c in cards], [c["text"] for c in cards]),
+                             "skip_reason": answer.get("reason", "") if answer.get("skip") else ""}
+        return context
 
     def on_approved(self, assignment: Assignment) -> None:
         if not assignment.submitted_answer().get("skip"):

@@ -1,0 +1,48 @@
+"""Approve or reject a selection of assignments at once, with the review services, reporting per assignment."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..models import Assignment, Campaign
+from ..providers.registry import get_provider
+from ..states import InvalidTransition
+from .review import ReviewError, approve_assignment, reject_assignment
+
+ACTIONS = ("approve", "reject")
+
+
+@dataclass
+class SelectionReview:
+    done: list[int] = field(default_factory=list)
+    failed: dict[int, str] = field(default_factory=dict)  # assignment id -> why it was left as it was
+
+
+def review_selection(campaign: Campaign, assignment_ids: Iterable[int], action: str, feedback: str = "",
+                     category: str = "") -> SelectionReview:
+    """Approve or reject each selected assignment of the campaign. One that is refused (feedback missing or
+    too short for the marketplace, a decision the state machine forbids, a marketplace error) is left
+    unchanged and reported; the others are decided."""
+    if action not in ACTIONS:
+        raise ReviewError("Unknown review action.")
+    wanted = sorted(set(assignment_ids))
+    found = {a.pk: a for a in Assignment.objects.filter(hit__campaign=campaign, pk__in=wanted)
+             .select_related("hit__campaign", "worker")}
+    result = SelectionReview()
+    for pk in wanted:
+        assignment = found.get(pk)
+        if assignment is None:
+            result.failed[pk] = "not an assignment of this campaign."
+            continue
+        try:
+            if action == "approve":
+                approve_assignment(assignment, feedback.strip(), announce=False)
+            else:
+                reject_assignment(assignment, feedback, category=category)
+        except (ReviewError, InvalidTransition) as exc:
+            result.failed[pk] = str(exc)
+            continue
+        result.done.append(pk)
+    if action == "approve" and result.done:  # one hand-off for the batch, as approve_submitted does
+        get_provider(campaign.provider).decisions_recorded(campaign)
+    return result
