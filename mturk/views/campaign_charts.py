@@ -41,7 +41,7 @@ def submissions_plot(series: Series, caption: str) -> Plot | None:
         return None
     bars = [(period_label(period, series.unit), count) for period, count in series.counts]
     figure = bar_chart(bars, "submissions", caption, x_label="hour" if series.unit == "hour" else "day",
-                       label_every=-(-len(bars) // LABELS_PER_AXIS), values=len(bars) <= 12)
+                       label_every=-(-len(bars) // LABELS_PER_AXIS), values=False)  # the counts: in <title>s, the table
     periods = "hours" if series.unit == "hour" else "days"
     summary = (f"{series.total} submission(s) over {len(series.counts)} {periods}; the busiest "
                f"{series.unit}: {period_label(busiest[0], series.unit, long=True)} with {busiest[1]}.")
