@@ -40,7 +40,9 @@ class ExportRequestForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.formats = registered_formats()
-        self.fields["format"].choices = [(f.name, f.name) for f in self.formats]
+        format_field = self.fields["format"]
+        assert isinstance(format_field, forms.ChoiceField)
+        format_field.choices = [(f.name, f.name) for f in self.formats]
         if not self.is_bound and self.formats:
             self.fields["format"].initial = self.formats[0].name
         for export_format in self.formats:
