@@ -1,6 +1,7 @@
 """The HIT lifecycle after publishing: expire, extend, add assignments, delete when decided."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
@@ -74,6 +75,34 @@ def extend_hit(hit: HIT, seconds: int) -> HIT:
     return locked
 
 
+@dataclass(frozen=True)
+class AddedAssignments:
+    """What adding assignments to every published or expired HIT of a campaign would cost."""
+    count: int  # more assignments per HIT
+    hits: int
+    cost: Decimal  # rewards and fees, each HIT at the fee tier of its new size
+    over_budget: bool
+    crossing_fee_tier: int  # HITs going from fewer than 10 to 10 or more assignments (MTurk's higher fee)
+
+
+def _open_hits(campaign: Campaign) -> QuerySet[HIT]:
+    return campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED)).order_by("pk")
+
+
+def added_assignments_cost(campaign: Campaign, count: int) -> AddedAssignments:
+    """Reads only: the extra cost of `count` more assignments on every open HIT (ProviderError when the
+    marketplace's fees cannot be learnt)."""
+    provider = get_provider(campaign.provider)
+    sizes = list(_open_hits(campaign).order_by().values_list("max_assignments").annotate(n=Count("pk")))
+    if not sizes:
+        return AddedAssignments(count, 0, Decimal("0.00"), False, 0)
+    cost = sum(((hit_cost(campaign, provider, size + count) - hit_cost(campaign, provider, size)) * n
+                for size, n in sizes), Decimal("0"))
+    over = campaign.budget_cap is not None and committed_spend(campaign, provider) + cost > campaign.budget_cap
+    crossing = sum(n for size, n in sizes if size < FEE_BOUNDARY <= size + count) if provider.creates_hits else 0
+    return AddedAssignments(count, sum(n for _, n in sizes), cost, over, crossing)
+
+
 def add_assignments_everywhere(campaign: Campaign, count: int, *, confirm_fee_increase: bool = False) -> int:
     """Let `count` more workers do every published or expired HIT of the campaign (more places on Prolific),
     within the budget cap, checked for all of them before any is changed; returns how many HITs. A marketplace
@@ -82,21 +111,18 @@ def add_assignments_everywhere(campaign: Campaign, count: int, *, confirm_fee_in
     if not 1 <= count <= 1000:
         raise HITError("Add 1 to 1000 assignments.")
     provider = get_provider(campaign.provider)
-    open_hits = campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED)).order_by("pk")
+    open_hits = _open_hits(campaign)
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-        sizes = list(open_hits.order_by().values_list("max_assignments").annotate(n=Count("pk")))
-        if not sizes:
-            raise HITError("The campaign has no published HIT to add assignments to.")
         try:
-            cost = sum(((hit_cost(campaign, provider, size + count) - hit_cost(campaign, provider, size)) * n
-                        for size, n in sizes), Decimal("0"))
-            over = campaign.budget_cap is not None and committed_spend(campaign, provider) + cost > campaign.budget_cap
+            added = added_assignments_cost(campaign, count)
         except ProviderError as exc:
             raise HITError(str(exc)) from None
-        hits = sum(n for _, n in sizes)
-        if over:
-            raise HITError(f"Adding {count} assignment(s) to {hits} HIT(s) ({cost} with fees) would cross the "
+        hits = added.hits
+        if not hits:
+            raise HITError("The campaign has no published HIT to add assignments to.")
+        if added.over_budget:
+            raise HITError(f"Adding {count} assignment(s) to {hits} HIT(s) ({added.cost} with fees) would cross the "
                            f"budget cap of {campaign.budget_cap}.")
         if not provider.creates_hits:
             open_hits.update(max_assignments=F("max_assignments") + count, marketplace_done=False)

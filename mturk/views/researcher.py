@@ -12,7 +12,7 @@ from django.contrib.auth.decorators import login_required, user_passes_test
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError, money
@@ -25,6 +25,7 @@ from ..selectors import (
     stage_chain,
 )
 from ..selectors_prolific import prolific_facts
+from ..selectors_run import run_actions
 from ..services.campaigns import CampaignError, publish_campaign, set_campaign_status
 from ..services.hits import HITError, add_assignments_everywhere, delete_decided_hits, expire_campaign
 from ..services.marketplace_sync import sync_campaign
@@ -39,6 +40,10 @@ from ..services.review import (
 )
 from ..states import CampaignStatus, InvalidTransition
 from ..task_kinds import get_task_kind
+from . import campaign_confirm
+from .campaign_confirm import render_confirmation
+
+confirmed_action = require_http_methods(["GET", "POST"])  # GET: the confirmation step, POST: the action
 
 
 def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -66,6 +71,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "kind": kind,
         "worker_link": get_provider(campaign.provider).worker_link(campaign),
         "marketplace": _marketplace_facts(campaign),
+        "actions": run_actions(campaign),
         **campaign_charts.campaign_section(campaign),
         **review.campaign_section(request, campaign, kind),
     }
@@ -178,11 +184,15 @@ def approve_all(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("campaign-page", pk=pk)
 
 
-@require_POST
+@confirmed_action
 @researcher_required
 def publish(request: HttpRequest, pk: int) -> HttpResponse:
+    """Publish the drafts (resume a paused campaign); GET: what it publishes and costs, to confirm."""
     campaign = get_object_or_404(Campaign, pk=pk)
-    sandbox = {"sandbox": True, "production": False}.get(request.POST.get("environment", ""))
+    if request.method == "GET":
+        return render_confirmation(request, campaign, campaign_confirm.publish(campaign, request.GET))
+    sandbox = campaign_confirm.ENVIRONMENTS.get(request.POST.get("environment", ""))
+    was_paused = campaign.status == CampaignStatus.PAUSED
     try:
         result = publish_campaign(campaign, sandbox=sandbox)
     except (CampaignError, InvalidTransition) as exc:
@@ -190,16 +200,20 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
         queued = " Their creation on the marketplace is queued." if result.queued else ""
-        messages.success(request, f"Published {result.published} HIT(s), cost up to ${result.cost.total}."
-                                  f"{note}{queued}")
+        resumed = "Campaign resumed. " if was_paused else ""
+        messages.success(request, f"{resumed}Published {result.published} HIT(s), cost up to "
+                                  f"{campaign_confirm.currency(campaign)}{result.cost.total}.{note}{queued}")
     return redirect("campaign-page", pk=pk)
 
 
-@require_POST
+@confirmed_action
 @researcher_required
 def change_status(request: HttpRequest, pk: int) -> HttpResponse:
-    """Pause (no new task is handed out; Prolific: the study is paused) or close the campaign for good."""
+    """Pause (no new task is handed out; Prolific: the study is paused) or close the campaign for good
+    (GET: what closing does, to confirm)."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    if request.method == "GET":
+        return render_confirmation(request, campaign, campaign_confirm.close(campaign))
     target = {"pause": CampaignStatus.PAUSED, "close": CampaignStatus.CLOSED}.get(request.POST.get("action", ""))
     if target is None:
         messages.error(request, "Unknown campaign action.")
@@ -213,11 +227,14 @@ def change_status(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("campaign-page", pk=pk)
 
 
-@require_POST
+@confirmed_action
 @researcher_required
 def add_assignments(request: HttpRequest, pk: int) -> HttpResponse:
-    """More workers on every published HIT (more places on Prolific), within the budget cap."""
+    """More workers on every published HIT (more places on Prolific), within the budget cap (GET: the extra
+    cost, to confirm)."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    if request.method == "GET":
+        return render_confirmation(request, campaign, campaign_confirm.add_assignments(campaign, request.GET))
     try:
         count = int(request.POST.get("count", ""))
         hits = add_assignments_everywhere(campaign, count,
@@ -251,10 +268,12 @@ def sync_now(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("campaign-page", pk=pk)
 
 
-@require_POST
+@confirmed_action
 @researcher_required
 def expire_all(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
+    if request.method == "GET":
+        return render_confirmation(request, campaign, campaign_confirm.expire(campaign))
     try:
         expired = expire_campaign(campaign)
     except (HITError, InvalidTransition) as exc:
@@ -265,10 +284,12 @@ def expire_all(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("campaign-page", pk=pk)
 
 
-@require_POST
+@confirmed_action
 @researcher_required
 def delete_decided(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
+    if request.method == "GET":
+        return render_confirmation(request, campaign, campaign_confirm.delete_decided(campaign))
     deleted, skipped = delete_decided_hits(campaign)
     kept = f" {len(skipped)} kept (work still undecided or in progress)." if skipped else ""
     messages.success(request, f"Deleted {deleted} HIT(s) whose work is all decided.{kept}")

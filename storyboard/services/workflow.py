@@ -11,10 +11,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
-
 from mturk.models import Campaign
-from mturk.services.campaigns import CampaignError, create_campaign, publish_campaign
+from mturk.services.campaigns import CampaignError
+from mturk.services.chains import check_stage_settings, create_chain
 
 from ..models import Album
 
@@ -26,8 +25,6 @@ STAGES: dict[str, dict[str, Any]] = {
     "dis": {"task_kind": "describe_sequence", "source": "retell"},
     "rate": {"task_kind": "rate_story", "source": "retell"},
 }
-SETTABLE = {"reward", "assignments_per_hit", "time_limit_seconds", "instructions", "title", "description",
-            "budget_cap", "max_assignments_per_worker", "options", "qualifications", "tasks_per_submission"}
 
 
 def create_story_workflow(
@@ -42,36 +39,11 @@ def create_story_workflow(
     created_by: Any = None,
 ) -> dict[str, Campaign]:
     """Create (and optionally publish) the chained campaigns; returns them by stage name."""
-    settings = settings or {}
     wanted = [s for s in STAGES if s != "rate" or ratings]
-    unknown = sorted(set(settings) - set(wanted))
-    if unknown:
-        raise CampaignError(f"unknown stage(s) {', '.join(unknown)} (stages: {', '.join(wanted)})")
-    for stage, values in settings.items():
-        bad = sorted(set(values) - SETTABLE)
-        if bad:
-            raise CampaignError(
-                f"stage {stage}: unknown setting(s) {', '.join(bad)} (settable: {', '.join(sorted(SETTABLE))})"
-            )
+    check_stage_settings(wanted, settings or {})
     if not albums:
         raise CampaignError("a story workflow needs at least one album")
-    campaigns: dict[str, Campaign] = {}
-    with transaction.atomic():
-        for stage in wanted:
-            spec = {k: v for k, v in STAGES[stage].items() if k not in ("task_kind", "source")}
-            spec.update(settings.get(stage, {}))
-            campaigns[stage] = create_campaign(
-                name=f"{name} · {stage}",
-                task_kind=STAGES[stage]["task_kind"],
-                provider=provider,
-                source_stage=campaigns.get(STAGES[stage]["source"] or ""),
-                items=[{"album": album.pk} for album in albums] if stage == "tell" else None,
-                is_simulated=is_simulated,
-                created_by=created_by,
-                **spec,
-            )
-    if publish:
-        for campaign in campaigns.values():
-            publish_campaign(campaign)
-            campaign.refresh_from_db()
-    return campaigns
+    return create_chain(
+        name, {stage: STAGES[stage] for stage in wanted}, [{"album": album.pk} for album in albums],
+        provider=provider, settings=settings, publish=publish, is_simulated=is_simulated, created_by=created_by,
+    )

@@ -55,10 +55,11 @@ def test_draft_page_shows_environment_cost_with_fees_and_forms_without_calling_m
     assert ("3 draft HIT(s): $0.72 with fees (rewards $0.60 + fees $0.12); the budget cap lets 2 through ($0.48), "
             "1 would stay in draft") in page
     assert "publish-problem" not in page
-    forms = (("campaign-page-sync", "Sync now"), ("campaign-approve-all", "Approve passing"),
-             ("campaign-page-expire", "Expire all HITs"), ("campaign-page-delete-decided", "Delete decided HITs"))
+    forms = (("campaign-page-sync", "Sync now"), ("campaign-approve-all", "Approve passing"))
     for name, label in forms:
         assert f'action="{reverse(name, args=[campaign.pk])}"' in page and label in page
+    for name in ("campaign-page-expire", "campaign-page-delete-decided"):  # a draft has nothing on offer yet
+        assert f'action="{reverse(name, args=[campaign.pk])}"' not in page
     assert f'action="{reverse("campaign-page-message", args=[campaign.pk])}"' in page
     assert 'name="subject"' in page and 'name="text"' in page
     assert "balance" not in page.lower()
@@ -76,6 +77,9 @@ def test_live_page_shows_sandbox_pending_hits_and_the_last_error_escaped(researc
     assert "2 (a background job creates them on the marketplace)" in page
     assert "<strong>MTurk refused &lt;CreateHIT&gt;: no funds</strong>" in page
     assert 'name="environment"' not in page  # the environment is fixed once published
+    for name, label in (("campaign-page-expire", "Expire all HITs"),
+                        ("campaign-page-delete-decided", "Delete decided HITs")):
+        assert f'action="{reverse(name, args=[campaign.pk])}" data-confirm' in page and label in page
 
 
 def test_page_names_what_mturk_would_refuse(researcher_client, stub):

@@ -1,0 +1,109 @@
+"""Registry of item sources for the campaign wizard: where a campaign's HITs come from.
+
+The crowd core knows no dataset: the apps register their sources (annotation: images and descriptions;
+storyboard: albums) and, per task kind, how to find a sample item for the worker-page preview. A source
+says which task kinds it feeds; the output of another campaign (a chained stage) is the core's own
+source, offered to every kind whose `items_from_stage` takes items from an earlier stage."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .task_kinds import TaskKind, get_task_kind
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One thing the researcher may tick: an image, an album."""
+
+    id: int
+    label: str
+    thumbnail: str = ""  # the 320 px rendition's URL, when the thing has a picture
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ChoicePage:
+    choices: list[Choice]
+    total: int
+    next_page: int | None
+
+
+class ItemSource(ABC):
+    name: ClassVar[str]
+    label: ClassVar[str]
+    kinds: ClassVar[frozenset[str]]
+    # A selection: the researcher ticks some of `choices`; otherwise the source takes everything it has.
+    selectable: ClassVar[bool] = False
+    page_size: ClassVar[int] = 40
+
+    def describe(self) -> str:
+        """A short line on what the source holds (e.g. "24 images"): one query at most."""
+        return ""
+
+    def choices(self, page: int = 1) -> ChoicePage:
+        """One page of the things to tick (selections only), in a constant number of queries."""
+        return ChoicePage([], 0, None)
+
+    @abstractmethod
+    def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
+        """One item per HIT; `selected`: the ids ticked (selections). Raise ValueError for a bad choice."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """An item to preview a kind's worker page with; `source_stage_id` when the page reads the stage before."""
+
+    item: dict[str, Any]
+    source_stage_id: int | None = None
+
+
+SampleFinder = Callable[[], Sample | None]
+
+_SOURCES: dict[str, ItemSource] = {}
+_SAMPLES: dict[str, tuple[SampleFinder, str]] = {}
+
+
+def register_source(source_class: type[ItemSource]) -> type[ItemSource]:
+    if source_class.name in _SOURCES:
+        raise ValueError(f"item source '{source_class.name}' is registered twice")
+    _SOURCES[source_class.name] = source_class()
+    return source_class
+
+
+def register_sample(kind: str, missing: str) -> Callable[[SampleFinder], SampleFinder]:
+    """Register how to find any suitable existing item of `kind`; `missing` says what is needed when none is."""
+
+    def decorator(finder: SampleFinder) -> SampleFinder:
+        _SAMPLES[kind] = (finder, missing)
+        return finder
+
+    return decorator
+
+
+class UnknownItemSource(LookupError):
+    pass
+
+
+def get_source(name: str) -> ItemSource:
+    try:
+        return _SOURCES[name]
+    except KeyError:
+        raise UnknownItemSource(f"unknown item source '{name}'") from None
+
+
+def takes_stage_output(kind: str) -> bool:
+    """Whether a campaign of this kind can be fed by another campaign (its kind takes items from a stage)."""
+    return type(get_task_kind(kind)).items_from_stage is not TaskKind.items_from_stage
+
+
+def sources_for(kind: str) -> list[ItemSource]:
+    return [source for source in _SOURCES.values() if kind in source.kinds]
+
+
+def sample_for(kind: str) -> tuple[Sample | None, str]:
+    """(any suitable existing item, what is needed when there is none)."""
+    finder, missing = _SAMPLES.get(kind, (lambda: None, "no sample item is known for this task kind"))
+    return finder(), missing

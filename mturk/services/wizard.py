@@ -1,0 +1,55 @@
+"""The campaign wizard's writes: what the wizard would create, worked out by creating it for real in a
+transaction that is rolled back (the same services, the same checks, the same figures as the estimate
+endpoint: preview_publication), then creating it for good."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from ..models import Campaign
+from ..publication import PublicationPreview, preview_publication
+from .campaigns import CampaignError, PublishResult, publish_campaign
+
+Creator = Callable[[], dict[str, Campaign]]  # creates the campaign(s), by stage ("" for a single campaign)
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    stage: str
+    campaign: Campaign  # as it would be created (its row is gone: display only)
+    hit_count: int
+    preview: PublicationPreview
+
+
+def dry_run(create: Creator) -> list[StagePlan]:
+    """What `create` would create and what publishing it would cost, with nothing kept. Raises what `create`
+    raises (CampaignError: a refusal, nothing created)."""
+    with transaction.atomic():
+        campaigns = create()
+        plans = [StagePlan(stage, campaign, campaign.hits.count(), preview_publication(campaign))
+                 for stage, campaign in campaigns.items()]
+        transaction.set_rollback(True)
+    return plans
+
+
+@dataclass(frozen=True)
+class Created:
+    campaigns: dict[str, Campaign]
+    published: list[PublishResult]
+    publish_error: str | None  # created, but publishing was refused: the rest stay drafts
+
+
+def create_and_maybe_publish(create: Creator, publish: bool) -> Created:
+    """Create for good; with `publish`, publish every campaign in chain order as the workflows' own `publish`
+    does. A refusal to publish keeps what was created (as drafts) and is reported."""
+    campaigns = create()
+    results: list[PublishResult] = []
+    if publish:
+        for campaign in campaigns.values():
+            try:
+                results.append(publish_campaign(campaign))
+            except CampaignError as exc:
+                return Created(campaigns, results, str(exc))
+    return Created(campaigns, results, None)
