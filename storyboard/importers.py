@@ -23,9 +23,9 @@ def _unpack(archive_path: Path, target: Path) -> None:
     """Write the zip's files under `target`, with their times from the zip (read as UTC: a photo without a date
     is dated by its file time). Raises ImportProblems naming every refused entry; nothing is imported then."""
     try:
+        members = list(zip_members(archive_path, label=archive_path.name))
         with zipfile.ZipFile(archive_path) as archive:
             times = {info.filename: info.date_time for info in archive.infolist()}
-        members = list(zip_members(archive_path, label=archive_path.name))
     except (ImportFailed, zipfile.BadZipFile, OSError) as exc:
         raise ImportProblems([(archive_path.name, str(exc))]) from None
     refused = [(name, content) for name, content in members if isinstance(content, str)]

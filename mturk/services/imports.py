@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -141,13 +141,15 @@ def request_import(importer_name: str, uploads: list[UploadedFile], options: dic
 class _ProgressWriter:
     """The job's progress callback: writes done/total at most every PROGRESS_INTERVAL_SECONDS (and the end)."""
 
-    def __init__(self, job: ImportJob) -> None:
+    def __init__(self, job: ImportJob, clock: Callable[[], float] = time.monotonic) -> None:
         self.job = job
-        self.last = 0.0
+        self.clock = clock
+        self.last: float | None = None
 
     def __call__(self, done: int, total: int | None) -> None:
-        now = time.monotonic()
-        if total is not None and done < total and now - self.last < PROGRESS_INTERVAL_SECONDS:
+        now = self.clock()
+        finished = total is not None and done >= total
+        if not finished and self.last is not None and now - self.last < PROGRESS_INTERVAL_SECONDS:
             return
         self.last = now
         self.job.done, self.job.total = done, total
