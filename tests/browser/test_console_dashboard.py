@@ -16,13 +16,16 @@ from tests.factories import make_campaign, submitted
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+SECONDS = [40 + 9 * index for index in range(14)]
+
+
 def _campaign_with_a_week_of_work() -> Campaign:
     campaign = make_campaign(images=12, assignments=2, reward=Decimal("0.15"), name="Street scenes")
     now = timezone.now()
-    for index in range(14):
+    for index, seconds in enumerate(SECONDS):
         assignment = submitted(campaign)
         Assignment.objects.filter(pk=assignment.pk).update(
-            submitted_at=now - timedelta(days=index % 7, hours=index), time_on_task=timedelta(seconds=40 + 9 * index))
+            submitted_at=now - timedelta(days=index % 7, hours=index), time_on_task=timedelta(seconds=seconds))
     return campaign
 
 
@@ -47,8 +50,9 @@ def test_dashboard_and_campaign_plots(browser, live_server, tmp_path, viewport):
 
     page.get_by_role("link", name="Street scenes").click()
     expect(page.get_by_role("img", name="Submissions to Street scenes over time")).to_be_visible()
-    expect(page.get_by_role("img", name="Time on task of 14 submission(s), in seconds")).to_be_visible()
-    expect(page.locator("#hourly-pay")).to_contain_text("per hour")
+    expect(page.get_by_role("img", name=f"Time on task of {len(SECONDS)} submission(s), in seconds")).to_be_visible()
+    hourly = float(campaign.reward) * len(SECONDS) / (sum(SECONDS) / 3600)
+    expect(page.locator("#hourly-pay")).to_contain_text(f"${hourly:.2f} per hour")
     expect(page.get_by_role("heading", name="Submissions and pay")).to_be_visible()
     assert fits_width(page)
     page.get_by_role("heading", name="Submissions and pay").scroll_into_view_if_needed()
