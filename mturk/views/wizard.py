@@ -33,6 +33,7 @@ from ..services.wizard import create_and_maybe_publish, dry_run
 from ..states import CampaignStatus
 from ..task_kinds import TaskKind, UnknownTaskKind, get_task_kind, task_kind_names
 from ..workflows import workflows
+from .campaign_confirm import currency
 from .researcher import researcher_required
 from .wizard_input import (
     CAMPAIGN_FIELDS,
@@ -210,10 +211,11 @@ def index(request: HttpRequest) -> HttpResponse:
         found.error("__all__", str(exc))
         return render(request, "mturk/wizard/form.html", _context(post, found), status=400)
     first = plans[0]
+    money = currency(first.campaign)
     hidden = [(key, value) for key in post if key not in ("step", "csrfmiddlewaretoken") for value in post.getlist(key)]
     return render(request, "mturk/wizard/review.html", {
         "plans": plans, "hidden": hidden, "first": first, "workflow": found.flow != SINGLE,
-        "spend": first.preview.within_budget.total, "can_publish": all(p.preview.error is None for p in plans),
+        "spend": first.preview.within_budget.total, "money": money, "can_publish": all(p.preview.error is None for p in plans),
     })
 
 
