@@ -6,5 +6,5 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Images and grounded descriptions"
 
     def ready(self) -> None:
-        from . import export_formats, importers, task_kinds  # noqa: F401  (registers task kinds, export formats, importers)
-        from . import item_sources, workflows  # noqa: F401  (what the campaign wizard offers from this app)
+        # Registers the task kinds, export formats and importers, and what the campaign wizard offers from this app.
+        from . import export_formats, importers, item_sources, task_kinds, workflows  # noqa: F401

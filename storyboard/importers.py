@@ -20,23 +20,27 @@ from .services.albums import AlbumImportError, check_albums, write_albums
 
 
 def _unpack(archive_path: Path, target: Path) -> None:
-    """Write the zip's files under `target`, with their times from the zip (read as UTC: a photo without a date
-    is dated by its file time). Raises ImportProblems naming every refused entry; nothing is imported then."""
+    """Write the zip's files under `target`, one at a time, with their times from the zip (read as UTC: a photo
+    without a date is dated by its file time). Raises ImportProblems naming every refused entry; nothing is
+    imported then (the caller's temporary folder goes away)."""
+    refused: list[tuple[str, str]] = []
     try:
-        members = list(zip_members(archive_path, label=archive_path.name))
         with zipfile.ZipFile(archive_path) as archive:
             times = {info.filename: info.date_time for info in archive.infolist()}
+        for name, content in zip_members(archive_path, label=archive_path.name):
+            if isinstance(content, str):
+                refused.append((name, content))
+                continue
+            file = target.joinpath(*PurePosixPath(name).parts)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_bytes(content)
+            stamp = datetime(*times[name], tzinfo=UTC).timestamp()
+            os.utime(file, (stamp, stamp))
     except (ImportFailed, zipfile.BadZipFile, OSError) as exc:
-        raise ImportProblems([(archive_path.name, str(exc))]) from None
-    refused = [(name, content) for name, content in members if isinstance(content, str)]
+        message = str(exc) if isinstance(exc, ImportFailed) else f"{archive_path.name} cannot be unpacked ({exc})"
+        raise ImportProblems([(archive_path.name, message)]) from None
     if refused:
         raise ImportProblems(refused)
-    for name, content in members:
-        file = target.joinpath(*PurePosixPath(name).parts)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_bytes(content if isinstance(content, bytes) else b"")
-        stamp = datetime(*times[name], tzinfo=UTC).timestamp()
-        os.utime(file, (stamp, stamp))
 
 
 def album_input(root: Path) -> Path:
@@ -47,7 +51,8 @@ def album_input(root: Path) -> Path:
     entries = [p for p in root.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX"]
     if len(entries) == 1 and entries[0].is_dir():
         inner = [p for p in entries[0].iterdir() if not p.name.startswith(".")]
-        if any(p.suffix.lower() == ".json" and p.is_file() for p in inner) or (inner and all(p.is_dir() for p in inner)):
+        manifest_inside = any(p.suffix.lower() == ".json" and p.is_file() for p in inner)
+        if manifest_inside or (inner and all(p.is_dir() for p in inner)):
             base = entries[0]
     manifests = [p for p in base.iterdir() if p.is_file() and p.suffix.lower() == ".json"]
     if len(manifests) > 1:

@@ -66,7 +66,7 @@ def index(request: HttpRequest) -> HttpResponse:
         importer_name = request.POST.get("importer", "")
         uploads = request.FILES.getlist("files")
         prefix = f"{importer_name}-"
-        options = {key[len(prefix):]: value for key, value in request.POST.items() if key.startswith(prefix)}
+        options = {key[len(prefix):]: request.POST.get(key, "") for key in request.POST if key.startswith(prefix)}
         job = request_import(importer_name, uploads, options, user=request.user)
     except TooManyFilesSent:
         message = "Too many files in one upload: put them in a zip and import the zip."

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Image
 from mturk import importers
