@@ -37,7 +37,9 @@ def _unpack(archive_path: Path, target: Path) -> None:
             stamp = datetime(*times[name], tzinfo=UTC).timestamp()
             os.utime(file, (stamp, stamp))
     except (ImportFailed, zipfile.BadZipFile, OSError) as exc:
-        message = str(exc) if isinstance(exc, ImportFailed) else f"{archive_path.name} cannot be unpacked ({exc})"
+        message = str(exc) if isinstance(exc, ImportFailed) else (
+            f"{archive_path.name} is not a readable zip file ({exc})" if isinstance(exc, zipfile.BadZipFile)
+            else f"{archive_path.name} cannot be unpacked ({exc})")
         raise ImportProblems([(archive_path.name, message)]) from None
     if refused:
         raise ImportProblems(refused)
