@@ -77,7 +77,7 @@ def task_page(request: HttpRequest) -> HttpResponse:
                               f"This task was {assignment.get_status_display().lower()} and can no longer be done.",
                               status=410)
     return _render_task(request, campaign, hit, token=assignment_token(assignment.pk, worker_id), next_url=None,
-                        handoff={"url": handoff, "assignment_id": assignment_id})
+                        handoff={"url": handoff, "assignment_id": assignment_id}, assignment=assignment)
 
 
 def _already_submitted(request: HttpRequest, assignment: Assignment, assignment_id: str, handoff: str) -> HttpResponse:

@@ -31,6 +31,8 @@ from ..services.assignments import (
 from ..services.marketplace_arrivals import completion_code
 from ..services.prolific_arrivals import continue_url
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus
+from ..task_frame import duration_text as _duration_text
+from ..task_frame import frame_for
 from ..task_kinds import get_task_kind
 from ..throttle import arrival_allowed, retry_after_seconds
 from ..tokens import (
@@ -124,14 +126,6 @@ def _read_entry(request: HttpRequest, token: str) -> _Entry | HttpResponse:
     return _Entry(campaign, worker)
 
 
-def _duration_text(seconds: int) -> str:
-    """3600 -> "1 h", 1800 -> "30 min", 90 -> "1 min 30 s"."""
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "", f"{secs} s" if secs else ""]
-    return " ".join(part for part in parts if part) or "0 s"
-
-
 @never_cache
 @csrf_exempt  # no cookies are involved: the signed campaign (and worker) tokens are the whole credential
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -214,7 +208,7 @@ def task_page(request: HttpRequest) -> HttpResponse:
             status=410, next_url=next_url,
         )
     return _render_task(request, campaign, assignment.hit, token=request.GET["t"], next_url=next_url,
-                        can_return=campaign.provider == "local")
+                        can_return=campaign.provider == "local", assignment=assignment)
 
 
 def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
@@ -230,9 +224,10 @@ def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
 
 def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str | None,
                  next_url: str | None, handoff: dict[str, str] | None = None,
-                 can_return: bool = False) -> HttpResponse:
+                 can_return: bool = False, assignment: Assignment | None = None) -> HttpResponse:
     """`handoff` ({"url", "assignment_id"}): where the browser posts the stored answer (marketplaces);
-    `can_return`: the page offers "Return this task" (local crowd; marketplaces have their own button)."""
+    `can_return`: the page offers "Return this task" (local crowd; marketplaces have their own button);
+    `assignment`: the worker's (None on a preview), for the frame's time left and position."""
     kind = get_task_kind(campaign.task_kind)
     context: dict[str, Any] = {
         "campaign": campaign,
@@ -246,6 +241,7 @@ def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str 
         "draft_key": f"draft:{campaign.pk}:{hit.pk}",
         "handoff": handoff,
         "return_url": reverse("task-return") if can_return and token else None,
+        "frame": frame_for(campaign, assignment if token else None),
     }
     return frameable(render(request, "mturk/task_page.html", context))
 

@@ -9,13 +9,14 @@
   var W = payload.image.width, H = payload.image.height;
   var MIN = options.min_box_size || 1, MIN_N = options.min_boxes || 0, MAX_N = options.max_boxes || 50;
   var NS = "http://www.w3.org/2000/svg";
-  $("boxes-stage").style.maxWidth = (70 * W / H).toFixed(2) + "vh";
+  $("boxes-stage").style.setProperty("--ratio", (W / H).toFixed(4));  // worker.css sizes the stage by it
   if (form.dataset.preview) { return; }
 
   var list = $("box-list"), status = $("task-status");
   var boxes = [];  // {u: row id, x, y, w, h, concept: id|null, text: typed label, c: colour}
   var sel = -1, uid = 0, checked = false, lastOp = "", history = [], drag = null;
   var rows = {}, byId = {}, lookup = Object.create(null);
+  var editor = $("box-editor"), editorInput = $("box-editor-input"), editing = null, editorBefore = null;
 
   function norm(s) { return String(s).trim().replace(/\s+/g, " ").toLowerCase(); }
   payload.concepts.forEach(function (c) {
@@ -40,7 +41,7 @@
     if (status.classList.contains("error")) { say(""); }
     if (window.TaskKinds.saveDraft) { window.TaskKinds.saveDraft(); }
   }
-  function changed() { syncList(); renderSvg(); save(); }
+  function changed() { syncList(); renderSvg(); save(); if (editing !== null && !rows[editing]) { closeEditor(false); } }
   function say(message) { status.textContent = message; status.className = "status"; }
 
   function h(tag, attrs, text) {
@@ -121,7 +122,8 @@
     [[r.num, "Select"], [r.input, "Label of"], [r.del, "Delete"]].forEach(function (x) { x[0].setAttribute("aria-label", x[1] + " box " + i); });
     r.num.setAttribute("aria-pressed", i === sel);
     if (document.activeElement !== r.input && r.input.value !== b.text) { r.input.value = b.text; }
-    var bad = !concept && (checked || typed !== "" && document.activeElement !== r.input);  // not while typing
+    var typing = document.activeElement === r.input || editing === b.u;
+    var bad = !concept && (checked || typed !== "" && !typing);  // not while typing
     r.input.setAttribute("aria-invalid", bad);
     r.info.classList.toggle("is-error", bad);
     r.info.textContent = concept ? "→ " + concept.name + " (" + b.w + "×" + b.h + " px)"
@@ -172,7 +174,45 @@
     boxes.push({u: uid, x: x, y: y, w: w, h: h, concept: null, text: "", c: uid++});  // colour: creation order
     sel = boxes.length - 1;
     changed();
+    openEditor(sel);
   }
+
+  /* The new box's label field, at the box, with the list of labels (the datalist): focus goes there. */
+  function openEditor(i) {
+    var b = boxes[i], r = svg.getBoundingClientRect(), k = r.width / W;
+    editing = b.u;
+    editorBefore = snapshot();
+    $("box-editor-label").textContent = "Label of new box " + i;
+    editorInput.value = b.text;
+    editor.hidden = false;
+    var ew = editor.offsetWidth, eh = editor.offsetHeight, top = (b.y + b.h) * k + 4;
+    if (top + eh > r.height) { top = Math.max(0, b.y * k - eh - 4); }  // above the box when it ends low
+    editor.style.left = clamp(b.x * k, 0, Math.max(0, r.width - ew)) + "px";
+    editor.style.top = top + "px";
+    editorInput.focus();
+  }
+
+  function closeEditor(backToImage) {
+    if (editing === null) { return; }
+    editing = null;
+    editor.hidden = true;
+    if (editorBefore !== snapshot()) { pushUndo(editorBefore); }
+    if (backToImage) { svg.focus({preventScroll: true}); }
+  }
+
+  editorInput.addEventListener("input", function () {
+    var i = boxes.findIndex(function (b) { return b.u === editing; });
+    if (i < 0) { return; }
+    boxes[i].text = editorInput.value;
+    boxes[i].concept = resolve(editorInput.value);
+    updateRow(boxes[i], i);
+    renderSvg();
+    save();
+  });
+  editorInput.addEventListener("keydown", function (ev) {
+    if (ev.key === "Enter" || ev.key === "Escape") { ev.preventDefault(); closeEditor(true); }  // no implicit submit
+  });
+  editorInput.addEventListener("blur", function () { closeEditor(false); });
 
   function nudge(dx, dy, resize) {
     var b = boxes[sel], before = snapshot(), op = (resize ? "size" : "move") + b.u;

@@ -13,7 +13,7 @@
   var preview = !!form.dataset.preview;
   var byNumber = {};
   boxes.forEach(function (b) { byNumber[b.number] = b; });
-  document.getElementById("boxes-stage").style.maxWidth = (70 * W / H).toFixed(2) + "vh";
+  document.getElementById("boxes-stage").style.setProperty("--ratio", (W / H).toFixed(4));  // worker.css sizes the stage by it
 
   var links = {};            // token index -> box number
   var selWord = -1, selBox = null;
@@ -175,6 +175,15 @@
       return {links: out};
     },
     validate: function () { return {}; },
+    confirm: function (answer) {  // asked in the page (task.js), before an answer with no link is sent
+      if (Object.keys(answer.links).length) { return null; }
+      return {text: "You have not linked any word to a box. Submit with no link? Do so only if no word of the " +
+        "sentence names something in a box.", yes: "Submit with no link", no: "Keep linking"};
+    },
+    focusAfterCancel: function () {
+      var first = wordButtons[Object.keys(wordButtons)[0]];
+      if (first) { first.focus(); }
+    },
     restore: function (saved) {
       if (!saved || typeof saved.links !== "object" || saved.links === null) { return; }
       links = {};
