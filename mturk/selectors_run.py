@@ -10,6 +10,12 @@ from .providers.registry import get_provider
 from .states import CampaignStatus
 
 RUNNING = (CampaignStatus.ACTIVE, CampaignStatus.PAUSED)
+PROVIDER_LABELS = {"mturk": "MTurk", "prolific": "Prolific", "local": "the local crowd"}
+
+
+def provider_label(name: str) -> str:
+    """A provider's name as a sentence writes it."""
+    return PROVIDER_LABELS.get(name, name)
 
 
 @dataclass(frozen=True)
@@ -39,11 +45,12 @@ def run_actions(campaign: Campaign) -> RunActions:
     provider = get_provider(campaign.provider)
     status = campaign.status
     absent = []
+    label = provider_label(provider.name)
     if not can_expire(provider):
-        absent.append(f"Expire all HITs: on {provider.name} the whole study is the offer; pause or close the "
+        absent.append(f"Expire all HITs: on {label} the whole study is the offer; pause or close the "
                       "campaign to pause or stop it.")
     if not can_delete_decided(provider):
-        absent.append(f"Delete decided HITs: {provider.name} keeps no HIT of its own on a marketplace, so there "
+        absent.append(f"Delete decided HITs: {label} keeps no HIT of its own on a marketplace, so there "
                       "is nothing to delete (our records always stay).")
     if not provider.has_marketplace:
         absent.append("Sync and messaging workers: the local crowd has no marketplace to sync with or to send "

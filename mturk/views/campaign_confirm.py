@@ -15,6 +15,7 @@ from ..models import Campaign
 from ..providers.base import CrowdProvider, ProviderError
 from ..providers.registry import get_provider
 from ..publication import PublicationPreview, preview_publication
+from ..selectors_run import provider_label
 from ..services.hits import added_assignments_cost
 from ..states import CampaignStatus, HITStatus
 
@@ -41,6 +42,7 @@ def render_confirmation(request: HttpRequest, campaign: Campaign, confirmation: 
     return render(request, "mturk/confirm_action.html", {
         "campaign": campaign, "confirmation": confirmation,
         "currency": currency(campaign), "back": reverse("campaign-page", args=[campaign.pk]), "here": request.path,
+        "provider_label": provider_label(campaign.provider),
     })
 
 
@@ -55,6 +57,16 @@ def currency(campaign: Campaign) -> str:
 def _fees_unknown(provider: CrowdProvider, campaign: Campaign, params: Any) -> bool:
     """Pages never ask the marketplace for its fees; the researcher's "ask" button does."""
     return not provider.fees_known(campaign) and params.get("ask_fees") != "1"
+
+
+def _ask_for_fees(confirmation: Confirmation, provider: CrowdProvider, keep: dict[str, str]) -> Confirmation:
+    """No cost without the marketplace's fees: the step offers the button that asks for them (keeping `keep`)."""
+    confirmation.fees_unknown = True
+    confirmation.ask_fees = {**keep, "ask_fees": "1"}
+    confirmation.what.append(f"{provider_label(provider.name)}'s fees are not known until its cost calculator is "
+                             "asked; ask it to see the cost first.")
+    confirmation.refused = "the cost is not known yet"
+    return confirmation
 
 
 def publish(campaign: Campaign, params: Any) -> Confirmation:
@@ -72,12 +84,7 @@ def publish(campaign: Campaign, params: Any) -> Confirmation:
                                                                   if not provider.creates_hits
                                                                   and provider.has_marketplace else "."))
     if _fees_unknown(provider, campaign, params):
-        confirmation.fees_unknown = True
-        confirmation.ask_fees = {**hidden, "ask_fees": "1"}
-        confirmation.what.append(f"{provider.name}'s fees are not known until its cost calculator is asked; "
-                                 "ask it to see the cost before publishing.")
-        confirmation.refused = "the cost is not known yet"
-        return confirmation
+        return _ask_for_fees(confirmation, provider, hidden)
     preview = preview_publication(campaign, sandbox=sandbox)
     confirmation.preview = preview
     money = currency(campaign)
@@ -86,7 +93,7 @@ def publish(campaign: Campaign, params: Any) -> Confirmation:
     elif preview.to_publish:
         confirmation.what.append(
             f"{len(preview.to_publish)} HIT(s) are offered to workers"
-            + (f" on {provider.name} ({preview.environment})" if provider.has_marketplace else "")
+            + (f" on {provider_label(provider.name)} ({preview.environment})" if provider.has_marketplace else "")
             + f", which may cost up to {money}{preview.within_budget.total} with fees.")
         confirmation.button = f"{verb} for {money}{preview.within_budget.total}"
     elif not resume:
@@ -112,11 +119,7 @@ def add_assignments(campaign: Campaign, params: Any) -> Confirmation:
         confirmation.refused = "give how many assignments to add, a whole number from 1 to 1000"
         return confirmation
     if _fees_unknown(provider, campaign, params):
-        confirmation.fees_unknown = True
-        confirmation.ask_fees = {"count": raw, "ask_fees": "1"}
-        confirmation.refused = "the cost is not known yet"
-        confirmation.what.append(f"{provider.name}'s fees are not known until its cost calculator is asked.")
-        return confirmation
+        return _ask_for_fees(confirmation, provider, {"count": raw})
     try:
         added = added_assignments_cost(campaign, count)
     except ProviderError as exc:

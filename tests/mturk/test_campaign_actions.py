@@ -143,7 +143,7 @@ def test_local_campaign_can_expire_its_hits(researcher_client):
     campaign = make_campaign(images=2)
     page = page_of(researcher_client, campaign)
     assert f'action="{url("campaign-page-expire", campaign)}" data-confirm' in page
-    assert "Delete decided HITs: local keeps no HIT of its own" in page  # why the action is absent
+    assert "Delete decided HITs: the local crowd keeps no HIT of its own" in page  # why the action is absent
     assert f'action="{url("campaign-page-delete-decided", campaign)}"' not in page
     step = confirmation(researcher_client, "campaign-page-expire", campaign)
     assert "2 published HIT(s) are taken off offer now." in step and ">Expire 2 HIT(s)</button>" in step
