@@ -1,4 +1,4 @@
-"""Bonus and block/unblock forms on the campaign page (local provider)."""
+"""Bonus and block/unblock forms on the review page (local provider)."""
 from decimal import Decimal
 
 import pytest
@@ -21,7 +21,7 @@ def block_url(campaign, worker):
 def test_forms_appear_for_a_submitted_assignment(researcher_client):
     campaign = make_campaign(images=1)
     assignment = submitted(campaign)
-    page = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    page = researcher_client.get(reverse("campaign-review", args=[campaign.pk])).content.decode()
     assert bonus_url(assignment) == f"/campaigns/{campaign.pk}/assignments/{assignment.pk}/bonus/"  # not the API's
     assert f'action="{bonus_url(assignment)}"' in page
     assert f'action="{block_url(campaign, assignment.worker)}"' in page
@@ -63,10 +63,12 @@ def test_block_then_unblock(researcher_client):
     assert "Blocking a worker needs a reason." in response.content.decode()
     worker.refresh_from_db()
     assert not worker.blocked
-    response = researcher_client.post(block_url(campaign, worker), {"action": "block", "reason": "Copy-pasted"},
-                                      follow=True)
+    review = reverse("campaign-review", args=[campaign.pk])
+    response = researcher_client.post(block_url(campaign, worker),
+                                      {"action": "block", "reason": "Copy-pasted", "next": review}, follow=True)
+    assert response.redirect_chain[-1][0] == review  # back to the review page the form was on
     page = response.content.decode()
-    assert f"Worker {worker.external_id} blocked." in page and "Unblock" in page
+    assert f"Worker {worker.external_id} blocked." in page and f"Unblock worker {worker.external_id}" in page
     worker.refresh_from_db()
     assert (worker.blocked, worker.block_reason) == (True, "Copy-pasted")
     response = researcher_client.post(block_url(campaign, worker), {"action": "unblock"}, follow=True)

@@ -30,10 +30,10 @@ def test_dashboard_shows_progress_and_cost(researcher_client):
     assert "$0.10" in page and "$0.40" in page  # cost so far, max cost
 
 
-def test_campaign_page_lists_answers_escaped(researcher_client):
+def test_review_page_lists_answers_escaped(researcher_client):
     campaign = make_campaign(images=1)
     submitted(campaign, "<script>alert(1)</script> a man rides a red bicycle down the street")
-    page = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    page = researcher_client.get(reverse("campaign-review", args=[campaign.pk])).content.decode()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script>alert(1)" not in page
 

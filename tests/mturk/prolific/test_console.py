@@ -38,7 +38,7 @@ def test_the_campaign_page_shows_the_study_as_last_synced(prolific_fake, campaig
     assert "2 awaiting review" in page
     assert "1 awaiting review with no answer stored here" in page
     assert "Prolific approves unreviewed submissions after 21 days" in page
-    assert 'name="category"' in page and "Low effort" in page
+    assert "Review submitted work" in page  # rejected with a category on the review page (test_review_page_bulk)
     assert "the study: fees 33.33%, VAT 20.0%" in page  # as Prolific reported them for the study
     assert f"total GBP {study.costs['total_cost'] / 100:.2f}" in page  # in major units
 

@@ -1,0 +1,110 @@
+"""Deciding a selection from the review page: approve or reject many, each refusal reported and changing nothing
+for that assignment; on Prolific a category and at least 100 characters of feedback."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from mturk.models import Assignment
+from mturk.services.marketplace_sync import sync_campaign
+from mturk.services.review import approve_assignment
+from mturk.states import AssignmentStatus
+from tests.factories import make_campaign, submitted
+from tests.mturk.prolific.study_helpers import WHY, published_campaign, tasks_of, work
+from tests.prolific_fake.fixtures import prolific_fake  # noqa: F401 - registers the fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def bulk_url(campaign) -> str:
+    return reverse("campaign-review-bulk", args=[campaign.pk])
+
+
+def review_url(campaign) -> str:
+    return reverse("campaign-review", args=[campaign.pk])
+
+
+def decide(client, campaign, assignments, action: str, **fields: str):
+    data = {"assignment": [str(a.pk) for a in assignments], "action": action,
+            "next": review_url(campaign) + "?status=submitted", **fields}
+    return client.post(bulk_url(campaign), data, follow=True)
+
+
+def statuses(*assignments) -> list[str]:
+    return [Assignment.objects.get(pk=a.pk).status for a in assignments]
+
+
+def test_approving_a_selection(researcher_client):
+    campaign = make_campaign(images=3, assignments=1)
+    one, two, three = submitted(campaign), submitted(campaign), submitted(campaign)
+    response = decide(researcher_client, campaign, [one, two], "approve")
+    assert response.redirect_chain[-1][0] == review_url(campaign) + "?status=submitted"
+    assert f"2 assignment(s) approved: {one.pk}, {two.pk}." in response.content.decode()
+    assert statuses(one, two, three) == [AssignmentStatus.APPROVED, AssignmentStatus.APPROVED,
+                                         AssignmentStatus.SUBMITTED]
+
+
+def test_rejecting_needs_feedback_and_changes_nothing_without(researcher_client):
+    campaign = make_campaign(images=2, assignments=1)
+    one, two = submitted(campaign), submitted(campaign)
+    page = decide(researcher_client, campaign, [one, two], "reject", feedback="  ").content.decode()
+    assert f"Unchanged, assignment(s) {one.pk}, {two.pk}: Rejecting needs a feedback text" in page
+    assert statuses(one, two) == [AssignmentStatus.SUBMITTED, AssignmentStatus.SUBMITTED]
+    page = decide(researcher_client, campaign, [one], "reject", feedback="Not about the image.").content.decode()
+    assert f"1 assignment(s) rejected: {one.pk}." in page
+    rejected = Assignment.objects.get(pk=one.pk)
+    assert (rejected.status, rejected.feedback) == (AssignmentStatus.REJECTED, "Not about the image.")
+
+
+def test_each_refusal_is_reported_and_the_others_are_decided(researcher_client):
+    campaign, other = make_campaign(images=2, assignments=1), make_campaign(images=1, assignments=1)
+    waiting, done = submitted(campaign), submitted(campaign)
+    approve_assignment(done)
+    stranger = submitted(other)
+    page = decide(researcher_client, campaign, [waiting, done, stranger], "reject",
+                  feedback="Please describe the whole scene.").content.decode()
+    assert f"1 assignment(s) rejected: {waiting.pk}." in page
+    assert f"Unchanged, assignment(s) {done.pk}: " in page  # approved work cannot be rejected
+    assert f"Unchanged, assignment(s) {stranger.pk}: not an assignment of this campaign." in page
+    assert statuses(waiting, done, stranger) == [AssignmentStatus.REJECTED, AssignmentStatus.APPROVED,
+                                                 AssignmentStatus.SUBMITTED]
+
+
+def test_nothing_selected_or_an_unknown_action(researcher_client):
+    campaign = make_campaign(images=1, assignments=1)
+    one = submitted(campaign)
+    page = decide(researcher_client, campaign, [], "approve").content.decode()
+    assert "Select at least one assignment first." in page
+    page = decide(researcher_client, campaign, [one], "delete").content.decode()
+    assert "Unknown review action." in page
+    assert statuses(one) == [AssignmentStatus.SUBMITTED]
+
+
+def test_the_selection_endpoint_needs_a_researcher_and_a_post(researcher_client):
+    campaign = make_campaign(images=1, assignments=1)
+    one = submitted(campaign)
+    response = Client().post(bulk_url(campaign), {"assignment": [one.pk], "action": "approve"})
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert researcher_client.get(bulk_url(campaign)).status_code == 405
+    assert statuses(one) == [AssignmentStatus.SUBMITTED]
+
+
+def test_prolific_needs_a_category_and_100_characters(prolific_fake, researcher_client,  # noqa: F811
+                                                      django_capture_on_commit_callbacks):
+    campaign = published_campaign(prolific_fake, images=4, assignments=1, tasks=2,
+                                  django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    session = work(prolific_fake, campaign)
+    sync_campaign(campaign)
+    first, second = tasks_of(session)
+    page = researcher_client.get(review_url(campaign)).content.decode()
+    assert '<select id="bulk-category" name="category">' in page and "Low effort" in page
+    assert "at least 100 characters" in page
+    response = decide(researcher_client, campaign, [first, second], "reject", feedback="No.", category="LOW_EFFORT")
+    assert "at least 100 characters" in response.content.decode()
+    assert statuses(first, second) == [AssignmentStatus.SUBMITTED, AssignmentStatus.SUBMITTED]
+    with django_capture_on_commit_callbacks(execute=True):
+        decide(researcher_client, campaign, [first, second], "reject", feedback=WHY, category="FAILED_INSTRUCTIONS")
+    assert statuses(first, second) == [AssignmentStatus.REJECTED, AssignmentStatus.REJECTED]
+    assert Assignment.objects.get(pk=first.pk).rejection_category == "FAILED_INSTRUCTIONS"
+    assert prolific_fake.submission(session.submission_id).rejection_category == "FAILED_INSTRUCTIONS"
