@@ -9,11 +9,11 @@ from typing import IO, Any
 
 from django.core.cache import cache
 from django.core.files.storage import default_storage
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from storages.backends.s3 import S3File
 
 from .exports import ExportFormat, format_names, get_format
-from .models import DatasetExport
+from .models import Campaign, DatasetExport
 
 CARD = "README.md"  # the dataset card, shown with the reports
 REPORT_FOLDER = "report/"
@@ -37,7 +37,8 @@ class ExportProgress:
 
 def exports_for_page() -> QuerySet[DatasetExport]:
     """Newest first, with their campaigns (one query for all rows) and who asked for them."""
-    return DatasetExport.objects.select_related("created_by").prefetch_related("campaigns").order_by(
+    campaigns = Prefetch("campaigns", queryset=Campaign.objects.order_by("name"))
+    return DatasetExport.objects.select_related("created_by").prefetch_related(campaigns).order_by(
         "-created_at", "-id")
 
 

@@ -14,6 +14,12 @@
   });
   showChosenOptions();
 
+  var problem = document.querySelector(".export-request [role=alert]");
+  if (problem) {  // a refused request: bring its message into view, for the keyboard too
+    problem.setAttribute("tabindex", "-1");
+    problem.focus();
+  }
+
   function link(href, text) {
     var a = document.createElement("a");
     a.href = href;
