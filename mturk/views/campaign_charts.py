@@ -42,8 +42,8 @@ def submissions_plot(series: Series, caption: str) -> Plot | None:
     bars = [(period_label(period, series.unit), count) for period, count in series.counts]
     figure = bar_chart(bars, "submissions", caption, x_label="hour" if series.unit == "hour" else "day",
                        label_every=-(-len(bars) // LABELS_PER_AXIS), values=False)  # the counts: in <title>s, the table
-    periods = "hours" if series.unit == "hour" else "days"
-    summary = (f"{series.total} submission(s) over {len(series.counts)} {periods}; the busiest "
+    periods = f"{len(series.counts)} {series.unit}{'s' if len(series.counts) > 1 else ''}"
+    summary = (f"{series.total} submission(s) over {periods}; the busiest "
                f"{series.unit}: {period_label(busiest[0], series.unit, long=True)} with {busiest[1]}.")
     table = [(period_label(period, series.unit, long=True), count) for period, count in series.counts if count]
     return Plot(mark_safe(figure), summary, table)  # noqa: S308 - metrics escapes every label
@@ -76,7 +76,7 @@ def campaign_section(campaign: Campaign) -> dict[str, Any]:
         "charts": {
             "submissions": submissions_plot(campaign_submissions(campaign),
                                             f"Submissions to {campaign.name} over time"),
-            "time_on_task": _time_plot(seconds, median),
+            "time_on_task": None if campaign.is_simulated else _time_plot(seconds, median),  # generated times
             "reward": campaign.reward,
             "median_seconds": median,
             "hourly_pay": hourly_pay,

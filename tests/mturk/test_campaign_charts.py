@@ -14,7 +14,7 @@ from django.urls import reverse
 from mturk.models import Assignment, Campaign
 from mturk.selectors import crowd_statistics
 from mturk.selectors_charts import campaign_submissions
-from mturk.views.campaign_charts import campaign_section
+from mturk.views.campaign_charts import campaign_section, submissions_plot
 from tests.factories import make_campaign, submitted
 
 pytestmark = pytest.mark.django_db
@@ -36,6 +36,9 @@ def test_a_short_campaign_is_counted_per_hour():
     series = campaign_submissions(campaign)
     assert series.unit == "hour"
     assert [(hour.hour, count) for hour, count in series.counts] == [(9, 2), (10, 0), (11, 0), (12, 1)]
+    plot = submissions_plot(series, "c")
+    assert plot is not None and plot.summary == "3 submission(s) over 4 hours; the busiest hour: 02 Mar 09:00 with 2."
+    assert plot.table == [("02 Mar 09:00", 2), ("02 Mar 12:00", 1)]  # the table lists the hours with submissions
 
 
 def test_a_long_campaign_is_counted_per_day_in_the_project_time_zone(settings):
@@ -81,6 +84,7 @@ def test_simulated_campaigns_have_no_hourly_pay(researcher_client):
     Campaign.objects.filter(pk=campaign.pk).update(is_simulated=True)
     page = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
     assert "not computed: the results were generated" in page and "per hour" not in page
+    assert page.count('role="img"') == 1 and "No time-on-task plot" in page  # only the submissions over time
 
 
 def test_no_submission_yet(researcher_client):
