@@ -141,6 +141,7 @@ register_importer(Importer(
                           help="Optional: an open describe_image or draw_boxes campaign.", choices=image_campaigns),),
     multiple=True,
     file_label="Image files or a zip",
+    position=10,
 ))
 register_importer(Importer(
     name="concepts",
@@ -150,6 +151,8 @@ register_importer(Importer(
     extensions=(".tsv", ".txt"),
     run=run_concepts,
     file_label="Concepts file (concepts.tsv)",
+    progress_unit="steps",
+    position=30,
     options=(VOCABULARY,),
     documentation="docs/formats/imageclef.md",
     check_options=_vocabulary_option,
@@ -163,6 +166,8 @@ register_importer(Importer(
     extensions=(".zip",),
     run=run_imageclef,
     file_label="Dataset zip",
+    progress_unit="steps",
+    position=40,
     options=(ImportOption("vocabulary", "Vocabulary name of the dataset",
                           help="Default: the zip's name without extension.", max_length=100),),
     documentation="docs/formats/imageclef.md",

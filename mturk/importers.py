@@ -59,6 +59,8 @@ class Importer:
     options: tuple[ImportOption, ...] = ()
     multiple: bool = False  # several files at once (the console packs them into one zip)
     file_label: str = "File"  # the label of the form's file field
+    progress_unit: str = "files"  # what done/total count: "files", or "steps" for an all-or-nothing importer
+    position: int = 100  # order on the Imports page
     documentation: str = ""  # path of the format's documentation in the repository
     # Raises ImportRefused on a bad option value (after the generic checks); returns the cleaned options.
     check_options: Callable[[dict[str, str], str], dict[str, Any]] | None = None
@@ -92,8 +94,8 @@ def get_importer(name: str) -> Importer:
 
 
 def importer_names() -> list[str]:
-    return list(_IMPORTERS)
+    return [importer.name for importer in all_importers()]
 
 
 def all_importers() -> list[Importer]:
-    return list(_IMPORTERS.values())
+    return sorted(_IMPORTERS.values(), key=lambda importer: (importer.position, importer.name))

@@ -20,6 +20,10 @@ def importer_label(job: ImportJob) -> str:
     return get_importer(job.importer).label if job.importer in importer_names() else job.importer
 
 
+def progress_unit(job: ImportJob) -> str:
+    return get_importer(job.importer).progress_unit if job.importer in importer_names() else ""
+
+
 def percent(job: ImportJob) -> int:
     if job.status == ImportJob.Status.DONE:
         return 100
@@ -43,6 +47,7 @@ def import_status(job: ImportJob) -> dict[str, Any]:
         "status": job.status,
         "done": job.done,
         "total": job.total,
+        "unit": progress_unit(job),
         "percent": percent(job),
         "finished": finished,
         "error": job.error,

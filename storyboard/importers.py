@@ -101,5 +101,7 @@ register_importer(Importer(
     extensions=(".zip",),
     run=run_albums,
     file_label="Albums zip",
+    progress_unit="steps",
+    position=20,
     documentation="docs/formats/albums.md",
 ))

@@ -148,11 +148,11 @@ class _ProgressWriter:
 
     def __call__(self, done: int, total: int | None) -> None:
         now = self.clock()
+        self.job.done, self.job.total = done, total  # the job's end writes the latest, written here or not
         finished = total is not None and done >= total
         if not finished and self.last is not None and now - self.last < PROGRESS_INTERVAL_SECONDS:
             return
         self.last = now
-        self.job.done, self.job.total = done, total
         ImportJob.objects.filter(pk=self.job.pk).update(done=done, total=total)
 
 
@@ -203,5 +203,5 @@ def _finish(job: ImportJob, status: str, report: dict[str, Any], error: str) -> 
     job.status, job.report, job.error, job.finished_at = status, report, error, timezone.now()
     if status == ImportJob.Status.DONE and job.total is not None:
         job.done = job.total
-    job.save(update_fields=["status", "report", "error", "finished_at", "done"])
+    job.save(update_fields=["status", "report", "error", "finished_at", "done", "total"])
     return job

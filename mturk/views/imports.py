@@ -37,6 +37,7 @@ def _forms(importers: list[Importer], errors: dict[str, str], posted: Any) -> li
             for option in importer.options
         ]
         forms.append({"importer": importer, "accept": ",".join(importer.extensions), "options": options,
+                      "zip_only": importer.extensions == (".zip",),
                       "error": errors.get(importer.name, "")})
     return forms
 

@@ -86,8 +86,8 @@
       .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
       .then(function (state) {
         var total = state.total === null ? "?" : state.total;
-        setBar(bar, state.percent, state.done + " of " + total);
-        count.textContent = state.done + " / " + total;
+        setBar(bar, state.percent, state.done + " of " + total + (state.unit ? " " + state.unit : ""));
+        count.textContent = state.done + " / " + total + (state.unit ? " " + state.unit : "");
         status.textContent = state.status.charAt(0).toUpperCase() + state.status.slice(1);
         if (state.finished) { window.location.reload(); } else { window.setTimeout(poll, 1000); }
       })

@@ -94,9 +94,9 @@ def test_an_upload_from_the_script_gets_the_job_addresses(researcher_client, dja
     assert response.status_code == 201
     assert response.json() == {"id": job.pk, "page": f"/imports/{job.pk}/", "status": f"/imports/{job.pk}/status/"}
     status = researcher_client.get(response.json()["status"]).json()
-    assert status == {"id": job.pk, "importer": "images", "status": "done", "done": 2, "total": 2, "percent": 100,
-                      "finished": True, "error": "", "summary": "1 imported, 0 already known, 1 refused",
-                      "imported": 1, "refused": 1}
+    assert status == {"id": job.pk, "importer": "images", "status": "done", "done": 2, "total": 2, "unit": "files",
+                      "percent": 100, "finished": True, "error": "",
+                      "summary": "1 imported, 0 already known, 1 refused", "imported": 1, "refused": 1}
 
 
 def test_a_queued_job_page_refreshes_itself_without_javascript(researcher_client):
