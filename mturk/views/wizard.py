@@ -138,7 +138,7 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
     stage_rows = []
     for w in workflows():
         for stage, kind in w.stages.items():
-            fields = [_field(post, errors, f"stage-{stage}-{f}", LABELS[f][0],
+            fields = [_field(post, errors, f"stage-{stage}-{f}", f"{stage}: {LABELS[f][0]}",
                              **{**LABELS[f][1], "placeholder": LABELS[f][1].get("placeholder", "the default")})
                       for f in STAGE_FIELDS]
             switch = next((keyword for keyword, (s, _) in w.switches.items() if s == stage), "")
