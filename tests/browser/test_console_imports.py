@@ -32,6 +32,17 @@ def write_zip(path: Path, files: dict[str, bytes]) -> Path:
     return path
 
 
+# Records every value the upload's progress bar takes (in sessionStorage: the page is left when the upload ends).
+WATCH_UPLOAD_BAR = """(name) => {
+  const bar = document.querySelector(`[role=progressbar][aria-label="${name}"]`);
+  new MutationObserver(() => {
+    const seen = JSON.parse(sessionStorage.getItem("upload-bar") || "[]");
+    seen.push(bar.getAttribute("aria-valuenow"));
+    sessionStorage.setItem("upload-bar", JSON.stringify(seen));
+  }).observe(bar, {attributes: true, attributeFilter: ["aria-valuenow"]});
+}"""
+
+
 def images_zip(tmp_path: Path) -> Path:
     return write_zip(tmp_path / "holiday.zip", {
         "beach.jpg": jpeg((200, 180, 90)), "forest.jpg": jpeg((30, 140, 40)), "sea.jpg": jpeg((20, 60, 200)),
@@ -48,8 +59,10 @@ def test_researcher_imports_a_zip_of_images_and_reads_the_report(browser, live_s
     assert fits_width(page)
 
     page.get_by_label("Image files or a zip").set_input_files(str(images_zip(tmp_path)))
+    page.evaluate(WATCH_UPLOAD_BAR, "Upload of the images")
     page.get_by_role("button", name="Import images").click()
     page.wait_for_url("**/imports/*/")
+    assert page.evaluate("JSON.parse(sessionStorage.getItem('upload-bar'))")[-1] == "100"  # the upload's bar ended full
 
     expect(page.get_by_role("progressbar", name="Import progress")).to_have_attribute("aria-valuenow", "100")
     expect(page.locator("[data-import-count]")).to_have_text("4 / 4 files")
