@@ -61,26 +61,29 @@ def _x_label(parts: list[str], label: str) -> None:
 
 
 def bar_chart(bars: Sequence[tuple[str, float]], y_label: str, caption: str, *, x_label: str = "",
-              label_every: int = 1, values: bool = True) -> str:
+              label_every: int = 1, values: bool = True, widest: float | None = None) -> str:
     """One bar per (label, value). `values`: the value printed above each bar; `label_every`: only every n-th
-    label under the bars (the first one included), for long series such as one bar per day."""
+    label under the bars (the first one included), for long series such as one bar per day; `widest`: the
+    widest a bar may be (a series of one or two bars then does not fill the plot)."""
     parts = _open(caption)
     y_max = nice_max(max((value for _, value in bars), default=0.0))
     if not values:
         y_max = max(y_max, 5.0)  # whole-number ticks for small counts
     _y_axis(parts, y_max, y_label)
     slot = PLOT_W / max(len(bars), 1)
+    bar_w = min(slot * 0.6, widest) if widest else slot * 0.6
     for index, (label, value) in enumerate(bars):
         height = max(value, 0.0) / y_max * PLOT_H
-        x = LEFT + index * slot + slot * 0.2
+        middle = LEFT + (index + 0.5) * slot
+        x = middle - bar_w / 2
         y = TOP + PLOT_H - height
-        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.6:.1f}" height="{height:.1f}" fill="{BAR}">'
+        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{height:.1f}" fill="{BAR}">'
                      f"<title>{esc(label)}: {esc(_number(value))}</title></rect>")
         if values:
-            parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{y - 4:.1f}" text-anchor="middle">'
+            parts.append(f'<text x="{middle:.1f}" y="{y - 4:.1f}" text-anchor="middle">'
                          f"{esc(_number(value))}</text>")
         if index % max(label_every, 1) == 0:
-            parts.append(f'<text x="{x + slot * 0.3:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
+            parts.append(f'<text x="{middle:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">'
                          f"{esc(label)}</text>")
     if x_label:
         _x_label(parts, x_label)

@@ -35,24 +35,27 @@ class Totals:
     by_status: list[tuple[str, int]]  # (status label, campaigns) of the statuses that have campaigns, in order
     submissions: int
     to_review: int
-    workers: int  # distinct workers with at least one submission
-    spent: Decimal
+    workers: int  # distinct workers with at least one submission (generated ones left out)
+    spent: Decimal  # simulated campaigns left out: their results were generated, no one was paid
     committed: Decimal  # the most every campaign can cost (its required assignments)
     fees_known: bool
+    simulated: int  # campaigns left out of the money
 
 
 def dashboard_totals(rows: Sequence[tuple[CampaignWithProgress, CampaignProgress]]) -> Totals:
     """Totals from the dashboard's annotated campaigns, plus one query for the distinct workers."""
     statuses = Counter(campaign.status for campaign, _ in rows)
+    paid = [progress for campaign, progress in rows if not campaign.is_simulated]
     return Totals(
         campaigns=len(rows),
         by_status=[(label, statuses[value]) for value, label in CampaignStatus.choices if statuses[value]],
         submissions=sum(progress.answered for _, progress in rows),
         to_review=sum(progress.pending_review for _, progress in rows),
-        workers=_answered().values("worker").distinct().count() if rows else 0,
-        spent=sum((progress.cost_so_far for _, progress in rows), Decimal("0.00")),
-        committed=sum((progress.max_cost for _, progress in rows), Decimal("0.00")),
-        fees_known=all(progress.fees_known for _, progress in rows),
+        workers=_answered().filter(is_simulated=False).values("worker").distinct().count() if rows else 0,
+        spent=sum((progress.cost_so_far for progress in paid), Decimal("0.00")),
+        committed=sum((progress.max_cost for progress in paid), Decimal("0.00")),
+        fees_known=all(progress.fees_known for progress in paid),
+        simulated=len(rows) - len(paid),
     )
 
 

@@ -15,6 +15,7 @@ from ..selectors import time_and_pay
 from ..selectors_charts import Series, campaign_submissions, seconds_on_task
 
 TIME_BINS = 10
+WIDEST_BAR = 48.0  # a series of a few periods keeps narrow bars
 LABELS_PER_AXIS = 6  # at most this many period labels under the bars, so that they stay readable on a phone
 
 
@@ -41,7 +42,8 @@ def submissions_plot(series: Series, caption: str) -> Plot | None:
         return None
     bars = [(period_label(period, series.unit), count) for period, count in series.counts]
     figure = bar_chart(bars, "submissions", caption, x_label="hour" if series.unit == "hour" else "day",
-                       label_every=-(-len(bars) // LABELS_PER_AXIS), values=False)  # the counts: in <title>s, the table
+                       label_every=-(-len(bars) // LABELS_PER_AXIS), values=False,  # counts: in <title>s, the table
+                       widest=WIDEST_BAR)
     periods = f"{len(series.counts)} {series.unit}{'s' if len(series.counts) > 1 else ''}"
     summary = (f"{series.total} submission(s) over {periods}; the busiest "
                f"{series.unit}: {period_label(busiest[0], series.unit, long=True)} with {busiest[1]}.")

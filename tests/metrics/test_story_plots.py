@@ -54,3 +54,11 @@ def test_bin_counts_and_the_histogram_marker():
     assert "median &lt;90&gt; s" in svg and ">submissions</text>" in svg
     late = histogram([450], 10, 0, 500, "s", "c", marker=(450, "median"))
     assert 'text-anchor="end">median</text>' in late  # near the right edge the label goes to the left of the line
+
+
+def test_bars_can_be_kept_narrow_and_centred_in_their_slot():
+    wide = bar_chart([("one", 3)], "n", "c")
+    narrow = bar_chart([("one", 3)], "n", "c", widest=48)
+    assert re.search(r'<rect x="([\d.]+)" y="[\d.]+" width="336.0"', wide)  # 0.6 of the 560 px plot
+    x = re.search(r'<rect x="([\d.]+)" y="[\d.]+" width="48.0"', narrow)
+    assert x is not None and float(x.group(1)) == pytest.approx(60 + 280 - 24)  # centred on the plot's middle

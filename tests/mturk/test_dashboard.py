@@ -50,7 +50,19 @@ def test_totals_add_up_every_campaign():
     # rejected work is not paid; the draft costs nothing yet but commits its assignments
     assert totals.spent == Decimal("0.10") + 2 * Decimal("0.25")
     assert totals.committed == 4 * Decimal("0.10") + 3 * Decimal("0.25") + 2 * Decimal("0.10")
-    assert totals.fees_known
+    assert totals.fees_known and totals.simulated == 0
+
+
+def test_simulated_campaigns_cost_nothing_and_have_no_workers():
+    real = make_campaign(images=1, assignments=1, reward=Decimal("0.10"))
+    generated = make_campaign(images=2, assignments=1, reward=Decimal("0.50"))
+    submitted(real)
+    simulated = submitted(generated)
+    Campaign.objects.filter(pk=generated.pk).update(is_simulated=True)
+    Assignment.objects.filter(pk=simulated.pk).update(is_simulated=True)
+    totals = _totals()
+    assert totals.spent == totals.committed == Decimal("0.10") and totals.simulated == 1
+    assert totals.workers == 1 and totals.submissions == 2
 
 
 def test_the_page_shows_the_totals_and_the_plot(researcher_client):
