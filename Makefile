@@ -4,6 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# The address printed links use: the one `make demo` serves, unless PUBLIC_BASE_URL is set (e.g. a proxy's).
+PUBLIC_BASE_URL ?= http://$(HOST):$(PORT)
 
 .PHONY: demo test install install-dev system-deps lint bench
 
@@ -28,9 +30,9 @@ system-deps:
 demo: install
 	$(BIN)/python -m config.secret_key  # a random signing key in $$VAR_DIR/secret_key, made once, kept
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py seed_demo
-	@echo "Starting the server on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
-	$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py seed_demo
+	@echo "Starting the server on http://$(HOST):$(PORT)/ (links: $(PUBLIC_BASE_URL); Ctrl-C stops it)"
+	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
 test: install-dev system-deps
 	$(BIN)/python -m pytest

@@ -8,6 +8,7 @@ without counting the campaign: the Prolific bundle size, else the campaign's lim
 assignments only, so it does not grow with the campaign."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -98,7 +99,7 @@ def frame_for(campaign: Campaign, assignment: Assignment | None, now: datetime |
     seconds_left = number = None
     if assignment is not None:
         remaining = (assignment.deadline - (now or timezone.now())).total_seconds()
-        seconds_left = max(0, int(remaining))
+        seconds_left = max(0, math.ceil(remaining))  # rounded up: the page's time never ends before the server's
         number = answered_before(assignment) + 1
     return TaskFrame(
         reward=reward_text(campaign),

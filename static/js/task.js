@@ -157,6 +157,8 @@
   function noLonger(message) {  // the time ran out (on this page, or the server says so): no dead submit button
     expired = true;
     button.hidden = true;
+    var returnForm = document.getElementById("return-form");  // nothing left to return
+    if (returnForm) { returnForm.hidden = true; }
     hideConfirm();
     var panel = document.getElementById("task-expired");
     if (message) { document.getElementById("task-expired-message").textContent = message; }
