@@ -52,7 +52,8 @@ def _y_axis(parts: list[str], y_max: float, label: str, y_min: float = 0.0, tick
     parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + PLOT_H}" stroke="#222"/>')
     parts.append(f'<line x1="{LEFT}" y1="{TOP + PLOT_H}" x2="{LEFT + PLOT_W}" y2="{TOP + PLOT_H}" stroke="#222"/>')
     middle = TOP + PLOT_H / 2
-    parts.append(f'<text x="14" y="{middle:.1f}" text-anchor="middle" transform="rotate(-90 14 {middle:.1f})">'
+    parts.append(f'<text class="y-label" x="14" y="{middle:.1f}" text-anchor="middle" '
+                 f'transform="rotate(-90 14 {middle:.1f})">'
                  f"{esc(label)}</text>")
 
 
