@@ -1,8 +1,11 @@
 from django import forms
 from django.contrib import admin, messages
+from django.http import HttpRequest
 from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.html import format_html
+
+from mturk.admin import CreatedByServices, ViewOnlyAdmin, all_fields
 
 from .models import Box, Concept, Description, Image
 from .services.images import ImportFailed, import_uploads
@@ -28,10 +31,13 @@ class ImageUploadForm(forms.Form):
 
 
 @admin.register(Image)
-class ImageAdmin(admin.ModelAdmin):
+class ImageAdmin(CreatedByServices, admin.ModelAdmin):
+    """Images come in through the import services (the upload view here, the console, the CLI): what they
+    compute from the file (hash, format, size, renditions) is read-only."""
     list_display = ["id", "preview", "original_name", "format", "width", "height", "created_at"]
     search_fields = ["original_name", "sha256"]
-    readonly_fields = ["sha256", "format", "width", "height", "file_size", "thumb_small", "thumb_large"]
+    readonly_fields = ["original", "sha256", "format", "width", "height", "file_size", "thumb_small", "thumb_large",
+                       "renditions_version", "created_at"]
     change_list_template = "admin/annotation/image/change_list.html"
 
     @admin.display(description="Image")
@@ -66,14 +72,20 @@ class ConceptAdmin(admin.ModelAdmin):
 
 
 @admin.register(Box)
-class BoxAdmin(admin.ModelAdmin):
+class BoxAdmin(CreatedByServices, admin.ModelAdmin):
+    """A gold box's label and geometry can be corrected; a worker's box is their answer, read-only."""
     list_display = ["id", "image", "concept", "x", "y", "width", "height", "source"]
     list_select_related = ["image", "concept"]
-    raw_id_fields = ["image"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Box | None = None) -> list[str]:
+        if obj is not None and obj.assignment_id is not None:
+            return all_fields(Box)
+        return ["image", "number", "source", "assignment"]
 
 
 @admin.register(Description)
-class DescriptionAdmin(admin.ModelAdmin):
+class DescriptionAdmin(ViewOnlyAdmin):
+    """A description is a worker's answer (or imported gold) with its tokens computed from the text."""
     list_display = ["id", "image", "text", "source", "created_at"]
     list_select_related = ["image"]
-    raw_id_fields = ["image", "assignment"]
+    readonly_fields = all_fields(Description)
