@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
@@ -18,7 +19,7 @@ from annotation.models import Box, Concept, Description, Vocabulary
 from mturk.models import Assignment, Campaign
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.states import AssignmentStatus
-from tests.browser.console import LAPTOP, PHONE, fits_width, shot
+from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.browser.story_pages import album_and_photos, make_story, start_campaign
 from tests.browser.worker_start import start_task_in_browser
 from tests.factories import make_image
@@ -183,8 +184,9 @@ def test_when_the_time_runs_out_the_text_stays_and_the_next_task_is_offered(live
     expect(page.locator("#time-warning")).to_have_text("The time for this task ran out.")
     shot(page, tmp_path, "frame-expired")
     first = Assignment.objects.get()
-    page.get_by_role("button", name="Next task").click()
-    page.wait_for_url("**/task/?t=*")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Next task").click()
+    expect(page.get_by_role("heading", name="Time is up")).to_have_count(0)
     expect(page.get_by_role("region", name="About this task")).to_contain_text("Task 1")
     first.refresh_from_db()
     assert first.status == AssignmentStatus.EXPIRED and first.answer is None
@@ -296,7 +298,7 @@ def test_error_messages_clear_as_soon_as_the_field_is_fixed(live_server, browser
     page.get_by_role("button", name="Submit").click()
     question = page.get_by_role("group", name=re.compile("^If these were my photos"))
     expect(page.locator("#rs-rating-error")).to_contain_text("Please choose an answer")
-    question.get_by_label("Agree", exact=True).check()
+    question.get_by_label("4 Agree", exact=True).check()
     expect(page.locator("#rs-rating-error")).to_have_text("")
     expect(page.locator("#rs-focused-error")).to_contain_text("Please choose an answer")
 
@@ -317,3 +319,16 @@ def test_error_messages_clear_as_soon_as_the_field_is_fixed(live_server, browser
     expect(page.locator("#task-status")).to_have_text("Box 0 has no label: choose one from the list.")
     page.get_by_label("Label of box 0").fill("dog")
     expect(page.locator("#task-status")).to_have_text("")
+
+
+def test_the_campaign_page_copies_the_worker_link(live_server, browser, tmp_path: Path):
+    campaign = describe_image()
+    page = console_page(browser, live_server.url)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(reverse("campaign-page", args=[campaign.pk]))
+    link = page.locator("#worker-link").inner_text()
+    assert link.endswith(campaign_link(campaign))
+    page.get_by_role("button", name="Copy worker link").click()
+    expect(page.get_by_role("status").filter(has_text="Copied")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == link
+    shot(page, tmp_path, "frame-copy-link")
