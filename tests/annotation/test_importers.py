@@ -12,22 +12,11 @@ from mturk.importers import ImportProblems, ImportRefused, get_importer
 from mturk.models import HIT
 from tests.annotation.test_import_imageclef import counts, dataset_dir
 from tests.factories import image_bytes, make_campaign
+from tests.importing import Steps, write_zip
 
 pytestmark = pytest.mark.django_db
 
 CONCEPTS = "name\tsynset\tsynonyms\tparent\nanimal\tanimal.n.01\t\t\ndog\tdog.n.01\thound\tanimal\n"
-
-
-class Steps(list):
-    def __call__(self, done: int, total: int | None) -> None:
-        self.append((done, total))
-
-
-def write_zip(path: Path, files: dict[str, bytes]) -> Path:
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return path
 
 
 def test_images_zip_keeps_the_good_files_and_names_the_bad_ones(tmp_path):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import io
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from mturk.models_imports import ImportJob
 from mturk.services.imports import run_import
 from storyboard.models import Album
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
+from tests.importing import write_zip
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,13 +23,6 @@ def jpeg(colour: tuple[int, int, int], size: tuple[int, int] = (64, 48)) -> byte
     buffer = io.BytesIO()
     PILImage.new("RGB", size, colour).save(buffer, "JPEG", quality=85)
     return buffer.getvalue()
-
-
-def write_zip(path: Path, files: dict[str, bytes]) -> Path:
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return path
 
 
 # Records every value the upload's progress bar takes (in sessionStorage: the page is left when the upload ends).

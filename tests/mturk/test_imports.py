@@ -2,8 +2,6 @@
 importer with throttled progress, stores the report or a clear error, and a redelivered job starts over."""
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from mturk.models_imports import ImportJob
 from mturk.services import imports as service
 from mturk.services.imports import request_import, run_import
 from tests.factories import image_bytes
+from tests.importing import write_zip
 
 pytestmark = pytest.mark.django_db
 
@@ -27,12 +26,8 @@ def upload(name: str, data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data)
 
 
-def zipped(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
+def zipped(tmp_path: Path, files: dict[str, bytes]) -> bytes:
+    return write_zip(tmp_path / "upload.zip", files).read_bytes()
 
 
 def stored(media_root: Path) -> list[Path]:
@@ -40,8 +35,10 @@ def stored(media_root: Path) -> list[Path]:
         else []
 
 
-def test_an_image_zip_is_stored_then_imported_by_the_job(media_root, researcher, django_capture_on_commit_callbacks):
-    data = zipped({"a.jpg": image_bytes("JPEG"), "b.png": image_bytes(), "broken.jpg": image_bytes("JPEG")[:200]})
+def test_an_image_zip_is_stored_then_imported_by_the_job(media_root, researcher, tmp_path,
+                                                          django_capture_on_commit_callbacks):
+    data = zipped(tmp_path, {"a.jpg": image_bytes("JPEG"), "b.png": image_bytes(),
+                             "broken.jpg": image_bytes("JPEG")[:200]})
     with django_capture_on_commit_callbacks(execute=True):
         job = request_import("images", [upload("photos.zip", data)], user=researcher)
     job.refresh_from_db()

@@ -3,30 +3,17 @@ photos, read by the all-or-nothing album service; refused zip entries and bad ph
 from __future__ import annotations
 
 import json
-import zipfile
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from annotation.models import Image
 from mturk.importers import ImportProblems, get_importer
 from storyboard.models import Album, Photo
+from tests.importing import Steps, write_zip
 from tests.storyboard.test_import_albums import picture
 
 pytestmark = pytest.mark.django_db
-
-
-class Steps(list):
-    def __call__(self, done: int, total: int | None) -> None:
-        self.append((done, total))
-
-
-def write_zip(path: Path, files: dict[str, bytes], when: tuple[int, ...] = (2020, 5, 17, 9, 30, 0)) -> Path:
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(zipfile.ZipInfo(name, date_time=when), data)
-    return path
 
 
 def state() -> tuple[int, int, int]:
@@ -35,7 +22,7 @@ def state() -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("top", ["", "albums/"])
 def test_a_zip_of_album_folders(tmp_path, top):
-    source = write_zip(tmp_path / "albums.zip", {
+    source = write_zip(tmp_path / "albums.zip", when=(2020, 5, 17, 9, 30, 0), files={
         f"{top}beach/1.jpg": picture(), f"{top}beach/2.png": picture("PNG"),
         f"{top}beach/album.json": json.dumps({"title": "At the beach"}).encode(),
         f"{top}party/a.jpg": picture(), f"{top}__MACOSX/beach/._1.jpg": b"junk",
