@@ -24,7 +24,7 @@ def review_images(image_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     """Per image id: the 1024 px and 320 px renditions and the size boxes are measured in; one query."""
     result = {}
     for pk, image in Image.objects.in_bulk(list(set(image_ids))).items():
-        label = max(12, round(max(image.width, image.height) / 32))  # label size in the image's pixels
+        label = max(12, round(max(image.width, image.height) / 24))  # label size in the image's pixels
         result[pk] = {"id": pk, "url": image.display_url, "small": image.small_url, "width": image.width,
                       "height": image.height, "font": label, "halo": max(1, round(label / 5))}
     return result
@@ -39,3 +39,13 @@ def answered_box_sets(hit_ids: Iterable[int]) -> dict[int, list[tuple[int, str, 
         boxes = answer.get("boxes") if isinstance(answer, dict) else None
         sets[hit].append((pk, worker, status, boxes if isinstance(boxes, list) else []))
     return sets
+
+
+def place_labels(boxes: list[dict[str, Any]], image: dict[str, Any] | None, *, bottom: bool = False) -> None:
+    """Where each box's label is written, in the image's pixels: inside its top-left corner (or bottom-left,
+    so that two overlaid sets do not write over each other)."""
+    if image is None:
+        return
+    for box in boxes:
+        box["text_x"] = box["x"] + image["halo"]
+        box["text_y"] = box["y"] + box["height"] - image["halo"] if bottom else box["y"] + image["font"]

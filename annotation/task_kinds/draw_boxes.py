@@ -11,7 +11,7 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Image, Vocabulary
-from ..review_data import answered_box_sets, colour, review_images
+from ..review_data import answered_box_sets, colour, place_labels, review_images
 from ..services.boxes import BoxSpec, add_boxes, box_problem, concepts_for
 from .describe_image import image_payloads, validate_image_items
 
@@ -129,7 +129,8 @@ class DrawBoxes(TaskKind):
                       "colour": colour(index), "letter": chr(ord("A") + index % 26),
                       "boxes": labelled(boxes, names, index)}
                      for index, (pk, worker, status, boxes) in enumerate(ordered)]
-            for one in drawn:
+            for index, one in enumerate(drawn):
+                place_labels(one["boxes"], images.get(a.hit.items["image"]), bottom=index % 2 == 1)
                 whose = "this assignment" if one["own"] else f"worker {one['worker']}"
                 one["description"] = f"Boxes of {whose}: " + (
                     ", ".join(f"{b['number']} {b['label']}" for b in one["boxes"]) or "none")

@@ -10,7 +10,7 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Box, Correspondence, Description
-from ..review_data import colour, review_images
+from ..review_data import colour, place_labels, review_images
 from ..services.boxes import add_correspondence
 from .describe_image import image_payloads
 
@@ -119,9 +119,11 @@ class LinkWords(TaskKind):
                 continue
             answer = a.answer if isinstance(a.answer, dict) else {}
             links = links_of(answer) if isinstance(answer.get("links"), dict) else {}
+            image = images.get(payload["image"]["id"]) if payload.get("image") else None
             boxes = [{**b, "label": b["concept"], "colour": colour(b["number"])} for b in payload["boxes"]]
+            place_labels(boxes, image)
             context[a.pk] = {
-                "image": images.get(payload["image"]["id"]) if payload.get("image") else None,
+                "image": image,
                 "boxes": boxes,
                 "words": [{"text": token, "box": links.get(i), "colour": colour(links[i]) if i in links else None}
                           for i, token in enumerate(payload["description"]["tokens"])],
