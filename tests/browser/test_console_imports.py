@@ -135,3 +135,20 @@ def test_researcher_imports_a_zip_of_album_folders(browser, live_server, tmp_pat
     shot(page, tmp_path, f"import-albums-{name}")
     assert sorted(Album.objects.values_list("external_id", flat=True)) == ["beach", "party"]
     page.context.close()
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_sent(browser, live_server, tmp_path, settings):
+    settings.IMAGE_MAX_BYTES = 1000
+    page = console_page(browser, live_server.url, LAPTOP)
+    page.goto("/imports/")
+    posts: list[str] = []
+    page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+    big = tmp_path / "big.jpg"
+    big.write_bytes(jpeg((10, 120, 10), size=(400, 300)))
+    page.get_by_label("Image files or a zip").set_input_files(str(big))
+    page.get_by_role("button", name="Import images").click()
+    expect(page.get_by_role("alert").filter(has_text="big.jpg")).to_have_text(
+        f"big.jpg: the file is {big.stat().st_size} bytes, over the limit of 1000 bytes")
+    expect(page.get_by_label("Image files or a zip")).to_be_focused()
+    assert posts == [] and ImportJob.objects.count() == 0
+    page.context.close()
