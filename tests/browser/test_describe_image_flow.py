@@ -83,20 +83,27 @@ def test_worker_describes_then_researcher_reviews(live_server, page):
     row.get_by_role("link", name="Demo descriptions").click()
 
     first, second = Assignment.objects.order_by("pk")
-    first_row = page.locator(f"tr[data-assignment='{first.pk}']")
-    expect(first_row).to_contain_text(TEXTS[0])
-    expect(first_row).to_contain_text(first.worker.external_id)
-    expect(first_row).to_contain_text(re.compile(r"\d+ s"))
-    expect(first_row).to_contain_text("Submitted")
+    page.get_by_role("link", name="Review submitted work").click()
+    first_card = page.locator(f"#assignment-{first.pk}")
+    expect(first_card).to_contain_text(TEXTS[0])
+    expect(first_card).to_contain_text(first.worker.external_id)
+    expect(first_card).to_contain_text(re.compile(r"\d+ s"))
+    expect(first_card).to_contain_text("Submitted")
+    page.on("dialog", lambda dialog: dialog.accept())  # the confirmation of each decision
 
-    first_row.get_by_role("button", name="Reject").click()
-    expect(page.locator(".messages")).to_contain_text("needs a feedback text")
-    first_row = page.locator(f"tr[data-assignment='{first.pk}']")
-    first_row.get_by_label(f"Feedback for assignment {first.pk}").fill("Please describe the whole scene.")
-    first_row.get_by_role("button", name="Reject").click()
-    expect(page.locator(f"tr[data-assignment='{first.pk}']")).to_contain_text("Rejected")
-    page.locator(f"tr[data-assignment='{second.pk}']").get_by_role("button", name="Approve").click()
-    expect(page.locator(f"tr[data-assignment='{second.pk}']")).to_contain_text("Approved")
+    first_card.get_by_role("checkbox", name=f"Assignment {first.pk}").check()
+    page.get_by_role("button", name="Reject selected").click()
+    expect(page.get_by_role("alert")).to_contain_text("Rejecting needs feedback")  # checked before sending
+    page.get_by_label(re.compile("Feedback to the workers")).fill("Please describe the whole scene.")
+    page.get_by_role("button", name="Reject selected").click()
+    expect(page.locator(".messages")).to_contain_text(f"1 assignment(s) rejected: {first.pk}.")
+    expect(page.locator(f"#assignment-{first.pk}")).to_have_count(0)  # the page shows submitted work only
+    page.get_by_role("checkbox", name=f"Assignment {second.pk}").check()
+    page.get_by_role("button", name="Approve selected").click()
+    expect(page.locator(".messages")).to_contain_text(f"1 assignment(s) approved: {second.pk}.")
+    page.goto(live_server.url + f"/campaigns/{first.hit.campaign_id}/review/")
+    expect(page.locator(f"#assignment-{first.pk}")).to_contain_text("Rejected")
+    expect(page.locator(f"#assignment-{second.pk}")).to_contain_text("Approved")
 
     statuses = dict(Assignment.objects.values_list("pk", "status"))
     assert statuses == {first.pk: AssignmentStatus.REJECTED, second.pk: AssignmentStatus.APPROVED}
