@@ -200,9 +200,11 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
         queued = " Their creation on the marketplace is queued." if result.queued else ""
-        resumed = "Campaign resumed. " if was_paused else ""
-        messages.success(request, f"{resumed}Published {result.published} HIT(s), cost up to "
-                                  f"{campaign_confirm.currency(campaign)}{result.cost.total}.{note}{queued}")
+        published = (f"Published {result.published} HIT(s), cost up to {campaign_confirm.currency(campaign)}"
+                     f"{result.cost.total}.{note}{queued}")
+        if was_paused:
+            published = f"Campaign {campaign.name} resumed." + (f" {published}" if result.published else "")
+        messages.success(request, published)
     return redirect("campaign-page", pk=pk)
 
 

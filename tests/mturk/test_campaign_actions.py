@@ -77,7 +77,7 @@ def test_publish_then_pause_then_resume_with_messages(researcher_client):
     assert ">Resume</button>" in resume
     assert status_of(campaign) == CampaignStatus.PAUSED
     page = post(researcher_client, "campaign-page-publish", campaign)
-    assert "Campaign resumed. Published 0 HIT(s)" in page
+    assert f"Campaign {campaign.name} resumed." in page and "Published 0" not in page
     assert status_of(campaign) == CampaignStatus.ACTIVE
 
 
