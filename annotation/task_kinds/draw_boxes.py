@@ -53,6 +53,19 @@ def labelled(boxes: list[dict[str, Any]], names: dict[int, str], set_index: int)
             for n, b in enumerate(boxes, start=1)]
 
 
+def _drawn_set(index: int, row: tuple[int, str, str, list[dict[str, Any]]], own: int, names: dict[int, str],
+               image: dict[str, Any] | None) -> dict[str, Any]:
+    """One worker's box set as the review page draws it (labels of every other set at the bottom of the boxes,
+    so that overlaid sets stay readable)."""
+    pk, worker, status, boxes = row
+    drawn = labelled(boxes, names, index)
+    place_labels(drawn, image, bottom=index % 2 == 1)
+    whose = "this assignment" if pk == own else f"worker {worker}"
+    return {"assignment": pk, "worker": worker, "status": status, "own": pk == own, "colour": colour(index),
+            "letter": chr(ord("A") + index % 26), "boxes": drawn,
+            "description": f"Boxes of {whose}: " + (", ".join(f"{b['number']} {b['label']}" for b in drawn) or "none")}
+
+
 @register
 class DrawBoxes(TaskKind):
     name = "draw_boxes"
@@ -117,29 +130,15 @@ class DrawBoxes(TaskKind):
         images = review_images(a.hit.items["image"] for a in assignments)
         sets = answered_box_sets({a.hit_id for a in assignments})
         names = {c["id"]: c["name"] for p in payloads.values() for c in p.get("concepts", [])}
-        agreements: dict[int, Any] = {}
+        agreements = {hit: set_agreement([[{**b, "label": b["concept"]} for b in boxes]  # same label: same concept
+                                          for _, _, _, boxes in hit_sets]) for hit, hit_sets in sets.items()}
         context = {}
         for a in assignments:
-            hit_sets = sets[a.hit_id]
-            if a.hit_id not in agreements:
-                agreements[a.hit_id] = set_agreement(  # labels equal: the same concept
-                    [[{**b, "label": b["concept"]} for b in boxes] for _, _, _, boxes in hit_sets])
-            ordered = sorted(hit_sets, key=lambda s: s[0] != a.pk)  # this assignment's set first
-            drawn = [{"assignment": pk, "worker": worker, "status": status, "own": pk == a.pk,
-                      "colour": colour(index), "letter": chr(ord("A") + index % 26),
-                      "boxes": labelled(boxes, names, index)}
-                     for index, (pk, worker, status, boxes) in enumerate(ordered)]
-            for index, one in enumerate(drawn):
-                place_labels(one["boxes"], images.get(a.hit.items["image"]), bottom=index % 2 == 1)
-                whose = "this assignment" if one["own"] else f"worker {one['worker']}"
-                one["description"] = f"Boxes of {whose}: " + (
-                    ", ".join(f"{b['number']} {b['label']}" for b in one["boxes"]) or "none")
-            context[a.pk] = {
-                "image": images.get(a.hit.items["image"]),
-                "sets": drawn,
-                "overlay": [box for one in drawn for box in one["boxes"]],
-                "agreement": agreements[a.hit_id],
-            }
+            image = images.get(a.hit.items["image"])
+            ordered = sorted(sets[a.hit_id], key=lambda s: s[0] != a.pk)  # this assignment's set first
+            drawn = [_drawn_set(index, row, a.pk, names, image) for index, row in enumerate(ordered)]
+            context[a.pk] = {"image": image, "sets": drawn, "agreement": agreements[a.hit_id],
+                             "overlay": [box for one in drawn for box in one["boxes"]]}
         return context
 
     def on_approved(self, assignment: Assignment) -> None:

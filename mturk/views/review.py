@@ -51,10 +51,10 @@ class ReviewFilters:
 
     def query(self, page: int | None = None) -> str:
         """The query string of these filters (and a page), without the defaults."""
-        values = {"status": self.status, "flag": self.flag, "per_page": self.per_page, "layout": self.layout,
-                  "page": page}
+        values: dict[str, str | int | None] = {"status": self.status, "flag": self.flag, "per_page": self.per_page,
+                                               "layout": self.layout, "page": page}
         defaults = {"per_page": DEFAULT_PAGE_SIZE, "layout": "list"}
-        return urlencode({k: v for k, v in values.items() if v and defaults.get(k) != v})
+        return urlencode({k: v for k, v in values.items() if v is not None and v != "" and defaults.get(k) != v})
 
 
 def campaign_section(request: HttpRequest, campaign: Campaign, kind: TaskKind) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from rest_framework import serializers
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
-from ..selectors import album_payload, stories_with_albums, story_sequences
 from ..review_data import answer_of, strip
+from ..selectors import album_payload, stories_with_albums, story_sequences
 from ..services.stages import choose_sequence
 from ..services.stories import record_sequence_descriptions
 from .common import check_texts, check_whole_numbers, clean_text, validate_story_items
