@@ -89,8 +89,9 @@ class CampaignAdminForm(forms.ModelForm):
 
 # Once published, a campaign's configuration is what its HITs (and a marketplace) were made with.
 EDITABLE_WHEN_LIVE = {"name", "instructions", "budget_cap", "auto_approve_passing"}
-COMPUTED_CAMPAIGN_FIELDS = ["status", "sandbox", "external_id", "marketplace_error", "is_simulated", "source_stage",
-                            "created_by", "created_at", "published_at"]
+# assignments_per_hit: each HIT was made with it (services.hits adds assignments once published).
+COMPUTED_CAMPAIGN_FIELDS = ["status", "assignments_per_hit", "sandbox", "external_id", "marketplace_error",
+                            "is_simulated", "source_stage", "created_by", "created_at", "published_at"]
 
 
 @admin.register(Campaign)

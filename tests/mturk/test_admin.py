@@ -117,7 +117,7 @@ def test_the_change_form_refuses_options_the_task_kind_does_not_have(admin_clien
 def test_a_status_cannot_be_changed_through_the_admin_form(admin_client):
     draft = make_campaign(images=1, publish=False)
     data = form_data(draft)
-    assert "status" not in data and "task_kind" in data
+    assert "status" not in data and "assignments_per_hit" not in data and "task_kind" in data
     response = admin_client.post(change_url(draft), {**data, "status": CampaignStatus.CLOSED})
     assert response.status_code == 302
     assert Campaign.objects.get(pk=draft.pk).status == CampaignStatus.DRAFT
