@@ -4,6 +4,7 @@ actions where cheap and safe; what the services compute (counters, answers, exte
 read-only; what only the services create (campaigns with their HITs, assignments, bonuses, jobs) has no add form."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django import forms
@@ -53,6 +54,19 @@ class ViewOnlyAdmin(CreatedByServices, admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+def apply_each(model_admin: admin.ModelAdmin, request: HttpRequest, rows: Iterable[Any], service: Callable[[Any], Any],
+               refused: tuple[type[Exception], ...], label: Callable[[Any], str]) -> int:
+    """Run a service on each selected row; each refusal becomes an error message. Returns how many succeeded."""
+    done = 0
+    for row in rows:
+        try:
+            service(row)
+            done += 1
+        except refused as exc:
+            model_admin.message_user(request, f"{label(row)}: {exc}", messages.ERROR)
+    return done
 
 
 # ---- campaigns ------------------------------------------------------------------------------------------------
@@ -116,13 +130,8 @@ class CampaignAdmin(CreatedByServices, admin.ModelAdmin):
         return obj is None or obj.status == CampaignStatus.DRAFT
 
     def _set_status(self, request: HttpRequest, queryset: QuerySet[Campaign], target: str) -> None:
-        changed = 0
-        for campaign in queryset:
-            try:
-                set_campaign_status(campaign, target)
-                changed += 1
-            except InvalidTransition as exc:
-                self.message_user(request, f"{campaign.name}: {exc}", messages.ERROR)
+        changed = apply_each(self, request, queryset, lambda campaign: set_campaign_status(campaign, target),
+                             (InvalidTransition,), lambda campaign: campaign.name)
         if changed:
             self.message_user(request, f"{changed} campaign(s) {CampaignStatus(target).label.lower()}.")
 
@@ -151,13 +160,8 @@ class HITAdmin(CreatedByServices, admin.ModelAdmin):
 
     @admin.action(description="Expire the selected HITs (workers who accepted one may still submit)")
     def expire_hits(self, request: HttpRequest, queryset: QuerySet[HIT]) -> None:
-        expired = 0
-        for hit in queryset.select_related("campaign"):
-            try:
-                expire_hit(hit)
-                expired += 1
-            except (HITError, InvalidTransition) as exc:
-                self.message_user(request, f"HIT {hit.pk}: {exc}", messages.ERROR)
+        expired = apply_each(self, request, queryset.select_related("campaign"), expire_hit,
+                             (HITError, InvalidTransition), lambda hit: f"HIT {hit.pk}")
         self.message_user(request, f"{expired} HIT(s) expired.")
 
 
@@ -180,13 +184,8 @@ class AssignmentAdmin(CreatedByServices, admin.ModelAdmin):
 
     @admin.action(description="Approve the selected submitted assignments")
     def approve_assignments(self, request: HttpRequest, queryset: QuerySet[Assignment]) -> None:
-        approved = 0
-        for assignment in queryset.select_related("hit__campaign", "worker"):
-            try:
-                approve_assignment(assignment)
-                approved += 1
-            except (ReviewError, InvalidTransition) as exc:
-                self.message_user(request, f"Assignment {assignment.pk}: {exc}", messages.ERROR)
+        approved = apply_each(self, request, queryset.select_related("hit__campaign", "worker"), approve_assignment,
+                              (ReviewError, InvalidTransition), lambda assignment: f"Assignment {assignment.pk}")
         self.message_user(request, f"{approved} assignment(s) approved.")
 
 
