@@ -48,6 +48,7 @@
     form.querySelectorAll("[data-choices-of]").forEach(function (el) {
       show(el, el.getAttribute("data-choices-of") === source);
     });
+    form.querySelectorAll("[data-stage-select]").forEach(function (el) { show(el, source === "stage"); });
     form.querySelectorAll("[data-kind]").forEach(function (el) {
       show(el, flow === "campaign" && el.getAttribute("data-kind") === current);
     });
@@ -70,9 +71,10 @@
   }
 
   var timer = null;
+  var leaving = false;  // once the form is sent, the preview stays as it is (a frame load could hold up the page's)
   function schedulePreview() {
     window.clearTimeout(timer);
-    timer = window.setTimeout(refreshPreview, 350);
+    if (!leaving) timer = window.setTimeout(refreshPreview, 350);
   }
   function refreshPreview() {
     if (!frame) return;
@@ -97,6 +99,7 @@
     if (frame.getAttribute("src") !== url) frame.setAttribute("src", url);
   }
 
+  form.addEventListener("submit", function () { leaving = true; window.clearTimeout(timer); });
   form.addEventListener("change", update);
   form.addEventListener("input", function (event) {
     var name = event.target.name || "";
