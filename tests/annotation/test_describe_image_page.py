@@ -46,7 +46,7 @@ def test_task_page_query_count_is_constant(client):
     for campaign in (small, large):
         token = start_task(client, campaign)
         counts.append(queries_for(client, reverse("task-page") + f"?t={token}"))
-    assert counts[0] == counts[1] <= 2
+    assert counts[0] == counts[1] <= 3  # the assignment, the image, the frame's count of the worker's answers
 
 
 def test_submitted_task_page_says_so(client):

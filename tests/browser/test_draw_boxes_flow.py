@@ -137,6 +137,8 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expect(rows(page)).to_have_count(3)
     close(current_boxes(page)[0], expected_a, woman.pk)  # box 0 did not move
     mistake = current_boxes(page)[2]
+    expect(page.get_by_role("combobox", name="Label of new box 2")).to_be_focused()  # the new box's label field
+    page.keyboard.press("Escape")  # closes it: back to the image
     page.keyboard.press("Delete")
     expect(rows(page)).to_have_count(2)
     page.keyboard.press("Control+z")
@@ -183,6 +185,7 @@ def test_keyboard_nudges_and_undo(live_server, page, campaign):
     stage = Stage(page)
     stage.drag((0.2, 0.2), (0.4, 0.4))
     before = current_boxes(page)[0]
+    page.keyboard.press("Escape")  # from the new box's label field back to the image, the box still selected
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Shift+ArrowDown")
@@ -198,11 +201,10 @@ def test_keyboard_nudges_and_undo(live_server, page, campaign):
     page.locator("#boxes-svg").focus()
     page.keyboard.press("+")
     expect(rows(page)).to_have_count(1)
-    page.keyboard.press("Tab")  # the only box is selected: Tab leaves the image, to the box's button
-    page.keyboard.press("Tab")
-    expect(page.get_by_label("Label of box 0")).to_be_focused()
+    expect(page.get_by_role("combobox", name="Label of new box 0")).to_be_focused()  # at the box, with the list
     page.keyboard.type("puppy")
     page.keyboard.press("Enter")  # does not submit the form
+    expect(page.locator("#boxes-svg")).to_be_focused()
     expect(rows(page).nth(0)).to_contain_text("→ dog")
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()

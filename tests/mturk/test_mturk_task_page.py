@@ -348,13 +348,14 @@ def test_submit_endpoint_denies_framing(client):
 
 
 def test_task_page_query_count_is_small(client, django_assert_max_num_queries):
-    """A constant number of queries (savepoints included): HIT, worker, assignment, the page's image."""
+    """A constant number of queries (savepoints included): HIT, worker, assignment, the page's image, and the
+    frame's count of the worker's answered tasks (not on a preview)."""
     hit = mturk_hit()
     with django_assert_max_num_queries(4):
         assert client.get(preview_link(hit)).status_code == 200
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):
         assert client.get(accept_link(hit)).status_code == 200
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(11):
         assert client.get(accept_link(hit)).status_code == 200
 
 

@@ -397,4 +397,4 @@ def test_task_and_continue_pages_make_a_constant_number_of_queries(client, proli
         counts.append((task_page, continue_page, start_page))
     assert counts[0] == counts[1]
     task_page, continue_page, start_page = counts[0]
-    assert task_page <= 2 and continue_page <= 3 and start_page <= 1
+    assert task_page <= 3 and continue_page <= 3 and start_page <= 1  # task page: + the frame's answered count
