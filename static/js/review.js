@@ -70,9 +70,10 @@
     say("");
   });
 
-  document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+  document.querySelectorAll("form[data-ask]").forEach(function (form) {
     form.addEventListener("submit", function (event) {
-      if (!window.confirm(form.dataset.confirm)) { event.preventDefault(); }
+      var amount = form.querySelector("[name=amount]");
+      if (!window.confirm(form.dataset.ask.replace("{amount}", amount ? amount.value : ""))) { event.preventDefault(); }
     });
   });
 

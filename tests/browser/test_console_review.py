@@ -85,7 +85,7 @@ def test_review_draw_boxes_with_the_keyboard(browser, live_server, tmp_path):
     card.get_by_role("button", name="Pay bonus").click()
     expect(page.locator(".messages")).to_contain_text(f"Bonus of $0.25 for assignment {fourth.pk} paid.")
     assert Bonus.objects.get().assignment_id == fourth.pk
-    assert dialogs[-1] == f"Pay this bonus to worker {fourth.worker.external_id}?"
+    assert dialogs[-1] == f"Pay $0.25 as a bonus to worker {fourth.worker.external_id}?"
     assert page.url.endswith("?status=submitted")  # back on the review page
     shot(page, tmp_path, "review-boxes-after-laptop")
 
