@@ -4,10 +4,11 @@ field at the new box, and error messages that clear as soon as the field is fixe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -106,11 +107,13 @@ def small_targets(page: Page) -> list[str]:
     """Visible buttons, fields and answer labels lower than 44 px (phones' minimum target)."""
     return page.evaluate("""() => {
         const out = [];
-        document.querySelectorAll('button, input:not([type=hidden]), textarea, select, .sb-scale-option').forEach(el => {
+        const targets = 'button, input:not([type=hidden]), textarea, select, .sb-scale-option';
+        document.querySelectorAll(targets).forEach(el => {
             const r = el.getBoundingClientRect(), style = getComputedStyle(el);
             if (!r.width || style.visibility === 'hidden') { return; }
-            if ((el.type === 'radio' || el.type === 'checkbox') && el.closest('label')) { return; }  // the label is the target
-            const h = el.type === 'radio' || el.type === 'checkbox' ? 44 : r.height;
+            const box = el.type === 'radio' || el.type === 'checkbox';
+            if (box && el.closest('label')) { return; }  // the label is the target
+            const h = box ? 44 : r.height;
             if (h < 43.5) { out.push((el.id || el.className || el.tagName) + ':' + Math.round(r.height)); }
         });
         return out;
@@ -157,8 +160,8 @@ def test_the_frame_warns_once_before_the_time_runs_out(live_server, browser, tmp
     expect(page.locator("#task-frame")).to_have_class(re.compile("is-warning"))
     # Announced once: the status region is not rewritten while the clock goes on.
     page.evaluate("""() => { window.__changes = 0;
-        new MutationObserver(() => { window.__changes += 1; })
-            .observe(document.getElementById('time-warning'), {childList: true, characterData: true, subtree: true}); }""")
+        new MutationObserver(() => { window.__changes += 1; }).observe(
+            document.getElementById('time-warning'), {childList: true, characterData: true, subtree: true}); }""")
     timer = page.get_by_role("timer", name="Time left")
     shown = timer.inner_text()
     expect(timer).not_to_have_text(shown)
