@@ -93,13 +93,16 @@ def publish(campaign: Campaign, params: Any) -> Confirmation:
     elif preview.to_publish:
         confirmation.what.append(
             f"{len(preview.to_publish)} HIT(s) are offered to workers"
-            + (f" on {provider_label(provider.name)} ({preview.environment})" if provider.has_marketplace else "")
+            + (f" on {provider_label(provider.name)}" if provider.has_marketplace else "")
+            + (f" ({preview.environment})" if provider.has_sandbox else "")
             + f", which may cost up to {money}{preview.within_budget.total} with fees.")
         confirmation.button = f"{verb} for {money}{preview.within_budget.total}"
     elif not resume:
         confirmation.refused = "the campaign has no draft HIT to publish"
     else:
         confirmation.what.append("No draft HIT is left to publish: resuming costs nothing more.")
+    if not money:
+        confirmation.what.append(f"Amounts are in the currency of your {provider_label(provider.name)} account.")
     return confirmation
 
 

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from mturk.models import Campaign
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.factories import make_campaign
+from tests.prolific_fake.fixtures import prolific_fake  # noqa: F401 - the fake Prolific, for its cost calculator
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -107,4 +108,23 @@ def test_without_javascript_the_confirmation_is_a_page(browser, live_server, tmp
     expect(plain.locator("ul.messages")).to_contain_text("Published 2 HIT(s), cost up to $0.20.")
     assert status_of(campaign) == "active"
     context.close()
+    page.context.close()
+
+
+def test_prolifics_fees_are_asked_for_from_the_confirmation(browser, live_server, tmp_path, prolific_fake):  # noqa: F811
+    campaign = make_campaign(images=4, assignments=1, publish=False, provider="prolific", tasks_per_submission=2,
+                             reward=Decimal("0.50"), qualifications={"estimated_minutes": 2}, name="Study draft")
+    page = console_page(browser, live_server.url, LAPTOP)
+    page.goto(f"/campaigns/{campaign.pk}/")
+    page.get_by_role("group", name="Run the campaign").get_by_role("button", name="Publish").click()
+    dialog = page.get_by_role("dialog", name="Publish campaign Study draft")
+    expect(dialog).to_contain_text("Prolific's fees are not known until its cost calculator is asked")
+    expect(dialog.get_by_role("button", name="Publish for")).to_have_count(0)
+    assert prolific_fake.received("POST", "study-cost-calculator/") == []
+    dialog.get_by_role("button", name="Ask Prolific's cost calculator").click()
+    expect(dialog.get_by_role("button", name="Publish for")).to_be_visible()
+    assert prolific_fake.received("POST", "study-cost-calculator/")
+    expect(dialog.get_by_label("Publication estimate")).to_contain_text("Prolific's fees and VAT, from its cost")
+    shot(page, tmp_path, "run-prolific-fees-asked")
+    assert Campaign.objects.get(pk=campaign.pk).status == "draft"
     page.context.close()

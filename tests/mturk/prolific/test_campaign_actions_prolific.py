@@ -36,7 +36,11 @@ def test_publish_asks_prolific_for_its_fees_only_on_the_button(prolific_fake, re
     assert preview.fee_per_assignment > 0
     assert f">Publish for {preview.within_budget.total}</button>" in page
     assert f'<dd data-estimate="fees">{preview.all_drafts.fees} ({preview.fee_per_assignment} per assignment)' in page
+    assert "Amounts are in the currency of your Prolific account." in page
+    assert "(production)" not in page.split("which may cost")[0]  # Prolific has no sandbox to tell apart
     assert campaign.hits.filter(status="draft").count() == 4
+    run = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    assert 'name="environment"' not in run
 
 
 def test_close_stops_the_study_and_expire_is_not_offered(prolific_fake, researcher_client,
