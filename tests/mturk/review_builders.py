@@ -90,3 +90,10 @@ def made_photos(album_id: int) -> list[int]:
     from storyboard.models import Photo
 
     return list(Photo.objects.filter(album_id=album_id).order_by("datetaken").values_list("pk", flat=True))
+
+
+def card_html(page: str, assignment_id: int) -> str:
+    """The HTML of one assignment's card on the review page."""
+    start = page.index(f'id="assignment-{assignment_id}"')
+    end = page.find('<li class="review-card"', start)
+    return page[start:end if end > 0 else len(page)]

@@ -14,6 +14,7 @@ from tests.mturk.review_builders import (
     STORY,
     answer,
     boxes_campaign,
+    card_html,
     links_campaign,
     made_photos,
     stories_campaign,
@@ -34,13 +35,6 @@ def page_of(client, campaign, query: str = "") -> str:
     return response.content.decode()
 
 
-def card(page: str, assignment_id: int) -> str:
-    """The HTML of one assignment's card."""
-    start = page.index(f'id="assignment-{assignment_id}"')
-    end = page.find('<li class="review-card"', start)
-    return page[start:end if end > 0 else len(page)]
-
-
 def test_the_page_needs_a_staff_login(client, django_user_model):
     campaign = make_campaign(images=1)
     response = client.get(review_url(campaign))
@@ -53,7 +47,7 @@ def test_draw_boxes_shows_every_workers_boxes_with_labels_and_their_agreement(re
     campaign = boxes_campaign(images=1, workers=2)
     first, second = Assignment.objects.filter(hit__campaign=campaign).order_by("pk")
     page = page_of(researcher_client, campaign)
-    mine = card(page, first.pk)
+    mine = card_html(page, first.pk)
     assert '<svg viewBox="0 0 640 480"' in mine
     # this assignment's set first (the woman at x=20), the other worker's (shifted by 40 px) after it
     own, other = re.findall(r'<figure class="box-set[^"]*">(.*?)</figure>', mine, re.S)
@@ -74,14 +68,14 @@ def test_a_different_label_is_no_agreement(researcher_client):
     box = {"x": 20, "y": 30, "width": 200, "height": 150}
     extra = answer(campaign, {"boxes": [{**box, "concept": concepts["dog"].pk},
                                         {**box, "x": 300, "y": 250, "concept": concepts["dog"].pk}]})
-    mine = card(page_of(researcher_client, campaign), extra.pk)
+    mine = card_html(page_of(researcher_client, campaign), extra.pk)
     assert "mean best-match IoU 0.50, 50% of boxes matched" in mine  # the dogs agree, the woman/dog box not
 
 
 def test_link_words_colours_each_linked_word_like_its_box(researcher_client):
     campaign = links_campaign(1)
     [assignment] = Assignment.objects.filter(hit__campaign=campaign)
-    mine = card(page_of(researcher_client, campaign), assignment.pk)
+    mine = card_html(page_of(researcher_client, campaign), assignment.pk)
     assert ('A <mark class="linked c0">woman<sup>0</sup></mark> walks her '
             '<mark class="linked c1">dog<sup>1</sup></mark>') in mine
     assert '<g class="c0"><rect x="20" y="30" width="200" height="300"/>' in mine and ">0 woman</text>" in mine
@@ -92,7 +86,7 @@ def test_link_words_colours_each_linked_word_like_its_box(researcher_client):
 def test_a_story_shows_its_photos_in_story_order_with_each_sentence(researcher_client):
     campaign = stories_campaign(1)
     [assignment] = Assignment.objects.filter(hit__campaign=campaign)
-    mine = card(page_of(researcher_client, campaign), assignment.pk)
+    mine = card_html(page_of(researcher_client, campaign), assignment.pk)
     chosen = list(reversed(made_photos(assignment.hit.items["album"])))[:5]
     from storyboard.models import Photo
 
@@ -106,7 +100,7 @@ def test_a_story_shows_its_photos_in_story_order_with_each_sentence(researcher_c
 def test_describe_image_shows_the_image_and_the_text_escaped(researcher_client):
     campaign = make_campaign(images=1)
     one = submitted(campaign, "<script>alert(1)</script> a man rides a red bicycle down the street")
-    mine = card(page_of(researcher_client, campaign), one.pk)
+    mine = card_html(page_of(researcher_client, campaign), one.pk)
     assert "&lt;script&gt;alert(1)&lt;/script&gt; a man rides" in mine and "<script>alert(1)" not in mine
     assert re.search(r'<img src="[^"]+" alt="Image \d+"', mine)
 
@@ -160,8 +154,8 @@ def test_only_undecided_or_rejected_work_can_be_selected(researcher_client):
     one, two = submitted(campaign), submitted(campaign)
     approve_assignment(two)
     page = page_of(researcher_client, campaign)
-    assert f'name="assignment" value="{one.pk}"' in card(page, one.pk)
-    assert 'name="assignment"' not in card(page, two.pk)
+    assert f'name="assignment" value="{one.pk}"' in card_html(page, one.pk)
+    assert 'name="assignment"' not in card_html(page, two.pk)
     assert "Select all on this page" in page and "Keyboard shortcuts" in page
 
 
@@ -200,4 +194,4 @@ def test_an_approved_and_a_rejected_story_kind_still_render(researcher_client):
     approve_assignment(first)
     Assignment.objects.filter(pk=second.pk).update(status=AssignmentStatus.REJECTED, feedback="Too short.")
     page = page_of(researcher_client, campaign)
-    assert "Approved" in card(page, first.pk) and "Feedback: Too short." in card(page, second.pk)
+    assert "Approved" in card_html(page, first.pk) and "Feedback: Too short." in card_html(page, second.pk)

@@ -12,6 +12,7 @@ from storyboard.services.workflow import create_story_workflow
 from storyboard.simulation import run_story_workflow
 from storyboard.task_kinds.rate_story import ASPECTS, QUESTION
 from tests.factories import make_album
+from tests.mturk.review_builders import card_html
 
 pytestmark = pytest.mark.django_db
 
@@ -24,12 +25,6 @@ def stages():
     rate.save(update_fields=["options"])
     run_story_workflow(campaigns, seed=3)
     return campaigns
-
-
-def card(page: str, assignment: Assignment) -> str:
-    start = page.index(f'id="assignment-{assignment.pk}"')
-    end = page.find('<li class="review-card"', start)
-    return page[start:end if end > 0 else len(page)]
 
 
 def shown_photos(html: str) -> list[str]:
@@ -52,7 +47,7 @@ def test_retell_and_describe_sequence_show_the_strip_in_story_order(researcher_c
         assignments = list(Assignment.objects.filter(hit__campaign=campaign, answer__isnull=False))
         assert assignments, stage
         for assignment in assignments:
-            html = card(page, assignment)
+            html = card_html(page, assignment.pk)
             story = assignment.answer["sequence"] if stage == "retell" else assignment.hit.items["sequence"]
             order = list(Storylet.objects.filter(story_id=story).order_by("order").values_list("photo_id", flat=True))
             assert shown_photos(html) == titles(order), stage
@@ -63,7 +58,7 @@ def test_rate_story_shows_the_story_and_every_aspect(researcher_client, stages):
     campaign = stages["rate"]
     page = researcher_client.get(reverse("campaign-review", args=[campaign.pk])).content.decode()
     rated = Assignment.objects.filter(hit__campaign=campaign, answer__isnull=False).first()
-    html = card(page, rated)
+    html = card_html(page, rated.pk)
     assert len(shown_photos(html)) == len(captions(html)) > 0
     ratings = re.findall(r"<dt>(.*?)</dt><dd>.*?<strong>(\d)</strong> / 5</dd>", html, re.S)
     expected = [(QUESTION, str(rated.answer["rating"]))]
