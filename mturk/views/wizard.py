@@ -197,14 +197,14 @@ def index(request: HttpRequest) -> HttpResponse:
         except CampaignError as exc:
             found.error("__all__", str(exc))
             return render(request, "mturk/wizard/form.html", _context(post, found), status=400)
-        first = next(iter(created.campaigns.values()))
+        created_first = next(iter(created.campaigns.values()))
         if created.publish_error:
             messages.error(request, f"Created, but not published: {created.publish_error}")
         elif step == "publish":
             messages.success(request, f"Created and published {len(created.campaigns)} campaign(s).")
         else:
             messages.success(request, f"Created {len(created.campaigns)} draft campaign(s).")
-        return redirect("campaign-page", pk=first.pk)
+        return redirect("campaign-page", pk=created_first.pk)
     try:
         plans = dry_run(found.create)
     except CampaignError as exc:
@@ -214,9 +214,17 @@ def index(request: HttpRequest) -> HttpResponse:
     money = currency(first.campaign)
     hidden = [(key, value) for key in post if key not in ("step", "csrfmiddlewaretoken") for value in post.getlist(key)]
     return render(request, "mturk/wizard/review.html", {
-        "plans": plans, "hidden": hidden, "first": first, "workflow": found.flow != SINGLE,
-        "spend": first.preview.within_budget.total, "money": money, "can_publish": all(p.preview.error is None for p in plans),
+        "plans": [(plan, _requirements_text(plan.campaign.qualifications)) for plan in plans], "hidden": hidden,
+        "first": first, "workflow": found.flow != SINGLE,
+        "spend": first.preview.within_budget.total, "money": money,
+        "can_publish": all(p.preview.error is None for p in plans),
     })
+
+
+def _requirements_text(spec: dict[str, Any]) -> str:
+    """{"devices": ["desktop"], "estimated_minutes": 2} -> "devices: desktop; estimated_minutes: 2"."""
+    return "; ".join(f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}"
+                     for key, value in (spec or {}).items())
 
 
 def _sample(request: HttpRequest, kind: str) -> tuple[Sample | None, str]:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal
 from functools import partial
 from typing import Any
 
 from django.http import QueryDict
-from rest_framework import serializers
 
 from ..api.serializers import CampaignCreateSerializer
 from ..item_sources import UnknownItemSource, get_source, sources_for, takes_stage_output
@@ -228,14 +226,6 @@ def _read_single(post: QueryDict, provider: str, user: Any, found: WizardInput) 
         found.create = lambda: {"": create_campaign(**serializer.validated_data, created_by=user)}
 
 
-class StageSettings(serializers.Serializer):
-    reward = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0"), required=False)
-    assignments_per_hit = serializers.IntegerField(min_value=1, max_value=1000, required=False)
-    time_limit_seconds = serializers.IntegerField(min_value=30, max_value=365 * 24 * 3600, required=False)
-    budget_cap = serializers.DecimalField(max_digits=10, decimal_places=2, min_value=Decimal("0"), required=False)
-    instructions = serializers.CharField(required=False)
-
-
 def _read_workflow(post: QueryDict, provider: str, user: Any, found: WizardInput) -> None:
     try:
         workflow = get_workflow(found.flow)
@@ -254,7 +244,7 @@ def _read_workflow(post: QueryDict, provider: str, user: Any, found: WizardInput
     settings: dict[str, dict[str, Any]] = {}
     for stage in wanted:
         raw = {f: v for f in STAGE_FIELDS if (v := _text(post, f"stage-{stage}-{f}"))}
-        serializer = StageSettings(data=raw)
+        serializer = CampaignCreateSerializer(data=raw, partial=True)  # the API's checks of each setting
         if not serializer.is_valid():
             for field_name, messages in _field_errors(serializer.errors).items():
                 for message in messages:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 import responses
-from playwright.sync_api import expect
+from playwright.sync_api import Dialog, expect
 
 from mturk.models import Campaign
 from mturk.providers.prolific.client import reset_client
@@ -55,12 +55,19 @@ def test_a_researcher_creates_and_publishes_a_campaign(browser, live_server, tmp
     shot(page, tmp_path, "wizard-review-laptop")
 
     messages: list[str] = []
-    page.once("dialog", lambda dialog: (messages.append(dialog.message), dialog.dismiss()))
+
+    def answer(accept: bool):
+        def handler(dialog: Dialog) -> None:
+            messages.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+        return handler
+
+    page.once("dialog", answer(False))
     page.get_by_role("button", name="Create and publish ($0.60)").click()
     assert messages and "$0.60" in messages[0]
     assert Campaign.objects.count() == 0  # dismissed: nothing happened
 
-    page.once("dialog", lambda dialog: (messages.append(dialog.message), dialog.accept()))
+    page.once("dialog", answer(True))
     page.get_by_role("button", name="Create and publish ($0.60)").click()
     page.wait_for_url(re.compile(r"/campaigns/\d+/$"))
     campaign = Campaign.objects.get(name="Street boxes")

@@ -2,7 +2,6 @@
 creates nothing and is shown next to its field, and the page's query count does not grow with the data."""
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -101,7 +100,8 @@ def test_story_workflow_from_an_album_set(researcher_client, api):
             "settings": {"retell": {"assignments_per_hit": 5}, "tell": {"reward": "0.40"}}}
     assert api.post("/api/story-workflows/", body, format="json").status_code == 201
     for stage in ("tell", "retell", "dii", "dis", "rate"):
-        mine, theirs = Campaign.objects.get(name=f"Stories · {stage}"), Campaign.objects.get(name=f"Stories API · {stage}")
+        mine = Campaign.objects.get(name=f"Stories · {stage}")
+        theirs = Campaign.objects.get(name=f"Stories API · {stage}")
         assert fields_of(mine) | {"source_stage": None} == fields_of(theirs) | {"source_stage": None}
         assert (mine.source_stage and mine.source_stage.name.replace("Stories", "")) == \
             (theirs.source_stage and theirs.source_stage.name.replace("Stories API", ""))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Box, Concept, Description
-from mturk.models import Campaign, HIT
+from annotation.models import Box, Concept, Description, Image
+from mturk.models import HIT, Campaign
 from mturk.task_kinds import task_kind_names
 from storyboard.models import Setting, Story, Storylet
 from tests.factories import make_album, make_image
@@ -42,11 +42,11 @@ def test_the_preview_renders_the_worker_page_of_every_kind(researcher_client, ev
 def test_the_preview_uses_the_first_chosen_item_and_the_options(researcher_client):
     make_image("first.png")
     chosen = make_image("chosen.png")
-    page = researcher_client.get(URL, {"kind": "describe_image", "source": "images", "item": chosen.pk}).content.decode()
-    assert chosen.small_url.rsplit("/", 1)[-1].split(".")[0][:8] in page or chosen.display_url in page
-    page = researcher_client.get(URL, {"kind": "rate_story", "opt-rate_story-aspects": "on"}).content.decode()
-    assert page  # no story yet: the message, not an error
-    assert "rate_story needs a story" in page
+    query = {"kind": "describe_image", "source": "images", "item": chosen.pk, "opt-describe_image-min_words": "12"}
+    page = researcher_client.get(URL, query).content.decode()
+    assert chosen.display_url in page  # the chosen image, not the first one
+    assert Image.objects.order_by("pk").first().display_url not in page
+    assert "at least 12 words" in page
 
 
 @pytest.mark.parametrize("kind, needed", [("link_words", "link_words needs a description of an image with boxes"),
