@@ -25,6 +25,8 @@ def test_review_draw_boxes_with_the_keyboard(browser, live_server, tmp_path):
     first, second, third, fourth = newest_first(campaign)
     page = console_page(browser, live_server.url, LAPTOP)
     page.goto(f"/campaigns/{campaign.pk}/")
+    expect(page.locator("#assignment-counts")).to_contain_text("4 assignment(s): 4 submitted.")
+    shot(page, tmp_path, "campaign-assignments-laptop")
     page.get_by_role("link", name="Review submitted work").click()
     expect(page.get_by_role("heading", name=f"Review: {campaign.name}")).to_be_visible()
 
