@@ -61,7 +61,9 @@ def run_actions(campaign: Campaign) -> RunActions:
         pause=status == CampaignStatus.ACTIVE,
         close=status in RUNNING,
         add_assignments=status in RUNNING,
-        expire=status in RUNNING and can_expire(provider),
+        # Closing does not take a marketplace's HITs off offer (MTurk keeps listing them until they expire).
+        expire=can_expire(provider) and (status in RUNNING or (status == CampaignStatus.CLOSED
+                                                               and provider.creates_hits)),
         delete_decided=status != CampaignStatus.DRAFT and can_delete_decided(provider),
         absent=absent,
     )

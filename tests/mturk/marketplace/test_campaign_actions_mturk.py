@@ -53,3 +53,11 @@ def test_delete_decided_confirmation_says_it_cannot_be_undone(researcher_client,
     assert "Of the 1 expired HIT(s), those whose work is all decided are deleted from the marketplace" in page
     assert "this cannot be undone" in page and ">Delete decided HITs</button>" in page
     assert first.status == "published" and HIT.objects.get(pk=first.pk).status == "expired"
+
+
+def test_a_closed_campaigns_hits_can_still_be_expired_on_mturk(researcher_client, stub):
+    campaign = published_mturk_campaign(images=1)
+    Campaign.objects.filter(pk=campaign.pk).update(status="closed")
+    page = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    assert f'action="{reverse("campaign-page-expire", args=[campaign.pk])}" data-confirm' in page
+    assert "1 published HIT(s) are taken off offer now." in step(researcher_client, "campaign-page-expire", campaign)
