@@ -2,6 +2,7 @@
 creates nothing and is shown next to its field, and the page's query count does not grow with the data."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -189,3 +190,34 @@ def test_show_more_choices(researcher_client):
     assert first.count('name="item-images"') == 40 and "Show more (45 in all)" in first
     more = researcher_client.get("/campaigns/new/choices/images/?page=2").content.decode()
     assert more.count('name="item-images"') == 5 and "Show more" not in more
+
+
+def test_mturk_requirements_are_stored_as_the_api_stores_them(researcher_client, api):
+    image = make_image("q.png")
+    response = researcher_client.post(URL, {
+        "step": "draft", "flow": "campaign", "kind": "describe_image", "source": "all_images", "provider": "mturk",
+        "name": "On MTurk", "description": "Describe a picture.", "q-approval_rate_min": "95",
+        "q-approved_min": "1000", "q-locales": "US, GB", "q-masters": "on",
+    })
+    assert response.status_code == 302
+    body = {"name": "MTurk API", "task_kind": "describe_image", "provider": "mturk",
+            "description": "Describe a picture.", "items": [{"image": image.pk}],
+            "qualifications": {"approval_rate_min": 95, "approved_min": 1000, "locales": ["US", "GB"],
+                               "masters": True}}
+    assert api.post("/api/campaigns/", body, format="json").status_code == 201
+    assert fields_of(Campaign.objects.get(name="On MTurk")) == fields_of(Campaign.objects.get(name="MTurk API"))
+
+
+def test_back_to_the_form_keeps_every_value(researcher_client):
+    images = [make_image(f"k{n}.png") for n in range(3)]
+    post = {"step": "edit", "flow": "campaign", "kind": "draw_boxes", "source": "images",
+            "item-images": [str(images[1].pk)], "provider": "prolific", "name": "Kept", "reward": "0.33",
+            "opt-draw_boxes-max_boxes": "7", "q-devices": ["mobile"]}
+    page = researcher_client.post(URL, post).content.decode()
+    assert re.search(r'name="kind" value="draw_boxes"[^>]* checked>', page)
+    assert not re.search(r'name="kind" value="describe_image"[^>]* checked>', page)
+    assert f'name="item-images" value="{images[1].pk}" checked' in page
+    assert f'name="item-images" value="{images[0].pk}">' in page
+    assert 'value="Kept"' in page and 'value="0.33"' in page and 'value="7"' in page
+    assert 'name="q-devices" value="mobile" checked' in page and 'name="provider" value="prolific" checked' in page
+    assert Campaign.objects.count() == 0
