@@ -1,7 +1,8 @@
 /* Generic task page behaviour: collect the answer, check it, store it once, show the result.
    Task kinds may add window.TaskKinds[kind] = {collect(form), validate(answer, form),
    draft(form) (what to keep as the draft; default: collect), restore(saved, form) (reload a draft),
-   confirm(answer) (a question to ask before submitting, e.g. {text, yes, no}; null: none)}.
+   confirm(answer) (a question asked in the page before submitting: {text, yes, no}; null: none),
+   focusAfterCancel(form) (where focus goes when the worker answers "no")}.
    The frame counts down the seconds the server sent (not the browser's clock): a warning is announced once,
    and when the time is up the submit button gives way to a plain message and the next task.
    Kind scripts call window.TaskKinds.saveDraft() (or dispatch an "input" event on the form) after a change.
@@ -252,8 +253,8 @@
       button.disabled = false;
       status.textContent = "";
       if (result.status === 409 || result.status === 410) {  // expired, returned: the work cannot be stored any more
-        noLonger("This task can no longer be submitted: " + result.body.error +
-          " Your text is kept on this page; copy it if you want to keep it.");
+        document.getElementById("task-expired-title").textContent = "Not submitted";
+        noLonger(result.body.error + " Your text is kept on this page; copy it if you want to keep it.");
         return;
       }
       showErrors(result.body.fields || {}, result.body.error);
