@@ -29,10 +29,11 @@ from ..services.prolific_arrivals import (
     study_of,
 )
 from ..states import CampaignStatus
+from ..task_frame import duration_text
 from ..task_kinds import get_task_kind
 from ..throttle import arrival_allowed
 from ..tokens import TokenError, read_campaign_token, read_session_token
-from .worker import _duration_text, _task_redirect, arrival_refused, frameable, worker_message
+from .worker import _task_redirect, arrival_refused, frameable, worker_message
 
 ID_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
@@ -75,7 +76,7 @@ def study_entry(request: HttpRequest, token: str) -> HttpResponse:
             return worker_message(request, "Not open", "This study is not accepting work at the moment.")
         n = campaign.tasks_per_submission
         context = {"campaign": campaign, "kind": get_task_kind(campaign.task_kind), "tasks": n,
-                   "time_limit": _duration_text(campaign.time_limit_seconds),
+                   "time_limit": duration_text(campaign.time_limit_seconds),
                    "ids": dict(zip(ID_PARAMS, (pid, study_id, session_id), strict=True))}
         return frameable(render(request, "mturk/prolific_start.html", context))
     if not arrival_allowed(request, "prolific-arrival"):

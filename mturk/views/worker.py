@@ -31,8 +31,7 @@ from ..services.assignments import (
 from ..services.marketplace_arrivals import completion_code
 from ..services.prolific_arrivals import continue_url
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus
-from ..task_frame import duration_text as _duration_text
-from ..task_frame import frame_for
+from ..task_frame import duration_text, frame_for
 from ..task_kinds import get_task_kind
 from ..throttle import arrival_allowed, retry_after_seconds
 from ..tokens import (
@@ -142,7 +141,7 @@ def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
         if campaign.status != CampaignStatus.ACTIVE:
             return worker_message(request, "Not open", "This campaign is not accepting work at the moment.")
         context = {"campaign": campaign, "kind": get_task_kind(campaign.task_kind),
-                   "time_limit": _duration_text(campaign.time_limit_seconds),
+                   "time_limit": duration_text(campaign.time_limit_seconds),
                    "worker_param": request.GET.get("w", ""), "returning": worker is not None}
         return frameable(render(request, "mturk/start_task.html", context))
     if not arrival_allowed(request, "local-arrival"):
