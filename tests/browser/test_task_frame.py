@@ -18,12 +18,16 @@ from playwright.sync_api import Browser, Page, expect
 from annotation.markup import tokenize
 from annotation.models import Box, Concept, Description, Vocabulary
 from mturk.models import Assignment, Campaign
+from mturk.services.assignments import assign_next_hit, get_or_create_worker
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.states import AssignmentStatus
+from mturk.tokens import assignment_token
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.browser.story_pages import album_and_photos, make_story, start_campaign
 from tests.browser.worker_start import start_task_in_browser
 from tests.factories import make_image
+from tests.mturk.prolific.arrival_helpers import PID, SESSION, prolific_campaign
+from tests.mturk.test_mturk_task_page import accept_link, mturk_hit
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -335,3 +339,29 @@ def test_the_campaign_page_copies_the_worker_link(live_server, browser, tmp_path
     expect(page.get_by_role("status").filter(has_text="Copied")).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == link
     shot(page, tmp_path, "frame-copy-link")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_prolific_and_mturk_pages_show_the_frame_and_where_to_return(live_server, browser, tmp_path: Path,
+                                                                     size: str):
+    prolific = prolific_campaign(images=3, tasks=2, reward=Decimal("0.40"))
+    worker = get_or_create_worker("prolific", PID)
+    assignment = assign_next_hit(prolific, worker, external_id=SESSION)
+    page = worker_page(browser, live_server.url, SIZES[size])
+    page.goto(reverse("task-page") + f"?t={assignment_token(assignment.pk, PID)}")
+    frame = page.get_by_role("region", name="About this task")
+    expect(frame).to_contain_text("0.40 per task, paid on Prolific")
+    expect(frame).to_contain_text("Task 1 of at most 2")
+    expect(page.get_by_role("button", name="Return this task")).to_have_count(0)
+    expect(page.locator("#return-note")).to_contain_text("return the study on Prolific")
+    assert fits_width(page)
+    shot(page, tmp_path, f"frame-prolific-{size}")
+
+    hit = mturk_hit(images=2, assignments=1, max_assignments_per_worker=4)
+    page.goto(accept_link(hit))
+    frame = page.get_by_role("region", name="About this task")
+    expect(frame).to_contain_text("Task 1 of at most 4")
+    expect(page.get_by_role("timer", name="Time left")).to_be_visible()
+    expect(page.locator("#return-note")).to_contain_text("press “Return” on MTurk's page")
+    assert fits_width(page)
+    shot(page, tmp_path, f"frame-mturk-{size}")
