@@ -34,8 +34,8 @@ class DatasetExportSerializer(serializers.ModelSerializer):
     class Meta:
         model = DatasetExport
         fields = [
-            "id", "format", "campaigns", "options", "status", "records", "counts", "error", "created_at", "finished_at",
-            "download_url",
+            "id", "format", "campaigns", "options", "status", "progress_done", "progress_total", "records", "counts",
+            "error", "created_at", "finished_at", "download_url",
         ]
         read_only_fields = fields
 

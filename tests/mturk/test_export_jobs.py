@@ -59,6 +59,7 @@ def test_request_is_built_in_process_and_downloaded(api, campaign, researcher):
         "assignments-jsonl", [campaign.pk], "done", 2, {"assignments": 2}, "")
     assert body["download_url"] == f"http://testserver/api/exports/{export.pk}/download/"
     assert body["finished_at"] is not None
+    assert body["progress_done"] == body["progress_total"] == export.progress_total > 0
     assert export.created_by == researcher
     assert export.file.name.startswith("exports/assignments-jsonl-") and export.file.name.endswith(".zip")
 
