@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -47,6 +48,8 @@ def get_or_create_worker(provider: str, external_id: str) -> Worker:
 
 
 EXPIRY_BATCH = 100
+# A submission sent just before the deadline may arrive a little after it (a slow network): it is still taken.
+LATE_SUBMISSION_GRACE = timedelta(seconds=30)
 
 
 def expire_stale_assignments(campaign: Campaign | None = None) -> int:
@@ -177,6 +180,9 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
                 409, f"This task was {assignment.get_status_display().lower()} and can no longer be submitted."
             )
         now = timezone.now()
+        if now > assignment.deadline + LATE_SUBMISSION_GRACE:
+            # The slot is given back by the expiry (next arrival or sync), which frees it under the HIT's lock.
+            raise SubmissionError(409, "The time for this task ran out, so it can no longer be submitted.")
         assignment.answer = cleaned
         assignment.transition(AssignmentStatus.SUBMITTED)
         assignment.submitted_at = now

@@ -1,10 +1,12 @@
 """The submission endpoint: validation, isolation, idempotency, and races (on PostgreSQL)."""
 import threading
+from datetime import timedelta
 from unittest import mock
 
 import pytest
 from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
 
 from mturk.models import Assignment
 from mturk.states import AssignmentStatus
@@ -159,6 +161,23 @@ def test_expired_assignment_cannot_be_submitted(client):
     response = submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
     assert response.status_code == 409
     assert "expired" in response.json()["error"]
+
+
+@pytest.mark.parametrize(("overdue", "stored"), [(10, True), (45, False)])
+def test_an_answer_after_the_deadline_is_taken_only_within_the_grace(client, overdue, stored):
+    """Past its deadline (and the grace for a slow network) a task not yet marked expired refuses its answer."""
+    campaign = make_campaign(images=1)
+    token = start_task(client, campaign)
+    Assignment.objects.update(deadline=timezone.now() - timedelta(seconds=overdue))
+    response = submit(client, {"token": token, "answer": {"text": GOOD_TEXT}})
+    if stored:
+        assert response.status_code == 201
+        assert answered_count() == 1
+    else:
+        assert response.status_code == 409
+        assert "time for this task ran out" in response.json()["error"]
+        assert answered_count() == 0
+        assert Assignment.objects.get().status == AssignmentStatus.ACCEPTED  # the expiry gives the slot back
 
 
 def test_an_expired_assignment_with_an_invalid_answer_is_told_about_the_answer_first(client):
