@@ -217,17 +217,3 @@ def upload_parts(upload: UploadedFile) -> tuple[str, IO[bytes]]:
     if upload.name is None or upload.file is None:
         raise ImportFailed(f"an uploaded file without {'a name' if upload.name is None else 'content'}")
     return upload.name, upload.file
-
-
-def import_uploads(files: Iterable[UploadedFile]) -> ImportReport:
-    """Uploaded image files and zip archives (API and admin)."""
-    report = ImportReport()
-    for upload in files:
-        name, file = upload_parts(upload)
-        if name.lower().endswith(".zip"):
-            report.merge(import_zip(file, label=name))
-        elif upload.size is not None and upload.size > settings.IMAGE_MAX_BYTES:
-            report.problems.append(ImportProblem(name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"))
-        else:
-            report.merge(import_named_files([(name, upload.read())]))
-    return report
