@@ -37,12 +37,8 @@ class ImageSelection(ItemSource):
     selectable = True
 
     def choices(self, page: int = 1) -> ChoicePage:
-        total = Image.objects.count()
-        start = (page - 1) * self.page_size
-        images = Image.objects.order_by("pk").only("pk", "original_name", "original", "thumb_small",
-                                                   "thumb_large")[start:start + self.page_size]
-        choices = [Choice(image.pk, image.original_name, image.small_url) for image in images]
-        return ChoicePage(choices, total, page + 1 if start + self.page_size < total else None)
+        images = Image.objects.order_by("pk").only("pk", "original_name", "original", "thumb_small", "thumb_large")
+        return self.page_of(images, page, lambda image: Choice(image.pk, image.original_name, image.small_url))
 
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
         if not selected:

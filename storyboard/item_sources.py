@@ -34,12 +34,9 @@ class AlbumSelection(ItemSource):
     selectable = True
 
     def choices(self, page: int = 1) -> ChoicePage:
-        total = Album.objects.count()
-        start = (page - 1) * self.page_size
-        albums = Album.objects.annotate(photo_count=Count("photos")).order_by("pk")[start:start + self.page_size]
-        choices = [Choice(album.pk, album.title or album.external_id, note=f"{album.photo_count} photos")
-                   for album in albums]
-        return ChoicePage(choices, total, page + 1 if start + self.page_size < total else None)
+        albums = Album.objects.annotate(photo_count=Count("photos")).order_by("pk")
+        return self.page_of(albums, page, lambda album: Choice(album.pk, album.title or album.external_id,
+                                                               note=f"{album.photo_count} photos"))
 
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
         if not selected:
