@@ -18,6 +18,7 @@ from typing import IO, Any
 from django.utils import timezone
 
 from .models import Campaign
+from .registry import Registry
 from .selectors import CrowdStatistics, crowd_statistics
 from .stored_files import open_stream
 
@@ -148,25 +149,19 @@ class ExportResult:
     files: list[str] = field(default_factory=list)
 
 
-_FORMATS: dict[str, ExportFormat] = {}
+_FORMATS: Registry[ExportFormat] = Registry("export format", ExportError)
 
 
 def register_format(export_format: ExportFormat) -> ExportFormat:
-    if export_format.name in _FORMATS:
-        raise ValueError(f"export format '{export_format.name}' is registered twice")
-    _FORMATS[export_format.name] = export_format
-    return export_format
+    return _FORMATS.add(export_format.name, export_format)
 
 
 def get_format(name: str) -> ExportFormat:
-    try:
-        return _FORMATS[name]
-    except KeyError:
-        raise ExportError(f"unknown export format '{name}' (available: {', '.join(format_names())})") from None
+    return _FORMATS.get(name)
 
 
 def format_names() -> list[str]:
-    return sorted(_FORMATS)
+    return _FORMATS.names()
 
 
 def check_scope(format_name: str, campaigns: list[Campaign], options: dict[str, Any] | None = None) -> ExportFormat:

@@ -13,6 +13,8 @@ from typing import Any
 
 from django.conf import settings
 
+from .registry import Registry
+
 # progress(done, total): called as the importer goes; total is None while it is not known yet.
 Progress = Callable[[int, int | None], None]
 
@@ -75,22 +77,15 @@ class Importer:
         return int(settings.IMAGE_MAX_BYTES)
 
 
-_IMPORTERS: dict[str, Importer] = {}
+_IMPORTERS: Registry[Importer] = Registry("importer", ImportRefused)
 
 
 def register_importer(importer: Importer) -> Importer:
-    if importer.name in _IMPORTERS:
-        raise ValueError(f"importer '{importer.name}' is registered twice")
-    _IMPORTERS[importer.name] = importer
-    return importer
+    return _IMPORTERS.add(importer.name, importer)
 
 
 def get_importer(name: str) -> Importer:
-    try:
-        return _IMPORTERS[name]
-    except KeyError:
-        known = ", ".join(importer_names()) or "none"
-        raise ImportRefused(f"unknown importer '{name}' (available: {known})") from None
+    return _IMPORTERS.get(name)
 
 
 def importer_names() -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .registry import Registry
 from .task_kinds import TaskKind, get_task_kind
 
 
@@ -69,14 +70,16 @@ class Sample:
 
 SampleFinder = Callable[[], Sample | None]
 
-_SOURCES: dict[str, ItemSource] = {}
+class UnknownItemSource(LookupError):
+    pass
+
+
+_SOURCES: Registry[ItemSource] = Registry("item source", UnknownItemSource)
 _SAMPLES: dict[str, tuple[SampleFinder, str]] = {}
 
 
 def register_source(source_class: type[ItemSource]) -> type[ItemSource]:
-    if source_class.name in _SOURCES:
-        raise ValueError(f"item source '{source_class.name}' is registered twice")
-    _SOURCES[source_class.name] = source_class()
+    _SOURCES.add(source_class.name, source_class())
     return source_class
 
 
@@ -90,15 +93,8 @@ def register_sample(kind: str, missing: str) -> Callable[[SampleFinder], SampleF
     return decorator
 
 
-class UnknownItemSource(LookupError):
-    pass
-
-
 def get_source(name: str) -> ItemSource:
-    try:
-        return _SOURCES[name]
-    except KeyError:
-        raise UnknownItemSource(f"unknown item source '{name}'") from None
+    return _SOURCES.get(name)
 
 
 def takes_stage_output(kind: str) -> bool:

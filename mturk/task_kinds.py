@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rest_framework import serializers
 
+from .registry import Registry
+
 if TYPE_CHECKING:
     from .models import HIT, Assignment, Campaign
 
@@ -117,27 +119,21 @@ class TaskKind(ABC):
         return ""
 
 
-_REGISTRY: dict[str, TaskKind] = {}
-
-
 class UnknownTaskKind(LookupError):
     pass
 
 
+_KINDS: Registry[TaskKind] = Registry("task kind", UnknownTaskKind)
+
+
 def register(kind_class: type[TaskKind]) -> type[TaskKind]:
-    if kind_class.name in _REGISTRY:
-        raise ValueError(f"task kind '{kind_class.name}' is registered twice")
-    _REGISTRY[kind_class.name] = kind_class()
+    _KINDS.add(kind_class.name, kind_class())
     return kind_class
 
 
 def get_task_kind(name: str) -> TaskKind:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY)) or "none"
-        raise UnknownTaskKind(f"unknown task kind '{name}' (known: {known})") from None
+    return _KINDS.get(name)
 
 
 def task_kind_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return _KINDS.names()

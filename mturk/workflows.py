@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .models import Campaign
+from .registry import Registry
 
 # create(name, items of the first stage, provider=, settings=, publish=, created_by=, **extra) -> campaigns by stage
 Creator = Callable[..., dict[str, Campaign]]
@@ -29,22 +30,16 @@ class Workflow:
         return [stage for stage in self.stages if stage not in off]
 
 
-_WORKFLOWS: dict[str, Workflow] = {}
+_WORKFLOWS: Registry[Workflow] = Registry("workflow")
 
 
 def register_workflow(workflow: Workflow) -> Workflow:
-    if workflow.name in _WORKFLOWS:
-        raise ValueError(f"workflow '{workflow.name}' is registered twice")
-    _WORKFLOWS[workflow.name] = workflow
-    return workflow
+    return _WORKFLOWS.add(workflow.name, workflow)
 
 
 def workflows() -> list[Workflow]:
-    return list(_WORKFLOWS.values())
+    return _WORKFLOWS.values()
 
 
 def get_workflow(name: str) -> Workflow:
-    try:
-        return _WORKFLOWS[name]
-    except KeyError:
-        raise LookupError(f"unknown workflow '{name}'") from None
+    return _WORKFLOWS.get(name)

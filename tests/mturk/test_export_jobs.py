@@ -35,7 +35,7 @@ def campaign():
 
 def fake_format(monkeypatch, name: str, write, kinds: tuple[str, ...] = ()) -> ExportFormat:
     export_format = ExportFormat(name=name, description=f"{name} (test)", write=write, kinds=kinds)
-    monkeypatch.setitem(export_registry._FORMATS, name, export_format)
+    monkeypatch.setitem(export_registry._FORMATS._items, name, export_format)
     return export_format
 
 

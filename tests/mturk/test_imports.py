@@ -101,7 +101,7 @@ def test_the_vocabulary_defaults_to_the_file_name(django_capture_on_commit_callb
 
 
 def fake_importer(monkeypatch, run: Any) -> None:
-    monkeypatch.setitem(importers._IMPORTERS, "fake", Importer("fake", "fake things", "", (".txt",), run))
+    monkeypatch.setitem(importers._IMPORTERS._items, "fake", Importer("fake", "fake things", "", (".txt",), run))
 
 
 def test_an_all_or_nothing_failure_stores_each_problem_and_a_clear_error(monkeypatch):
