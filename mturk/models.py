@@ -10,6 +10,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from .models_jobs import BackgroundJob
 from .states import (
     ASSIGNMENT_MACHINE,
     CAMPAIGN_MACHINE,
@@ -247,32 +248,21 @@ class Bonus(models.Model):
         verbose_name_plural = "bonuses"
 
 
-class DatasetExport(models.Model):
+class DatasetExport(BackgroundJob):
     """A requested export, built by a background job into a zip in the default storage."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
 
     format = models.CharField(max_length=50)
     campaigns = models.ManyToManyField(Campaign, blank=True, related_name="exports")
     options = models.JSONField(default=dict, blank=True, help_text="Format options, e.g. {\"images\": true}.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     file = models.FileField(upload_to="exports/", max_length=255, blank=True)
     records = models.PositiveIntegerField(null=True, blank=True)
     counts = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
     # Progress of the background job: steps done out of the total, once the format knows it.
     progress_done = models.PositiveIntegerField(default=0, db_default=0)
     progress_total = models.PositiveIntegerField(null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(BackgroundJob.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.format} export #{self.pk} ({self.status})"
