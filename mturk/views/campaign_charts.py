@@ -57,7 +57,7 @@ def _time_plot(seconds: list[float], median: float | None) -> Plot | None:
     in_minutes = max(seconds) > 600
     scale, unit = (60.0, "min") if in_minutes else (1.0, "s")
     values = [value / scale for value in seconds]
-    high = nice_max(max(values))
+    high = nice_max(max(*values, 10.0))  # at least 0-10 s: ticks of whole seconds, even for instant answers
     marker = (median / scale, f"median {median / scale:.1f} {unit}") if median is not None else None
     caption = f"Time on task of {len(values)} submission(s), in {'minutes' if in_minutes else 'seconds'}"
     figure = histogram(values, TIME_BINS, 0.0, high, f"time on task ({unit})", caption,

@@ -78,6 +78,14 @@ def test_long_tasks_are_shown_in_minutes():
     assert "time on task (min)" in figure and "median 15.0 min" in figure
 
 
+def test_instant_answers_get_an_axis_of_whole_seconds():
+    campaign = make_campaign(images=2, assignments=1)
+    _answers(campaign, [(timedelta(0), 0), (timedelta(minutes=1), 0)])
+    figure = str(campaign_section(campaign)["charts"]["time_on_task"].figure)
+    x_ticks = [text for text in re.findall(r'text-anchor="middle">([^<]*)</text>', figure) if text[:1].isdigit()]
+    assert x_ticks == ["0", "2", "4", "6", "8", "10"]
+
+
 def test_simulated_campaigns_have_no_hourly_pay(researcher_client):
     campaign = make_campaign(images=1, assignments=1)
     _answers(campaign, [(timedelta(0), 60)])
