@@ -172,3 +172,5 @@ class WordLink(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["correspondence", "token_index"], name="one_box_per_token")
         ]
+
+from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool  # noqa: E402,F401  (ranking evaluation)

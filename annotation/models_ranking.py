@@ -1,0 +1,109 @@
+"""Ranking evaluation (image description as ranking): frozen test pools of images and their captions, systems'
+ranked submissions, and binary (or graded) relevance judgements of image-caption pairs, collected once by
+judge_caption campaigns or imported, and reused by every later system."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from .models import Description, Image
+
+
+class TestPool(models.Model):
+    """A named, frozen set of captions, each tied to its original image. Row i of a score matrix is the pool's
+    image with index i; column j its caption with index j."""
+
+    __test__ = False  # not a pytest test class
+
+    name = models.CharField(max_length=200, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PoolImage(models.Model):
+    pool = models.ForeignKey(TestPool, on_delete=models.CASCADE, related_name="pool_images")
+    image = models.ForeignKey(Image, on_delete=models.PROTECT, related_name="+")
+    index = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["pool_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "image"], name="pool_image_once"),
+            models.UniqueConstraint(fields=["pool", "index"], name="pool_image_index_once"),
+        ]
+
+
+class PoolCaption(models.Model):
+    pool = models.ForeignKey(TestPool, on_delete=models.CASCADE, related_name="pool_captions")
+    description = models.ForeignKey(Description, on_delete=models.PROTECT, related_name="+")
+    image = models.ForeignKey(Image, on_delete=models.PROTECT, related_name="+", help_text="The original image.")
+    index = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["pool_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "description"], name="pool_caption_once"),
+            models.UniqueConstraint(fields=["pool", "index"], name="pool_caption_index_once"),
+        ]
+
+
+class RankingSubmission(models.Model):
+    """A system's ranked output on a pool: rankings (per image a ranked list of caption ids, per caption a ranked
+    list of image ids) or a score matrix, stored as uploaded; its metrics once evaluated."""
+
+    class Status(models.TextChoices):
+        EVALUATED = "evaluated"
+        FAILED = "failed"
+
+    pool = models.ForeignKey(TestPool, on_delete=models.CASCADE, related_name="submissions")
+    system = models.CharField(max_length=200)
+    file = models.FileField(upload_to="rankings/", max_length=255)
+    original_name = models.CharField(max_length=255, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.EVALUATED)
+    # The pool's pairs this system put in its top k, per direction: {"description": [[image index, caption
+    # index], ...], "search": [...]} (what pooled judging queues), and the automatic metrics.
+    top_pairs = models.JSONField(default=dict, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pool_id", "-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["pool", "system"], name="one_submission_per_system")]
+
+
+class CaptionJudgement(models.Model):
+    """One judgement of whether a caption describes an image: a crowd worker's (from an approved judge_caption
+    assignment), an imported one (e.g. expert graded scores), or gold (known answers used to check workers)."""
+
+    class Source(models.TextChoices):
+        CROWD = "crowd"
+        IMPORTED = "imported"
+        GOLD = "gold"
+
+    image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="caption_judgements")
+    description = models.ForeignKey(Description, on_delete=models.CASCADE, related_name="judgements")
+    source = models.CharField(max_length=10, choices=Source.choices)
+    relevant = models.BooleanField(null=True, blank=True, help_text="Binary judgement: the caption describes it.")
+    grade = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="Graded judgement: 1 describes the image without errors, 2 minor errors, 3 somewhat related, "
+                  "4 unrelated.")
+    assignment = models.ForeignKey("mturk.Assignment", null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="caption_judgements")
+    judge = models.CharField(max_length=200, blank=True, help_text="Who judged, for imported judgements.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["image_id", "description_id", "id"]
+        indexes = [models.Index(fields=["image", "description"], name="judgement_pair")]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "image", "description"],
+                                    condition=models.Q(assignment__isnull=False), name="one_judgement_per_pair"),
+        ]
