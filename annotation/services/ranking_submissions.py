@@ -1,0 +1,268 @@
+"""Ranked submissions: a system's rankings (JSON) or score matrix (.npy, .npz, CSV) on a test pool, checked
+(every problem named by its line or index; nothing is stored when there is one), stored, evaluated with
+metrics.ranking, and its top-k pairs queued for judging."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+import numpy as np
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from metrics import ranking
+
+from ..models_ranking import RankingSubmission, TestPool
+
+DEFAULT_TOP_K = 10
+MAX_ERRORS = 50  # a wholly wrong file would name every cell
+DIRECTIONS = ("description", "search")
+
+
+class SubmissionError(ValueError):
+    """A submission with problems; `errors` names each one (line or index)."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors[:5]) + (f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""))
+        self.errors = errors
+
+
+@dataclass
+class PoolIndex:
+    """A pool's ids and matrix indices, as a submission is checked against them."""
+
+    image_ids: list[int]
+    caption_ids: list[int]
+    caption_image: np.ndarray  # per caption (column), the row of its original image
+
+    @classmethod
+    def of(cls, pool: TestPool) -> PoolIndex:
+        image_ids = list(pool.pool_images.order_by("index").values_list("image_id", flat=True))
+        row = {image_id: n for n, image_id in enumerate(image_ids)}
+        captions = list(pool.pool_captions.order_by("index").values_list("description_id", "image_id"))
+        return cls(image_ids, [d for d, _ in captions], np.array([row[i] for _, i in captions], dtype=np.int64))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.image_ids), len(self.caption_ids)
+
+
+@dataclass
+class Scores:
+    """Score matrices per direction (None: the direction was not submitted) and generated captions."""
+
+    description: np.ndarray | None
+    search: np.ndarray | None
+    captions: dict[int, str] = field(default_factory=dict)
+
+    def of(self, direction: str) -> np.ndarray | None:
+        return self.description if direction == "description" else self.search
+
+
+def parse_submission(content: bytes, name: str, index: PoolIndex) -> Scores:
+    """Read a submission; raises SubmissionError naming every problem."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix == ".json":
+        return _parse_json(content, index)
+    if suffix in (".npy", ".npz"):
+        return _matrix_scores(_load_numpy(content, suffix), index)
+    if suffix in (".csv", ".txt"):
+        return _matrix_scores(_load_csv(content, index), index)
+    raise SubmissionError([f"{name}: unknown format (send .json rankings, or a .npy, .npz or .csv score matrix)"])
+
+
+def _load_numpy(content: bytes, suffix: str) -> np.ndarray:
+    try:
+        loaded = np.load(io.BytesIO(content), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise SubmissionError([f"not a NumPy {suffix} file: {exc}"]) from None
+    if suffix == ".npz":
+        names = list(loaded.files)
+        if len(names) != 1:
+            raise SubmissionError([f"the .npz holds {len(names)} arrays ({', '.join(names)}); send exactly one"])
+        loaded = loaded[names[0]]
+    if not isinstance(loaded, np.ndarray) or not np.issubdtype(loaded.dtype, np.number):
+        raise SubmissionError(["the array is not numeric"])
+    return loaded.astype(np.float64)
+
+
+def _load_csv(content: bytes, index: PoolIndex) -> np.ndarray:
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SubmissionError(["the CSV is not UTF-8 text"]) from None
+    rows: list[list[float]] = []
+    errors: list[str] = []
+    n_captions = index.shape[1]
+    for line_no, cells in enumerate(csv.reader(io.StringIO(text)), start=1):
+        if not cells or all(not c.strip() for c in cells):
+            continue
+        if len(cells) != n_captions:
+            errors.append(f"line {line_no}: {len(cells)} values, expected {n_captions} (one per caption)")
+            continue
+        row: list[float] = []
+        for col, cell in enumerate(cells):
+            try:
+                row.append(float(cell))
+            except ValueError:
+                errors.append(f"line {line_no}, column {col + 1}: not a number: {cell.strip()[:30]!r}")
+                row.append(math.nan)
+        rows.append(row)
+    if len(rows) != index.shape[0]:
+        errors.append(f"{len(rows)} lines, expected {index.shape[0]} (one per image)")
+    if errors:
+        raise SubmissionError(errors[:MAX_ERRORS])
+    return np.array(rows, dtype=np.float64)
+
+
+def _matrix_scores(matrix: np.ndarray, index: PoolIndex) -> Scores:
+    if matrix.shape != index.shape:
+        raise SubmissionError([f"the matrix has shape {matrix.shape}, expected {index.shape} (images, captions)"])
+    bad = np.argwhere(~np.isfinite(matrix))
+    if len(bad):
+        errors = [f"row {i}, column {j}: {matrix[i, j]} (not a finite number)" for i, j in bad[:MAX_ERRORS]]
+        if len(bad) > MAX_ERRORS:
+            errors.append(f"... {len(bad)} cells in all")
+        raise SubmissionError(errors)
+    return Scores(matrix, matrix)
+
+
+def _parse_json(content: bytes, index: PoolIndex) -> Scores:
+    try:
+        doc = json.loads(content.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SubmissionError([f"not JSON: {exc}"]) from None
+    if not isinstance(doc, dict):
+        raise SubmissionError(["the JSON must be an object with \"description\" and/or \"search\" rankings"])
+    unknown = sorted(set(doc) - {*DIRECTIONS, "captions"})
+    errors = [f"unknown key \"{k}\"" for k in unknown]
+    if not any(d in doc for d in DIRECTIONS):
+        errors.append("no rankings: give \"description\" (per image, caption ids) and/or \"search\" "
+                      "(per caption, image ids)")
+    image_row = {image_id: n for n, image_id in enumerate(index.image_ids)}
+    caption_col = {caption_id: n for n, caption_id in enumerate(index.caption_ids)}
+    description = _rankings(doc, "description", image_row, caption_col, "image", "caption", errors)
+    search = _rankings(doc, "search", caption_col, image_row, "caption", "image", errors)
+    captions = _generated(doc, image_row, errors)
+    if errors:
+        raise SubmissionError(errors[:MAX_ERRORS])
+    s_description, s_search = ranking.scores_from_rankings(index.shape[0], index.shape[1], description, search)
+    return Scores(s_description if description is not None else None,
+                  s_search if search is not None else None, captions)
+
+
+def _rankings(doc: dict[str, Any], direction: str, queries: dict[int, int], items: dict[int, int],
+              query_name: str, item_name: str, errors: list[str]) -> dict[int, list[int]] | None:
+    """`{"<query id>": [item ids, best first]}` as matrix indices; problems appended to `errors`."""
+    if direction not in doc:
+        return None
+    given = doc[direction]
+    if not isinstance(given, dict):
+        errors.append(f"\"{direction}\" must map each {query_name} id to a list of {item_name} ids")
+        return None
+    out: dict[int, list[int]] = {}
+    for key, ranked in given.items():
+        where = f"{direction}[\"{key}\"]"
+        query = _as_id(key)
+        if query is None or query not in queries:
+            errors.append(f"{where}: unknown {query_name} id {key!r} (not in the pool)")
+            continue
+        if not isinstance(ranked, list):
+            errors.append(f"{where}: not a list of {item_name} ids")
+            continue
+        seen: set[int] = set()
+        indices: list[int] = []
+        for position, item in enumerate(ranked):
+            item_id = _as_id(item)
+            if item_id is None or item_id not in items:
+                errors.append(f"{where}[{position}]: unknown {item_name} id {item!r} (not in the pool)")
+            elif item_id in seen:
+                errors.append(f"{where}[{position}]: {item_name} id {item_id} listed twice")
+            else:
+                seen.add(item_id)
+                indices.append(items[item_id])
+        out[queries[query]] = indices
+    missing = [q for q in queries if str(q) not in given and q not in given]
+    if missing:
+        shown = ", ".join(str(m) for m in missing[:20]) + (" ..." if len(missing) > 20 else "")
+        errors.append(f"\"{direction}\": {len(missing)} {query_name}(s) of the pool not ranked: {shown}")
+    return out
+
+
+def _generated(doc: dict[str, Any], image_row: dict[int, int], errors: list[str]) -> dict[int, str]:
+    given = doc.get("captions", {})
+    if not isinstance(given, dict):
+        errors.append("\"captions\" must map image ids to one generated caption each")
+        return {}
+    out: dict[int, str] = {}
+    for key, text in given.items():
+        image_id = _as_id(key)
+        if image_id is None or image_id not in image_row:
+            errors.append(f"captions[\"{key}\"]: unknown image id {key!r} (not in the pool)")
+        elif not isinstance(text, str) or not text.strip():
+            errors.append(f"captions[\"{key}\"]: not a caption text")
+        else:
+            out[image_id] = text.strip()
+    return out
+
+
+def _as_id(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def evaluate_scores(scores: Scores, index: PoolIndex, k: int = DEFAULT_TOP_K) -> tuple[dict, dict]:
+    """The automatic metrics per direction (metrics.ranking.evaluate_matrix) and the top-k pairs ([row, column]
+    indices) per direction."""
+    metrics: dict[str, Any] = {}
+    top_pairs: dict[str, list[list[int]]] = {}
+    if scores.description is not None:
+        metrics["description"] = ranking.evaluate_matrix(scores.description, index.caption_image)["description"]
+        best = ranking.top_k(scores.description, k, axis=1)  # per image, its best captions
+        top_pairs["description"] = [[int(row), int(col)] for row in range(best.shape[0]) for col in best[row]]
+    if scores.search is not None:
+        metrics["search"] = ranking.evaluate_matrix(scores.search, index.caption_image)["search"]
+        best = ranking.top_k(scores.search, k, axis=0)  # per caption, its best images
+        top_pairs["search"] = [[int(row), int(col)] for col in range(best.shape[0]) for row in best[col]]
+    return metrics, top_pairs
+
+
+def submit_ranking(pool: TestPool, system: str, content: bytes, name: str, *, k: int = DEFAULT_TOP_K,
+                   created_by: Any = None) -> RankingSubmission:
+    """Check, store, evaluate and pool a system's submission. Raises SubmissionError (nothing stored)."""
+    system = system.strip()
+    if not system:
+        raise SubmissionError(["the submission needs a system name"])
+    if RankingSubmission.objects.filter(pool=pool, system=system).exists():
+        raise SubmissionError([f"system '{system}' has already submitted to pool '{pool.name}'"])
+    index = PoolIndex.of(pool)
+    scores = parse_submission(content, name, index)
+    metrics, top_pairs = evaluate_scores(scores, index, k)
+    if scores.captions:
+        metrics["generated_captions"] = len(scores.captions)
+    from .pooled_judging import queue_pooled_pairs
+
+    with transaction.atomic():
+        submission = RankingSubmission(pool=pool, system=system, original_name=PurePath(name).name[:255],
+                                       created_by=created_by, top_pairs=top_pairs, metrics=metrics)
+        submission.file.save(f"{pool.pk}-{PurePath(name).name}", ContentFile(content), save=False)
+        submission.save()
+        queue_pooled_pairs(submission)
+    return submission
+
+
+def submission_scores(submission: RankingSubmission, index: PoolIndex) -> Scores:
+    """The stored submission's score matrices (as checked when it was submitted)."""
+    with submission.file.open("rb") as handle:
+        content = handle.read()
+    return parse_submission(content, submission.original_name or submission.file.name, index)
