@@ -235,7 +235,7 @@ def test_vectorised_metrics_match_a_one_query_at_a_time_reading() -> None:
         queries = scores if axis == 1 else scores.T
         judged = relevant if axis == 1 else relevant.T
         precisions, firsts = [], []
-        for row, rel in zip(queries.tolist(), judged.tolist()):
+        for row, rel in zip(queries.tolist(), judged.tolist(), strict=True):
             if not any(rel):
                 continue
             order = _pessimistic_order(row, rel)
@@ -248,7 +248,7 @@ def test_vectorised_metrics_match_a_one_query_at_a_time_reading() -> None:
     originals = original_mask(owners, 9)
     # The best original's place when non-originals go first among ties: 1 + non-originals scoring at least as high.
     expected = [1 + sum(1 for j in range(14) if not rel[j] and row[j] >= max(row[i] for i in range(14) if rel[i]))
-                for row, rel in zip(scores.tolist(), originals.tolist())]
+                for row, rel in zip(scores.tolist(), originals.tolist(), strict=True)]
     assert description_ranks(scores, owners).tolist() == expected
     assert top_k(scores, 4, axis=1).tolist() == np.argsort(-scores, axis=1, kind="stable")[:, :4].tolist()
     assert top_k(scores, 4, axis=0).tolist() == np.argsort(-scores.T, axis=1, kind="stable")[:, :4].tolist()
