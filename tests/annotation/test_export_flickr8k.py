@@ -15,12 +15,13 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from django.urls import reverse
 
 from annotation.exports.flickr8k import caption_text, split_images
 from annotation.models import Description, Image
 from annotation.models_ranking import CaptionJudgement, PoolImage, TestPool
 from mturk.exports import ExportError, check_scope, run_export, write_export
-from mturk.models import Campaign
+from mturk.models import Campaign, DatasetExport
 from mturk.services.review import approve_assignment
 from mturk.stored_files import open_stream
 from tests.factories import make_campaign, submitted
@@ -233,3 +234,19 @@ def test_progress_advances_to_the_end():
     assert seen[-1] == (6, 6)  # the card, one step per image, the splits, the judgements
     dones = [done for done, _ in seen]
     assert dones == sorted(dones) and len(set(dones)) == 7
+
+
+def test_the_exports_page_takes_the_options_and_refuses_an_unknown_pool(researcher_client):
+    campaign = described(images=1, per_image=1)
+    TestPool.objects.create(name="pool-1")
+    page = researcher_client.get(reverse("exports")).content.decode()
+    assert '<label for="format-flickr8k">flickr8k</label>' in page and 'id="id_flickr8k__test_pool"' in page
+    response = researcher_client.post(reverse("exports"), {
+        "format": "flickr8k", "campaigns": [campaign.pk], "flickr8k__images": "on", "flickr8k__test_pool": "pool-1",
+    })
+    assert response.status_code == 302
+    assert DatasetExport.objects.get().options == {"images": True, "test_pool": "pool-1"}
+    refused = researcher_client.post(reverse("exports"), {"format": "flickr8k", "flickr8k__test_pool": "pool-2"})
+    assert refused.status_code == 400
+    assert "no test pool named &#x27;pool-2&#x27;" in refused.content.decode()
+    assert DatasetExport.objects.count() == 1
