@@ -1,0 +1,24 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ...services.caption_judgements import JudgementImportError, import_judgements
+
+
+class Command(BaseCommand):
+    help = ("Import relevance judgements (CSV or TSV, header image,caption,relevant[,judge] or "
+            "image,caption,grade[,judge]); all or nothing.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, file: Path, **options):
+        try:
+            content = file.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"cannot read {file}: {exc}") from None
+        try:
+            count = import_judgements(content)
+        except JudgementImportError as exc:
+            raise CommandError("\n".join(f"{file}: {e}" for e in exc.errors)) from None
+        self.stdout.write(f"{count} judgements imported")

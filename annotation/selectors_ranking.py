@@ -1,0 +1,144 @@
+"""Reads for ranking evaluation: the pool as systems need it, majority relevance judgements, and the
+leaderboard (recomputed from the current judgements, in a constant number of queries).
+
+Relevance: a caption is relevant to its original image by definition; any other pair is relevant when the
+majority of its binary judgements (crowd and imported) says so. A tie, or no judgement, counts as not relevant
+(unjudged), as in metrics.ranking."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.db.models import Count, QuerySet
+
+from metrics import ranking
+
+from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
+from .services.ranking_submissions import DIRECTIONS, PoolIndex, submission_scores
+
+
+
+def test_pools() -> QuerySet[TestPool]:
+    return TestPool.objects.annotate(
+        images=Count("pool_images", distinct=True), captions=Count("pool_captions", distinct=True),
+        systems=Count("submissions", distinct=True)).order_by("-created_at", "-id")
+
+
+def pool_contents(pool: TestPool) -> dict[str, Any]:
+    """The pool as a system needs it: images (id, url, row) and captions (id, text, column, original image)."""
+    images = [{"id": p.image_id, "key": p.image.key, "url": p.image.display_url, "index": p.index}
+              for p in PoolImage.objects.filter(pool=pool).select_related("image").order_by("index")]
+    captions = [{"id": p.description_id, "text": p.description.text, "index": p.index, "image": p.image_id}
+                for p in PoolCaption.objects.filter(pool=pool).select_related("description").order_by("index")]
+    return {"id": pool.pk, "name": pool.name, "created_at": pool.created_at, "images": images,
+            "captions": captions}
+
+
+@dataclass
+class Votes:
+    yes: int = 0
+    no: int = 0
+    grades: list[int] = field(default_factory=list)  # imported graded judgements
+
+    @property
+    def majority(self) -> bool | None:
+        """True or False by majority; None for a tie or no vote (unjudged)."""
+        if self.yes == self.no:
+            return None
+        return self.yes > self.no
+
+
+def pool_votes(pool: TestPool) -> dict[tuple[int, int], Votes]:
+    """Every judged pair of the pool's images and captions: binary votes (crowd, imported), imported grades."""
+    rows = CaptionJudgement.objects.filter(
+        image_id__in=PoolImage.objects.filter(pool=pool).values("image_id"),
+        description_id__in=PoolCaption.objects.filter(pool=pool).values("description_id"),
+    ).exclude(source=CaptionJudgement.Source.GOLD).values_list("image_id", "description_id", "source", "relevant",
+                                                               "grade")
+    votes: dict[tuple[int, int], Votes] = defaultdict(Votes)
+    for image_id, description_id, source, relevant, grade in rows:
+        pair = votes[(image_id, description_id)]
+        if relevant is True:
+            pair.yes += 1
+        elif relevant is False:
+            pair.no += 1
+        if grade is not None and source == CaptionJudgement.Source.IMPORTED:
+            pair.grades.append(grade)
+    return dict(votes)
+
+
+def agreement(votes: dict[tuple[int, int], Votes]) -> dict[str, Any]:
+    """Pairs with two or more binary votes: how many, and the share on which every vote agreed."""
+    multi = [v for v in votes.values() if v.yes + v.no >= 2]
+    unanimous = sum(1 for v in multi if v.yes == 0 or v.no == 0)
+    return {"pairs": len(multi), "unanimous": unanimous, "unanimous_share": unanimous / len(multi) if multi else None}
+
+
+def relevance_matrix(index: PoolIndex, votes: dict[tuple[int, int], Votes]) -> np.ndarray:
+    relevant = np.zeros(index.shape, dtype=bool)
+    relevant[index.caption_image, np.arange(index.shape[1])] = True
+    row = {image_id: n for n, image_id in enumerate(index.image_ids)}
+    col = {caption_id: n for n, caption_id in enumerate(index.caption_ids)}
+    for (image_id, description_id), pair in votes.items():
+        if pair.majority and image_id in row and description_id in col:
+            relevant[row[image_id], col[description_id]] = True
+    return relevant
+
+
+def _judged_count(submission: RankingSubmission, direction: str, decided: np.ndarray) -> int:
+    pairs = submission.top_pairs.get(direction, [])
+    return int(sum(1 for r, c in pairs if decided[r, c]))
+
+
+def leaderboard(pool: TestPool) -> dict[str, Any]:
+    """Systems with every metric per direction, recomputed from the current majority judgements."""
+    index = PoolIndex.of(pool)
+    votes = pool_votes(pool)
+    relevant = relevance_matrix(index, votes)
+    decided = np.zeros(index.shape, dtype=bool)  # pairs with a majority either way
+    row = {image_id: n for n, image_id in enumerate(index.image_ids)}
+    col = {caption_id: n for n, caption_id in enumerate(index.caption_ids)}
+    for (image_id, description_id), pair in votes.items():
+        if pair.majority is not None and image_id in row and description_id in col:
+            decided[row[image_id], col[description_id]] = True
+    systems = []
+    for submission in RankingSubmission.objects.filter(pool=pool).order_by("system"):
+        scores = submission_scores(submission, index)
+        entry: dict[str, Any] = {"id": submission.pk, "system": submission.system,
+                                 "created_at": submission.created_at, "directions": {}}
+        for direction in DIRECTIONS:
+            matrix = scores.of(direction)
+            if matrix is None:
+                continue
+            metrics = ranking.evaluate_matrix(matrix, index.caption_image, relevant)[direction]
+            metrics["judged_pairs"] = _judged_count(submission, direction, decided)
+            metrics["top_pairs"] = len(submission.top_pairs.get(direction, []))
+            entry["directions"][direction] = metrics
+        systems.append(entry)
+    return {"pool": {"id": pool.pk, "name": pool.name, "images": index.shape[0], "captions": index.shape[1]},
+            "systems": systems, "judged_pairs": sum(1 for v in votes.values() if v.majority is not None),
+            "agreement": agreement(votes), "spearman": _spearman(systems), "kappa": _kappa(votes)}
+
+
+def _spearman(systems: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Per direction, Spearman's rho between the systems' R@10 and their R-precision (None: under two systems)."""
+    out: dict[str, float | None] = {}
+    for direction in DIRECTIONS:
+        rows = [s["directions"][direction] for s in systems if direction in s["directions"]]
+        out[direction] = (ranking.spearman_rho([r["R@10"] for r in rows], [r["r_precision"] for r in rows])
+                          if len(rows) >= 2 else None)
+    return out
+
+
+def _kappa(votes: dict[tuple[int, int], Votes]) -> dict[str, Any]:
+    """Cohen's kappa of the binary majority vs imported grades at each threshold (pairs having both)."""
+    both = [(v.majority, sorted(v.grades)[(len(v.grades) - 1) // 2]) for v in votes.values()
+            if v.majority is not None and v.grades]
+    if not both:
+        return {"pairs": 0, "thresholds": {}}
+    binary = [b for b, _ in both]
+    grades = [g for _, g in both]
+    return {"pairs": len(both),
+            "thresholds": {str(t): k for t, k in ranking.kappa_at_thresholds(binary, grades).items()}}

@@ -1,0 +1,87 @@
+"""The leaderboard (recomputed from majority judgements in a constant number of queries) and imported
+judgements. Expected numbers are worked out by hand from tests/annotation/ranking_pool.py."""
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.models_ranking import CaptionJudgement
+from annotation.selectors_ranking import leaderboard
+from annotation.services.caption_judgements import JudgementImportError, import_judgements
+from annotation.services.ranking_submissions import submit_ranking
+from tests.annotation.ranking_pool import SCORES, build_pool, npy
+
+pytestmark = pytest.mark.django_db
+
+
+def votes(image, description, *answers: bool) -> None:
+    for answer in answers:
+        CaptionJudgement.objects.create(image=image, description=description, source="imported", relevant=answer)
+
+
+def test_judged_metrics_follow_the_majority():
+    pool, images, captions = build_pool()
+    a, b, c = images
+    a1, a2, b1, b2, c1, c2 = captions
+    submit_ranking(pool, "sys", npy(SCORES), "s.npy")
+    votes(b, a2, True, True, False)  # relevant
+    votes(a, b1, True, False, False)  # not relevant
+    votes(b, c1, True, False)  # a tie: unjudged
+    CaptionJudgement.objects.create(image=b, description=a2, source="imported", grade=2)
+    CaptionJudgement.objects.create(image=a, description=b1, source="imported", grade=4)
+    board = leaderboard(pool)
+    description = board["systems"][0]["directions"]["description"]
+    search = board["systems"][0]["directions"]["search"]
+    # Relevant: the originals and (B, a2). Description R-precision: A (R=2, top a1 b1) 1/2; B (R=3: a2 a1 c1)
+    # 1/3; C (R=2: c1 c2) 1 -> (1/2 + 1/3 + 1) / 3 = 11/18. Success@1: a1, a2 (judged relevant), c1 -> 1.
+    assert description["r_precision"] == pytest.approx(11 / 18)
+    assert description["success@1"] == 1.0
+    # Search R-precision: a1 (R=1, top A) 1; a2 (R=2: B C) 1/2; b1 (A) 0; b2 (C) 0; c1 1; c2 1 -> 3.5 / 6.
+    # Success@1: a1, a2 (B), c1, c2 -> 4/6.
+    assert search["r_precision"] == pytest.approx(3.5 / 6)
+    assert search["success@1"] == pytest.approx(4 / 6)
+    assert description["R@1"] == pytest.approx(2 / 3)
+    # k = 10 covers every pair; the decided ones: (B, a2) and (A, b1).
+    assert description["judged_pairs"] == search["judged_pairs"] == 2
+    assert board["judged_pairs"] == 2
+    # Pairs with two or more votes: three; unanimous: none.
+    assert board["agreement"] == {"pairs": 3, "unanimous": 0, "unanimous_share": 0.0}
+    # Majority vs grades: (B, a2) yes / 2, (A, b1) no / 4. t=1: [y n] vs [n n]: p_o 1/2, p_e 1/2 -> 0;
+    # t=2 and t=3: [y n] vs [y n] -> 1.
+    assert board["kappa"] == {"pairs": 2, "thresholds": {"1": 0.0, "2": 1.0, "3": 1.0}}
+
+
+def test_leaderboard_queries_do_not_grow_with_systems():
+    pool, _, _ = build_pool()
+    submit_ranking(pool, "one", npy(SCORES), "s.npy")
+    with CaptureQueriesContext(connection) as one:
+        leaderboard(pool)
+    for n in range(3):
+        submit_ranking(pool, f"more-{n}", npy(SCORES + n), "s.npy")
+    with CaptureQueriesContext(connection) as four:
+        board = leaderboard(pool)
+    assert len(board["systems"]) == 4
+    assert len(four.captured_queries) == len(one.captured_queries) == 4
+
+
+def test_import_judgements_all_or_nothing(tmp_path):
+    _, images, captions = build_pool()
+    a, b = images[0].pk, images[1].pk
+    good = f"image\tcaption\tgrade\tjudge\n{a}\t{captions[2].pk}\t3\texpert-1\n{b}\t{captions[0].pk}\t1\t\n"
+    assert import_judgements(good.encode()) == 2
+    assert list(CaptionJudgement.objects.values_list("grade", "judge")) == [(3, "expert-1"), (1, "")]
+    bad = f"image,caption,relevant\n{a},{captions[2].pk},yes\n{a},999999,no\n{a},{captions[1].pk},maybe\n"
+    with pytest.raises(JudgementImportError) as caught:
+        import_judgements(bad.encode())
+    assert caught.value.errors == ["line 3: unknown caption id 999999",
+                                   "line 4: relevant must be 1/0, yes/no or true/false, got 'maybe'"]
+    path = tmp_path / "j.csv"
+    path.write_text(bad)
+    with pytest.raises(CommandError, match=r"j\.csv: line 3: unknown caption id 999999"):
+        call_command("import_judgements", str(path))
+    assert CaptionJudgement.objects.count() == 2
+    path.write_text("a,b,c\n")
+    with pytest.raises(CommandError, match="line 1: the header"):
+        call_command("import_judgements", str(path))
