@@ -10,6 +10,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from annotation.api import ImageViewSet, RunEvaluationView
+from annotation.api_ranking import JudgementImportView, TestPoolViewSet
 from mturk.api.exports import DatasetExportViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
 from storyboard.api import AlbumViewSet, StoryEvaluationView, StoryWorkflowView
@@ -22,6 +23,7 @@ router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("workers", WorkerViewSet, basename="worker")
 router.register("exports", DatasetExportViewSet, basename="export")
 router.register("albums", AlbumViewSet, basename="album")
+router.register("test-pools", TestPoolViewSet, basename="test-pool")
 
 urlpatterns = [
     path("", include("mturk.urls")),
@@ -30,6 +32,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
     path("api/story-evaluations/", StoryEvaluationView.as_view(), name="story-evaluation"),
+    path("api/judgements/", JudgementImportView.as_view(), name="judgement-import"),
     path("api/story-workflows/", StoryWorkflowView.as_view(), name="story-workflow"),
     path("api/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
