@@ -83,6 +83,11 @@ class TaskKind(ABC):
         """Automatic quality checks run on a stored answer: a list of flags (empty = passes)."""
         return []
 
+    def hit_checks(self, campaign: Campaign, hit: HIT, answer: dict[str, Any]) -> list[str]:
+        """The checks of an answer to one HIT: `checks`, plus what only the HIT's items know (e.g. gold answers,
+        which never reach the page). Default: `checks`."""
+        return self.checks(campaign, answer)
+
     def summary(self, answer: dict[str, Any] | None) -> str:
         """Short text of an answer for review lists."""
         return "" if answer is None else str(answer)

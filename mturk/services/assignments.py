@@ -187,7 +187,7 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
         assignment.transition(AssignmentStatus.SUBMITTED)
         assignment.submitted_at = now
         assignment.time_on_task = now - assignment.accepted_at
-        assignment.check_flags = kind.checks(campaign, cleaned)
+        assignment.check_flags = kind.hit_checks(campaign, hit, cleaned)
         STORE_SUBMISSION.run(assignment)
     return SubmissionResult(assignment, created=True)
 

@@ -70,7 +70,7 @@ def _answer_from(remote: MarketplaceAssignment, campaign: Campaign, hit: HIT) ->
         cleaned = kind.validate(campaign, payload, answer)
     except (ValueError, serializers.ValidationError):
         return {"marketplace_answers": remote.answers}, ["answer_invalid"]
-    return cleaned, kind.checks(campaign, cleaned)
+    return cleaned, kind.hit_checks(campaign, hit, cleaned)
 
 
 def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> Assignment:
