@@ -39,7 +39,8 @@ lower index, so the pooled pairs are deterministic.
 Agreement: `cohen_kappa` is written out here (a 2x2 or k x k confusion matrix, a few lines) rather than adding
 scikit-learn for one function; `kappa_at_thresholds` compares binary crowd judgements with graded expert scores
 (1 = describes the image without errors ... 4 = unrelated) read as relevant when grade <= t, t = 1, 2, 3.
-`spearman_rho` (SciPy) compares two orderings of systems, e.g. by R@k and by R-precision.
+`spearman_rho` (SciPy) compares two orderings of systems, e.g. by R@k and by R-precision (None when one of
+them gives every system the same value).
 """
 from __future__ import annotations
 
@@ -171,18 +172,18 @@ def top_k(S: ArrayLike, k: int, axis: int) -> NDArray[np.intp]:
     k = min(k, n_items)
     if k == n_items:
         return np.argsort(-queries, axis=1, kind="stable")
-    # The k-th best score per query; items above it are in, items equal to it fill the rest by index.
-    kth = -np.partition(-queries, k - 1, axis=1)[:, k - 1]
-    above = queries > kth[:, None]
-    tied = queries == kth[:, None]
-    # Rank key: all items above the k-th score first, then the tied ones in index order.
-    slots = k - above.sum(axis=1)
-    keep = above | (tied & (np.cumsum(tied, axis=1) <= slots[:, None]))
-    rows, cols = np.nonzero(keep)
-    chosen = cols.reshape(n_queries, k)
-    chosen_scores = queries[rows, cols].reshape(n_queries, k)
-    order = np.argsort(-chosen_scores, axis=1, kind="stable")  # stable keeps index order among ties
-    return np.take_along_axis(chosen, order, axis=1)
+    chosen = np.argpartition(-queries, k - 1, axis=1)[:, :k]
+    chosen_scores = np.take_along_axis(queries, chosen, axis=1)
+    # Best first, ties by index: sort on (score descending, index) within the k chosen.
+    order = np.lexsort((chosen, -chosen_scores), axis=1)
+    chosen = np.take_along_axis(chosen, order, axis=1)
+    # Where items tie with the k-th score beyond the k places, argpartition picked among them arbitrarily:
+    # those queries are sorted in full (stable: the lower index first).
+    kth = np.take_along_axis(chosen_scores, order[:, -1:], axis=1)
+    crowded = np.flatnonzero((queries >= kth).sum(axis=1) > k)
+    if crowded.size:
+        chosen[crowded] = np.argsort(-queries[crowded], axis=1, kind="stable")[:, :k]
+    return chosen
 
 
 def _positions(scores: NDArray[np.float64], relevant: NDArray[np.bool_]) -> tuple[NDArray[np.int64], ...]:
@@ -206,7 +207,7 @@ def _positions(scores: NDArray[np.float64], relevant: NDArray[np.bool_]) -> tupl
     step = max(1, _CHUNK // n_items)
     for lo in range(0, q.size, step):
         hi = min(lo + step, q.size)
-        all_at_least[lo:hi] = (scores[q[lo:hi]] >= r[lo:hi, None]).sum(axis=1)
+        all_at_least[lo:hi] = np.count_nonzero(scores[q[lo:hi]] >= r[lo:hi, None], axis=1)
     position = m + (all_at_least - relevant_at_least)
     hits = np.bincount(q, weights=position <= n_relevant[q], minlength=n_queries).astype(np.int64)
     first = np.zeros(n_queries, dtype=np.int64)
@@ -287,17 +288,18 @@ def kappa_at_thresholds(binary: ArrayLike, grades: ArrayLike) -> dict[int, float
     return {t: cohen_kappa(crowd, expert <= t) for t in THRESHOLDS}
 
 
-def spearman_rho(x: ArrayLike, y: ArrayLike) -> float:
+def spearman_rho(x: ArrayLike, y: ArrayLike) -> float | None:
     """Spearman's rank correlation of two scorings of the same systems (ties get average ranks).
 
-    NaN when either scoring gives every system the same value (no ordering to compare)."""
+    None when either scoring gives every system the same value: there is no ordering to compare (SciPy would
+    give NaN, which JSON cannot hold)."""
     first, second = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if first.ndim != 1 or first.shape != second.shape:
         raise ValueError(f"the two scorings must cover the same systems: shapes {first.shape} and {second.shape}")
     if first.size < 2:
         raise ValueError("Spearman's rho needs at least two systems")
     if np.ptp(first) == 0 or np.ptp(second) == 0:
-        return float("nan")
+        return None
     return float(stats.spearmanr(first, second).statistic)
 
 
@@ -344,7 +346,7 @@ def _direction(scores: NDArray[np.float64], ranks: NDArray[np.int64],
     result["median_rank"] = median_rank(ranks)
     result["queries"] = int(ranks.size)
     if relevant is not None:
-        n_relevant, hits, first = _positions(scores, relevant)
+        n_relevant, hits, first = _positions(np.ascontiguousarray(scores), relevant)
         scored = int((n_relevant > 0).sum())
         result["queries_with_relevant"] = scored
         result["r_precision"] = _r_precision(n_relevant, hits) if scored else None
@@ -372,7 +374,7 @@ def evaluate_matrix(S: ArrayLike, caption_image: ArrayLike, relevant: ArrayLike 
             matrix = matrix | original_mask(owners, scores.shape[0])
     result["description"] = _direction(scores, description_ranks(scores, owners), matrix)
     by_caption = None if matrix is None else matrix.T
-    result["search"] = _direction(np.ascontiguousarray(scores.T), search_ranks(scores, owners), by_caption)
+    result["search"] = _direction(scores.T, search_ranks(scores, owners), by_caption)
     if matrix is not None:
         result["relevant_pairs"] = int(matrix.sum())
         result["judged_pairs"] = None if judged is None else int(_relevant(judged, scores.shape).sum())
