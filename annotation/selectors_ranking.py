@@ -19,7 +19,6 @@ from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSub
 from .services.ranking_submissions import DIRECTIONS, PoolIndex, submission_scores
 
 
-
 def test_pools() -> QuerySet[TestPool]:
     return TestPool.objects.annotate(
         images=Count("pool_images", distinct=True), captions=Count("pool_captions", distinct=True),

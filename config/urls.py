@@ -30,6 +30,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("pools/", include("annotation.views_ranking")),
     path("api/evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
     path("api/story-evaluations/", StoryEvaluationView.as_view(), name="story-evaluation"),
     path("api/judgements/", JudgementImportView.as_view(), name="judgement-import"),

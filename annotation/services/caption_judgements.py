@@ -51,12 +51,12 @@ def parse_judgements(text: str) -> list[CaptionJudgement]:
                     .values_list("id", "image_id"))
     images = set(Image.objects.filter(id__in={i for _, i, _, _, _ in rows}).values_list("id", flat=True))
     out: list[CaptionJudgement] = []
-    for line_no, image, caption, value, judge in rows:
-        if image not in images:
-            errors.append(f"line {line_no}: unknown image id {image}")
-        if caption not in captions:
-            errors.append(f"line {line_no}: unknown caption id {caption}")
-        judgement = CaptionJudgement(image_id=image, description_id=caption,
+    for line_no, image_id, caption_id, value, judge in rows:
+        if image_id not in images:
+            errors.append(f"line {line_no}: unknown image id {image_id}")
+        if caption_id not in captions:
+            errors.append(f"line {line_no}: unknown caption id {caption_id}")
+        judgement = CaptionJudgement(image_id=image_id, description_id=caption_id,
                                      source=CaptionJudgement.Source.IMPORTED, judge=judge)
         if graded:
             if value not in ("1", "2", "3", "4"):

@@ -79,7 +79,7 @@ def queue_pooled_pairs(submission: RankingSubmission) -> int:
         pairs -= queued_pairs(campaign)
         if not pairs:
             return 0
-        gold = [(i, d, r) for i, d, r in CaptionJudgement.objects.filter(
+        gold: list[tuple[int, int, bool | int]] = [(i, d, bool(r)) for i, d, r in CaptionJudgement.objects.filter(
             source=CaptionJudgement.Source.GOLD, relevant__isnull=False)
             .order_by("id").values_list("image_id", "description_id", "relevant")]
         gold_per_hit = min(config["gold_per_hit"], config["pairs_per_hit"] - 1) if gold else 0

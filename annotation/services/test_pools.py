@@ -58,7 +58,7 @@ def create_test_pool(name: str, *, campaigns: Sequence[Campaign] = (), all_descr
         raise PoolError("no captions to pool")
     pool = TestPool.objects.create(name=name, created_by=created_by)
     PoolImage.objects.bulk_create(PoolImage(pool=pool, image_id=i, index=n) for n, i in enumerate(image_ids))
-    captions = [(d, i) for i in image_ids for d in by_image[i]]
+    pairs = [(d, i) for i in image_ids for d in by_image[i]]
     PoolCaption.objects.bulk_create(PoolCaption(pool=pool, description_id=d, image_id=i, index=n)
-                                    for n, (d, i) in enumerate(captions))
+                                    for n, (d, i) in enumerate(pairs))
     return pool

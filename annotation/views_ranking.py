@@ -1,0 +1,68 @@
+"""Console pages of ranking evaluation: the test pools, and each pool's leaderboard with its upload form."""
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import URLPattern, path
+from django.views.decorators.http import require_GET, require_http_methods
+
+from mturk.views.researcher import researcher_required
+
+from .models_ranking import TestPool
+from .selectors_ranking import leaderboard as leaderboard_of
+from .selectors_ranking import test_pools
+from .services.pooled_judging import judging_campaign
+from .services.ranking_submissions import SubmissionError, submit_ranking
+
+METRICS = [("R@1", "R@1"), ("R@5", "R@5"), ("R@10", "R@10"), ("median_rank", "Median rank"),
+           ("r_precision", "R-precision"), ("success@1", "S@1"), ("success@5", "S@5"), ("success@10", "S@10"),
+           ("judged_pairs", "Judged pairs")]
+
+
+class SubmissionForm(forms.Form):
+    system = forms.CharField(max_length=200, help_text="Your system's name, once per pool.")
+    file = forms.FileField(help_text="JSON rankings, or a score matrix (.npy, .npz, .csv) of images x captions.")
+
+
+@require_GET
+@researcher_required
+def pools(request: HttpRequest) -> HttpResponse:
+    return render(request, "annotation/ranking/pools.html", {"pools": test_pools()})
+
+
+@require_http_methods(["GET", "POST"])
+@researcher_required
+def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
+    pool = get_object_or_404(TestPool, pk=pk)
+    form = SubmissionForm(request.POST or None, request.FILES or None)
+    errors: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        limit = getattr(settings, "RANKING_MAX_BYTES", 200 * 1024 * 1024)
+        if upload.size > limit:
+            errors = [f"the file is larger than {limit} bytes"]
+        else:
+            try:
+                submission = submit_ranking(pool, form.cleaned_data["system"], upload.read(), upload.name,
+                                            created_by=request.user)
+            except SubmissionError as exc:
+                errors = exc.errors
+            else:
+                messages.success(request, f"{submission.system} submitted and evaluated.")
+                return redirect("pool-leaderboard", pk=pool.pk)
+    board = leaderboard_of(pool)
+    rows = [{"system": s["system"], "directions": [
+        (direction, [s["directions"][direction].get(key) for key, _ in METRICS])
+        for direction in ("description", "search") if direction in s["directions"]]} for s in board["systems"]]
+    return render(request, "annotation/ranking/leaderboard.html", {
+        "pool": pool, "board": board, "rows": rows, "headers": [label for _, label in METRICS], "form": form,
+        "errors": errors, "campaign": judging_campaign(pool)}, status=400 if errors else 200)
+
+
+urlpatterns: list[URLPattern] = [
+    path("", pools, name="pools"),
+    path("<int:pk>/leaderboard/", leaderboard, name="pool-leaderboard"),
+]
