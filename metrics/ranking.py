@@ -15,7 +15,8 @@ Automatic metrics (the position of the original item):
 Ties (one rule everywhere): **pessimistic**. An item tied with the correct item ranks before it, so the rank of
 the correct item is 1 + the number of *other, non-correct* items scoring at least as high. Why: a system cannot
 gain from ties (a constant matrix, which ranks nothing, gets the worst rank instead of R@1 = 1), the result does
-not depend on sort order or index order, and it is the floor of what any tie-breaking would give. Several correct
+not depend on sort order or index order, and it is the worst any tie-breaking could give (a reported R@k is
+reached whatever order the tied items come in; the average rank would reward ties with a half-credit). Several correct
 items tied with each other do not push each other down (for an image with two originals tied at the top, the
 first correct caption is at rank 1). The same rule holds with relevance judgements: among tied items, the
 non-relevant ones come first.
@@ -30,11 +31,11 @@ assumed not to describe the image), as do pairs judged not relevant. For a query
 Both are averaged over the queries with at least one relevant item; queries with none are left out (their count
 is reported by `evaluate_matrix`). `evaluate_matrix` adds every original pair to `relevant` by default (an
 original caption describes its image by construction), so there every query has one.
-Cost: O(number of relevant pairs x items per query) comparisons, made in bounded chunks: judged pools are sparse
-(the top k of a few systems per query), so this beats sorting every query.
+Cost: (relevant pairs) x (items per query) comparisons, made in chunks of bounded memory and no sort. Judged pools
+are sparse (the top k of some systems per query); a dense relevance matrix would be slow.
 
-`top_k` lists the k best items per query, best first; ties there (which items fill the last places) go to the
-lower index, so the pooled pairs are deterministic.
+`top_k` lists the k best items per query, best first; among tied items the lower index comes first (a list has
+to pick an order; this makes the pooled pairs deterministic).
 
 Agreement: `cohen_kappa` is written out here (a 2x2 or k x k confusion matrix, a few lines) rather than adding
 scikit-learn for one function; `kappa_at_thresholds` compares binary crowd judgements with graded expert scores
