@@ -59,6 +59,9 @@ def test_import_zip_reports_escaping_entry(tmp_path):
         (["create_campaign", "--name", "x", "--kind", "describe_image", "--reward", "abc"], "'abc' is not a number"),
         (["create_campaign", "--name", "x", "--kind", "describe_image", "--options", "{"], "not valid JSON"),
         (["export_dataset", "--format", "nope", "--out", "/tmp/x"], "unknown export format 'nope'"),
+        (["export_dataset", "--format", "assignments-jsonl", "--out", "/tmp/x", "--option", "colour=red"], "colour"),
+        (["export_dataset", "--format", "assignments-jsonl", "--out", "/tmp/x", "--option", "colour"],
+         "expected NAME=VALUE"),
     ],
 )
 def test_cli_errors_are_clear(args, message):

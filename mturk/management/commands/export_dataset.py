@@ -18,6 +18,13 @@ def sample_size(value: str) -> int:
     return number
 
 
+def named_value(value: str) -> tuple[str, str]:
+    name, equals, text = value.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {value!r}")
+    return name.strip(), text
+
+
 class Command(BaseCommand):
     help = "Export a dataset in one of the registered formats: a zip with the data, README.md and report/."
 
@@ -31,11 +38,13 @@ class Command(BaseCommand):
         parser.add_argument("--split-seed", help="seed of the album split (sind; default: sind)")
         parser.add_argument("--report-sample", type=sample_size, metavar="N",
                             help="stories in the report's agreement sample (sind; default 1000, 0 = all)")
+        parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", type=named_value,
+                            help="any other option of the format, as text (repeatable), e.g. test_pool=NAME")
 
     def handle(self, *args, format: str, out: Path, campaign: list[str], images: bool, split_seed: str | None,
-               report_sample: int | None, **options):
+               report_sample: int | None, option: list[tuple[str, str]], **options):
         campaigns = [find_campaign(c) for c in campaign]
-        format_options: dict[str, object] = {}
+        format_options: dict[str, object] = dict(option)
         if images:
             format_options["images"] = True
         if split_seed is not None:
