@@ -329,3 +329,41 @@ def test_judging_items_make_valid_campaign_items(three):
     items = judging_items([(a.pk, da.pk), (b.pk, db.pk)], [(c.pk, dc.pk, True)], pairs_per_hit=10, gold_per_hit=1)
     campaign = judging_campaign(items)
     assert [len(hit.items["pairs"]) for hit in campaign.hits.all()] == [3]
+
+
+# --- review page -------------------------------------------------------------------------------------
+
+
+def review_page(client, campaign: Campaign, query: str = "") -> str:
+    response = client.get(reverse("campaign-review", args=[campaign.pk]) + query)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_review_page_draws_the_pairs_filters_gold_failures_and_approves_passing(researcher_client, with_gold):
+    passing = answer(Client(), with_gold, [{"relevant": True}, {"relevant": True}, {"relevant": False}])
+    failing = answer(Client(), with_gold, [{"relevant": True}, {"relevant": False}, {"relevant": False}])
+    page = review_page(researcher_client, with_gold)
+    assert page.count('class="jc-review-pair') == 6
+    assert page.count('<span class="flag">Gold: ') == 4
+    assert page.count("— <strong>missed</strong>") == 1
+    assert '<option value="gold_failed">gold_failed</option>' in page
+    flagged = review_page(researcher_client, with_gold, "?flag=gold_failed")
+    assert set(map(int, re.findall(r'data-assignment="(\d+)"', flagged))) == {failing.pk}
+    response = researcher_client.post(reverse("campaign-approve-all", args=[with_gold.pk]), {"passing": "1"})
+    assert response.status_code == 302
+    passing.refresh_from_db()
+    failing.refresh_from_db()
+    assert (passing.status, failing.status) == ("approved", "submitted")
+    assert CaptionJudgement.objects.get().assignment_id == passing.pk
+
+
+def test_review_page_query_count_does_not_grow_with_pairs_or_assignments(researcher_client):
+    pairs = described(6)
+    counts = []
+    for size in (1, 6):
+        campaign = judging_campaign([{"pairs": [pair(*p) for p in pairs[:size]]}], name=f"r{size}")
+        for _ in range(min(size, 2)):
+            answer(Client(), campaign, [{"relevant": True}] * size)
+        counts.append(queries_for(researcher_client, reverse("campaign-review", args=[campaign.pk])))
+    assert counts[0] == counts[1]
