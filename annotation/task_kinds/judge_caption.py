@@ -46,6 +46,16 @@ def gold_passed(gold: dict[str, Any], judgement: dict[str, Any]) -> bool:
     return bool(known == given)
 
 
+def grade_texts(value: Any) -> list[str] | None:
+    """The wording of the 4 grades: a list of 4 texts, or one text with the 4 separated by "|" (what the campaign
+    wizard's text field gives); None when it is neither."""
+    texts = value.split("|") if isinstance(value, str) else value
+    if not isinstance(texts, list) or len(texts) != len(GRADES) or not all(isinstance(t, str) and t.strip()
+                                                                           for t in texts):
+        return None
+    return [t.strip() for t in texts]
+
+
 def is_grade(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value in GRADES
 
@@ -106,7 +116,7 @@ class JudgeCaption(TaskKind):
             "Keys: answer the highlighted pair with y or n (1 to 4 when there is a scale); the next pair "
             "is highlighted then."
         ),
-        options={"pairs_per_hit": 10, "question": QUESTION, "graded": False, "grades": SCALE},
+        options={"pairs_per_hit": 10, "question": QUESTION, "graded": False, "grades": " | ".join(SCALE)},
     )
 
     def clean_options(self, options: dict[str, Any]) -> None:
@@ -117,10 +127,13 @@ class JudgeCaption(TaskKind):
             raise ValueError("question: expected a non-empty text")
         if not isinstance(options["graded"], bool):
             raise ValueError(f"graded: expected true or false, got {options['graded']!r}")
-        grades = options["grades"]
-        if not isinstance(grades, list) or len(grades) != len(GRADES) \
-                or not all(isinstance(g, str) and g.strip() for g in grades):
-            raise ValueError("grades: expected the wording of the 4 grades (1 best, 4 unrelated) as 4 texts")
+        if grade_texts(options["grades"]) is None:
+            raise ValueError("grades: expected the wording of the 4 grades (1 best, 4 unrelated): 4 texts, or one "
+                             "text with the 4 separated by |")
+
+    def options(self, campaign: Campaign) -> dict[str, Any]:
+        options = super().options(campaign)
+        return {**options, "grades": grade_texts(options["grades"]) or SCALE}
 
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         images: dict[int, tuple[int, int]] = {}

@@ -76,7 +76,10 @@ def test_defaults_follow_the_seed():
     assert str(KIND.defaults.reward) == "0.09" and KIND.defaults.assignments_per_hit == 3
     assert KIND.defaults.options["pairs_per_hit"] == 10
     assert KIND.defaults.options["question"] == "Does this caption describe the image?"
-    assert KIND.defaults.options["graded"] is False and len(KIND.defaults.options["grades"]) == 4
+    assert KIND.defaults.options["graded"] is False
+    assert KIND.defaults.options["grades"] == ("Describes the image without any errors | Describes the image with "
+                                               "minor errors | Is somewhat related to the image | Is unrelated to "
+                                               "the image")
 
 
 def test_unknown_image_and_description_are_named_and_nothing_stored(three):
@@ -111,6 +114,7 @@ def test_badly_shaped_items_are_refused(item, message):
     ({"pairs_per_hit": 0}, "pairs_per_hit: expected a whole number from 1 to 50, got 0"),
     ({"graded": "yes"}, "graded: expected true or false, got 'yes'"),
     ({"grades": ["good", "bad"]}, "grades: expected the wording of the 4 grades"),
+    ({"grades": "good | bad | | worse"}, "grades: expected the wording of the 4 grades"),
     ({"question": " "}, "question: expected a non-empty text"),
 ])
 def test_bad_options_are_refused(three, options, message):
@@ -164,7 +168,9 @@ def test_task_page_query_count_does_not_grow_with_the_pairs(client):
 def test_graded_page_shows_the_configured_scale(client, three):
     (a, da), _, _ = three
     grades = ["Perfect", "Nearly", "Related", "Unrelated"]
-    campaign = judging_campaign([{"pairs": [pair(a, da)]}], graded=True, grades=grades, question="Is it right?")
+    campaign = judging_campaign([{"pairs": [pair(a, da)]}], graded=True, grades="Perfect|Nearly | Related|Unrelated",
+                                question="Is it right?")
+    assert KIND.options(campaign)["grades"] == grades
     page = page_of(client, start_task(client, campaign))
     assert "Pair 1 of 1: Is it right?" in page
     for number, text in enumerate(grades, start=1):
