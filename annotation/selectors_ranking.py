@@ -14,7 +14,9 @@ import numpy as np
 from django.db.models import Count, QuerySet
 
 from metrics import ranking
+from metrics.story_scores import bleu4, cider
 
+from .markup import tokenize
 from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
 from .services.ranking_submissions import DIRECTIONS, PoolIndex, submission_scores
 
@@ -103,10 +105,15 @@ def leaderboard(pool: TestPool) -> dict[str, Any]:
         if pair.majority is not None and image_id in row and description_id in col:
             decided[row[image_id], col[description_id]] = True
     systems = []
+    references: dict[int, list[str]] | None = None
     for submission in RankingSubmission.objects.filter(pool=pool).order_by("system"):
         scores = submission_scores(submission, index)
         entry: dict[str, Any] = {"id": submission.pk, "system": submission.system,
-                                 "created_at": submission.created_at, "directions": {}}
+                                 "created_at": submission.created_at, "directions": {}, "generated": None}
+        if scores.captions:
+            if references is None:  # one query, for the first system that generated captions
+                references = pool_references(pool)
+            entry["generated"] = generated_scores(scores.captions, references)
         for direction in DIRECTIONS:
             matrix = scores.of(direction)
             if matrix is None:
@@ -119,6 +126,28 @@ def leaderboard(pool: TestPool) -> dict[str, Any]:
     return {"pool": {"id": pool.pk, "name": pool.name, "images": index.shape[0], "captions": index.shape[1]},
             "systems": systems, "judged_pairs": sum(1 for v in votes.values() if v.majority is not None),
             "agreement": agreement(votes), "spearman": _spearman(systems), "kappa": _kappa(votes)}
+
+
+def pool_references(pool: TestPool) -> dict[int, list[str]]:
+    """Per pool image, its captions' texts (the references of generated captions)."""
+    references: dict[int, list[str]] = defaultdict(list)
+    for image_id, text in PoolCaption.objects.filter(pool=pool).order_by("index") \
+            .values_list("image_id", "description__text"):
+        references[image_id].append(text)
+    return dict(references)
+
+
+def _tokens(text: str) -> str:
+    return " ".join(tokenize(text.lower()))
+
+
+def generated_scores(captions: dict[int, str], references: dict[int, list[str]]) -> dict[str, Any]:
+    """BLEU-4 (corpus level) and CIDEr (mean) of a system's generated captions against the pool's captions of the
+    same images (lowercased, tokenized as descriptions are), over the images it captioned."""
+    images = sorted(i for i in captions if references.get(i))
+    hypotheses = [_tokens(captions[i]) for i in images]
+    gold = [[_tokens(text) for text in references[i]] for i in images]
+    return {"images": len(images), "bleu4": bleu4(hypotheses, gold).corpus, "cider": cider(hypotheses, gold).mean}
 
 
 def _spearman(systems: list[dict[str, Any]]) -> dict[str, float | None]:

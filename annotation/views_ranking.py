@@ -59,7 +59,9 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         for direction in ("description", "search") if direction in s["directions"]]} for s in board["systems"]]
     return render(request, "annotation/ranking/leaderboard.html", {
         "pool": pool, "board": board, "rows": rows, "headers": [label for _, label in METRICS], "form": form,
-        "errors": errors, "campaign": judging_campaign(pool)}, status=400 if errors else 200)
+        "errors": errors, "campaign": judging_campaign(pool),
+        "generated": [(s["system"], s["generated"]) for s in board["systems"] if s["generated"]]},
+        status=400 if errors else 200)
 
 
 urlpatterns: list[URLPattern] = [

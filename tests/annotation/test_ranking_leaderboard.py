@@ -2,6 +2,8 @@
 judgements. Expected numbers are worked out by hand from tests/annotation/ranking_pool.py."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
@@ -85,3 +87,21 @@ def test_import_judgements_all_or_nothing(tmp_path):
     path.write_text("a,b,c\n")
     with pytest.raises(CommandError, match="line 1: the header"):
         call_command("import_judgements", str(path))
+
+
+def test_generated_captions_are_scored_against_the_pool_captions():
+    pool, images, captions = build_pool()
+    ranked = {str(image.pk): [c.pk for c in captions] for image in images}
+    # Copies of one reference per image: every n-gram matches, the length is that reference's: BLEU-4 = 1.
+    copies = {str(image.pk): captions[2 * n].text.upper() for n, image in enumerate(images)}
+    # No word shared with any reference: BLEU-4 ~ 0 and CIDEr = 0.
+    unrelated = {str(image.pk): "zebras graze beside tall trees" for image in images}
+    for system, generated in [("copies", copies), ("unrelated", unrelated)]:
+        doc = {"description": ranked, "captions": generated}
+        submit_ranking(pool, system, json.dumps(doc).encode(), "r.json")
+    board = {s["system"]: s["generated"] for s in leaderboard(pool)["systems"]}
+    assert board["copies"]["images"] == 3
+    assert board["copies"]["bleu4"] == pytest.approx(1.0)
+    assert board["copies"]["cider"] > 0
+    assert board["unrelated"]["bleu4"] == pytest.approx(0.0, abs=1e-6)
+    assert board["unrelated"]["cider"] == 0.0

@@ -1,6 +1,8 @@
 """The test pools page and a pool's leaderboard page with its upload form."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -39,3 +41,12 @@ def test_leaderboard_page_shows_systems_and_takes_uploads(researcher_client):
 def test_pages_need_a_researcher(client):
     pool, _, _ = build_pool()
     assert client.get(f"/pools/{pool.pk}/leaderboard/").status_code == 302
+
+
+def test_generated_captions_table(researcher_client):
+    pool, images, captions = build_pool()
+    doc = {"description": {str(i.pk): [c.pk for c in captions] for i in images},
+           "captions": {str(i.pk): captions[2 * n].text for n, i in enumerate(images)}}
+    submit_ranking(pool, "writer", json.dumps(doc).encode(), "r.json")
+    page = researcher_client.get(f"/pools/{pool.pk}/leaderboard/").content.decode()
+    assert "Generated captions" in page and "<td>1.000</td>" in page  # BLEU-4 of copies of a reference
