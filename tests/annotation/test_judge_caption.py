@@ -373,3 +373,12 @@ def test_review_page_query_count_does_not_grow_with_pairs_or_assignments(researc
             answer(Client(), campaign, [{"relevant": True}] * size)
         counts.append(queries_for(researcher_client, reverse("campaign-review", args=[campaign.pk])))
     assert counts[0] == counts[1]
+
+
+def test_a_caption_is_shown_as_text_never_as_html(client):
+    image = make_image("x.png")
+    caption = Description.objects.create(image=image, text='<b>Boat</b> <img src=x onerror="alert(1)">')
+    campaign = judging_campaign([{"pairs": [pair(image, caption)]}])
+    page = page_of(client, start_task(client, campaign))
+    assert "“&lt;b&gt;Boat&lt;/b&gt; &lt;img src=x onerror=&quot;alert(1)&quot;&gt;”" in page
+    assert "<b>Boat</b>" not in page
