@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from metrics import ranking
 from metrics.ranking import (
     cohen_kappa,
     description_ranks,
@@ -81,13 +82,19 @@ def test_bad_input_names_the_index() -> None:
         description_ranks(S, [0, 0, 1, 1, 1, 1])
 
 
+@pytest.fixture(params=[4.0, 0.0], ids=["compared", "sorted"])
+def counting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run a test with relevant items counted both ways: by comparison (few per query) and by sorting (many)."""
+    monkeypatch.setattr(ranking, "_SORT_FACTOR", request.param)
+
+
 # Relevant: image 0 <- captions 0, 1; image 1 <- captions 2, 0; image 2 <- none.
 RELEVANT = np.zeros((3, 6), dtype=bool)
 RELEVANT[0, [0, 1]] = True
 RELEVANT[1, [2, 0]] = True
 
 
-def test_several_relevant_items_per_query() -> None:
+def test_several_relevant_items_per_query(counting: None) -> None:
     # Image 0 ranks c0 .9, c2 .8, c5 .4, c4 .3, c3 .2, c1 .1: one relevant in the first R = 2 -> 1/2; first at 1.
     # Image 1 ranks c4 .9, c2 .7, c1 .6, c0 .5, ...: first R = 2 hold c2 -> 1/2; first relevant at 2.
     # Image 2 has no relevant caption and is left out.
@@ -97,7 +104,7 @@ def test_several_relevant_items_per_query() -> None:
     assert success_at(S, RELEVANT, 5, axis=1) == 1.0
 
 
-def test_search_direction_and_relevant_items_tied_with_each_other() -> None:
+def test_search_direction_and_relevant_items_tied_with_each_other(counting: None) -> None:
     relevant = np.zeros((3, 6), dtype=bool)
     relevant[[0, 2], 5] = True  # caption 5: images 0 and 2 tie at 0.4, both relevant -> both in the first 2
     relevant[[1, 2], 1] = True  # caption 1: images 1 (.6), 2 (.2), 0 (.1) -> 1 and 2 are the first 2
@@ -107,7 +114,7 @@ def test_search_direction_and_relevant_items_tied_with_each_other() -> None:
     assert success_at(S, relevant, 2, axis=0) == 1.0
 
 
-def test_relevant_items_tied_with_unjudged_ones_rank_after_them() -> None:
+def test_relevant_items_tied_with_unjudged_ones_rank_after_them(counting: None) -> None:
     scores = np.array([[1.0, 1.0, 1.0, 0.0, 0.0, 0.0]])
     relevant = np.array([[True, False, False, False, False, False]])
     assert r_precision(scores, relevant, axis=1) == 0.0
@@ -115,7 +122,7 @@ def test_relevant_items_tied_with_unjudged_ones_rank_after_them() -> None:
     assert success_at(scores, relevant, 3, axis=1) == 1.0
 
 
-def test_a_system_that_ranks_nothing_relevant() -> None:
+def test_a_system_that_ranks_nothing_relevant(counting: None) -> None:
     scores = np.array([[0.1, 0.2, 0.9, 0.8, 0.7, 0.6], [0.6, 0.7, 0.1, 0.2, 0.8, 0.9]])
     relevant = np.zeros((2, 6), dtype=bool)
     relevant[0, [0, 1]] = True  # ranked last two
@@ -144,7 +151,7 @@ def test_evaluate_matrix_both_directions() -> None:
     json.dumps(result)
 
 
-def test_evaluate_matrix_with_judgements_counts_originals_as_relevant() -> None:
+def test_evaluate_matrix_with_judgements_counts_originals_as_relevant(counting: None) -> None:
     judged = RELEVANT.copy()
     judged[2, 0] = True  # judged, not relevant
     result = evaluate_matrix(S, CAPTION_IMAGE, RELEVANT, judged=judged)
@@ -226,7 +233,10 @@ def _pessimistic_order(scores: list[float], relevant: list[bool]) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: (-scores[i], relevant[i]))
 
 
-def test_vectorised_metrics_match_a_one_query_at_a_time_reading() -> None:
+@pytest.mark.parametrize("sort_factor", [4.0, 0.0], ids=["compared", "sorted"])
+def test_vectorised_metrics_match_a_one_query_at_a_time_reading(sort_factor: float,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ranking, "_SORT_FACTOR", sort_factor)  # both ways of counting relevant items
     rng = np.random.default_rng(7)
     scores = rng.integers(0, 4, size=(9, 14)).astype(float)  # few values: many ties
     owners = np.concatenate([np.arange(9), rng.integers(0, 9, size=5)])
