@@ -276,3 +276,12 @@ CELERY_BEAT_SCHEDULE = {
 }
 if MTURK_EVENTS_QUEUE_URL:
     CELERY_BEAT_SCHEDULE["marketplace-events"] = {"task": "mturk.tasks.poll_marketplace_events", "schedule": 30.0}
+
+# Pooled judging of ranking submissions: the judge_caption campaign each test pool's pairs go to.
+RANKING_JUDGING = {
+    "provider": env_str("RANKING_JUDGING_PROVIDER", "local"),
+    "assignments_per_hit": env_int("RANKING_JUDGING_ASSIGNMENTS", 3),
+    "pairs_per_hit": env_int("RANKING_JUDGING_PAIRS_PER_HIT", 10),
+    "gold_per_hit": env_int("RANKING_JUDGING_GOLD_PER_HIT", 1),
+    "publish": env_bool("RANKING_JUDGING_PUBLISH", False),
+}
