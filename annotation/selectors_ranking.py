@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import krippendorff
 import numpy as np
 from django.db.models import Count, QuerySet
 
@@ -71,10 +72,16 @@ def pool_votes(pool: TestPool) -> dict[tuple[int, int], Votes]:
 
 
 def agreement(votes: dict[tuple[int, int], Votes]) -> dict[str, Any]:
-    """Pairs with two or more binary votes: how many, and the share on which every vote agreed."""
+    """Pairs with two or more binary votes: how many, the share on which every vote agreed, and Krippendorff's
+    alpha (nominal, any number of judges per pair; None when it is undefined: no pair, or one answer only)."""
     multi = [v for v in votes.values() if v.yes + v.no >= 2]
     unanimous = sum(1 for v in multi if v.yes == 0 or v.no == 0)
-    return {"pairs": len(multi), "unanimous": unanimous, "unanimous_share": unanimous / len(multi) if multi else None}
+    alpha = None
+    if multi and len({answer for v in multi for answer, n in ((True, v.yes), (False, v.no)) if n}) == 2:
+        alpha = float(krippendorff.alpha(value_counts=np.array([[v.no, v.yes] for v in multi]),
+                                          level_of_measurement="nominal"))
+    return {"pairs": len(multi), "unanimous": unanimous, "unanimous_share": unanimous / len(multi) if multi else None,
+            "alpha": alpha}
 
 
 def relevance_matrix(index: PoolIndex, votes: dict[tuple[int, int], Votes]) -> np.ndarray:

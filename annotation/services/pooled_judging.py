@@ -2,9 +2,9 @@
 goes to the pool's judge_caption campaign, created on first use, so judgements accumulate and are reused by
 every later system. A caption's pair with its own original image is relevant by definition and never queued.
 
-Settings (`RANKING_JUDGING`, from the RANKING_JUDGING_* environment variables): `provider` ("local"), `assignments_per_hit` (3 judges per
-pair), `pairs_per_hit` (10), `gold_per_hit` (1, when gold pairs exist), `publish` (False: the campaign and its
-new HITs stay drafts until a researcher publishes them)."""
+Settings (`RANKING_JUDGING`, from the RANKING_JUDGING_* environment variables): `provider` ("local"),
+`assignments_per_hit` (3 judges per pair), `pairs_per_hit` (10), `gold_per_hit` (1, when gold pairs exist),
+`publish` (False: the campaign and its new HITs stay drafts until a researcher publishes them)."""
 from __future__ import annotations
 
 from typing import Any

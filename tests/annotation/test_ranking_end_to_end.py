@@ -105,7 +105,9 @@ def test_pool_submissions_pooled_judging_and_leaderboard():
     assert [one["description"]["judged_pairs"], one["search"]["judged_pairs"]] == [1, 3]
     assert [two["description"]["judged_pairs"], two["search"]["judged_pairs"]] == [2, 2]
     assert board["judged_pairs"] == 5
-    assert board["agreement"] == {"pairs": 5, "unanimous": 3, "unanimous_share": 0.6}
+    # Krippendorff's alpha (nominal): coincidences o_yy 3+1, o_nn 3+1+3, o_yn = o_ny 1+1; n 15, n_y 6, n_n 9:
+    # D_o = 4/15, D_e = 2*6*9/(15*14) = 18/35 -> alpha = 1 - (4/15)/(18/35) = 13/27.
+    assert board["agreement"] == {"pairs": 5, "unanimous": 3, "unanimous_share": 0.6, "alpha": pytest.approx(13 / 27)}
     # A later system reuses the judgements: its pairs are all judged or queued, nothing new.
     hits = HIT.objects.filter(campaign=campaign).count()
     submit_ranking(pool, "three", npy(SCORES), "three.npy", k=1)

@@ -48,8 +48,11 @@ def test_judged_metrics_follow_the_majority():
     # k = 10 covers every pair; the decided ones: (B, a2) and (A, b1).
     assert description["judged_pairs"] == search["judged_pairs"] == 2
     assert board["judged_pairs"] == 2
-    # Pairs with two or more votes: three; unanimous: none.
-    assert board["agreement"] == {"pairs": 3, "unanimous": 0, "unanimous_share": 0.0}
+    # Pairs with two or more votes: three; unanimous: none. Krippendorff's alpha (nominal) from the coincidences:
+    # (2 yes 1 no) o_yy 1, o_yn = o_ny 1; (1 yes 2 no) o_nn 1, o_yn = o_ny 1; (1 yes 1 no) o_yn = o_ny 1.
+    # n 8, n_y = n_n = 4: D_o = 6/8, D_e = 2*4*4/(8*7) = 4/7 -> alpha = 1 - (3/4)/(4/7) = -5/16.
+    assert board["agreement"] == {"pairs": 3, "unanimous": 0, "unanimous_share": 0.0,
+                                  "alpha": pytest.approx(-5 / 16)}
     # Majority vs grades: (B, a2) yes / 2, (A, b1) no / 4. t=1: [y n] vs [n n]: p_o 1/2, p_e 1/2 -> 0;
     # t=2 and t=3: [y n] vs [y n] -> 1.
     assert board["kappa"] == {"pairs": 2, "thresholds": {"1": 0.0, "2": 1.0, "3": 1.0}}
