@@ -15,7 +15,7 @@ import numpy as np
 from django.db.models import Count, QuerySet
 
 from metrics import ranking
-from metrics.story_scores import bleu4, cider
+from metrics.story_scores import bleu4, cider, rouge_l
 
 from .markup import tokenize
 from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
@@ -149,12 +149,13 @@ def _tokens(text: str) -> str:
 
 
 def generated_scores(captions: dict[int, str], references: dict[int, list[str]]) -> dict[str, Any]:
-    """BLEU-4 (corpus level) and CIDEr (mean) of a system's generated captions against the pool's captions of the
-    same images (lowercased, tokenized as descriptions are), over the images it captioned."""
+    """BLEU-4 (corpus level), ROUGE-L and CIDEr (means) of a system's generated captions against the pool's
+    captions of the same images (lowercased, tokenized as descriptions are), over the images it captioned."""
     images = sorted(i for i in captions if references.get(i))
     hypotheses = [_tokens(captions[i]) for i in images]
     gold = [[_tokens(text) for text in references[i]] for i in images]
-    return {"images": len(images), "bleu4": bleu4(hypotheses, gold).corpus, "cider": cider(hypotheses, gold).mean}
+    return {"images": len(images), "bleu4": bleu4(hypotheses, gold).corpus, "rouge_l": rouge_l(hypotheses, gold).mean,
+            "cider": cider(hypotheses, gold).mean}
 
 
 def _spearman(systems: list[dict[str, Any]]) -> dict[str, float | None]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
+from pycocoevalcap.rouge.rouge import Rouge
 
 
 @dataclass(frozen=True)
@@ -69,3 +70,13 @@ def cider(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> Ite
     corpus, per_item = Cider().compute_score(gold, results)
     scores = [float(value) for value in per_item]
     return ItemScores(scores, float(corpus), _mean(scores))
+
+
+def rouge_l(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> ItemScores:
+    """ROUGE-L (the COCO caption scorer's F-measure, beta 1.2) of hypothesis i against references[i]."""
+    gold, results = _inputs(hypotheses, references)
+    if not results:
+        return ItemScores([], None, None)
+    mean, per_item = Rouge().compute_score(gold, results)
+    scores = [float(value) for value in per_item]
+    return ItemScores(scores, float(mean), _mean(scores))

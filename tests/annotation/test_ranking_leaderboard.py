@@ -105,6 +105,8 @@ def test_generated_captions_are_scored_against_the_pool_captions():
     board = {s["system"]: s["generated"] for s in leaderboard(pool)["systems"]}
     assert board["copies"]["images"] == 3
     assert board["copies"]["bleu4"] == pytest.approx(1.0)
+    assert board["copies"]["rouge_l"] == pytest.approx(1.0)  # the longest common subsequence is the whole reference
     assert board["copies"]["cider"] > 0
     assert board["unrelated"]["bleu4"] == pytest.approx(0.0, abs=1e-6)
     assert board["unrelated"]["cider"] == 0.0
+    assert board["unrelated"]["rouge_l"] == 0.0
