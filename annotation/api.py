@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from metrics.run_format import RunFormatError, evaluate_run
-from mturk.api.fields import id_list
+from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
 
 from .models import Image
@@ -101,8 +101,8 @@ class RunEvaluationView(APIView):
         serializer = RunEvaluationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["run"]
-        if upload.size > settings.RUN_MAX_BYTES:
-            return Response({"detail": f"the run is larger than {settings.RUN_MAX_BYTES} bytes"}, status=400)
+        if (refused := upload_too_large(upload, settings.RUN_MAX_BYTES, "run")) is not None:
+            return refused
         records = grounded_dataset(serializer.validated_data.get("campaigns", [])).records()
         try:
             result = evaluate_run(upload.read(), records)

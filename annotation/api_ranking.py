@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mturk.api.fields import id_list
+from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
 
 from .models_ranking import TestPool
@@ -50,13 +50,6 @@ class SubmissionUploadSerializer(serializers.Serializer):
 
 class JudgementUploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="CSV/TSV: image,caption,relevant[,judge] or image,caption,grade[,judge]")
-
-
-def _too_large(upload) -> Response | None:
-    limit = getattr(settings, "RANKING_MAX_BYTES", 200 * 1024 * 1024)
-    if upload.size > limit:
-        return Response({"detail": f"the file is larger than {limit} bytes", "errors": []}, status=400)
-    return None
 
 
 class TestPoolViewSet(viewsets.GenericViewSet):
@@ -97,7 +90,7 @@ class TestPoolViewSet(viewsets.GenericViewSet):
         serializer = SubmissionUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["file"]
-        if (refused := _too_large(upload)) is not None:
+        if (refused := upload_too_large(upload, settings.RANKING_MAX_BYTES, "submission")) is not None:
             return refused
         try:
             submission = submit_ranking(pool, serializer.validated_data["system"], upload.read(), upload.name,
@@ -125,7 +118,7 @@ class JudgementImportView(APIView):
         serializer = JudgementUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["file"]
-        if (refused := _too_large(upload)) is not None:
+        if (refused := upload_too_large(upload, settings.RANKING_MAX_BYTES, "file")) is not None:
             return refused
         try:
             count = import_judgements(upload.read())

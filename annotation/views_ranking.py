@@ -41,7 +41,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
-        limit = getattr(settings, "RANKING_MAX_BYTES", 200 * 1024 * 1024)
+        limit = settings.RANKING_MAX_BYTES
         if upload.size > limit:
             errors = [f"the file is larger than {limit} bytes"]
         else:

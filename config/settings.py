@@ -189,6 +189,7 @@ PLATFORM_NAME = "the crowd vision-and-language platform"
 DATASET_LICENCE = env_str("DATASET_LICENCE", "not stated (set DATASET_LICENCE, e.g. CC BY 4.0)")
 
 RUN_MAX_BYTES = env_int("RUN_MAX_BYTES", 10 * 1024 * 1024)  # uploaded system runs
+RANKING_MAX_BYTES = env_int("RANKING_MAX_BYTES", 200 * 1024 * 1024)  # ranked submissions (score matrices)
 
 # Every JSON the platform accepts (answers, API bodies, uploaded runs): config/json_input.py.
 JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", 2 * 1024 * 1024)  # uploaded runs have RUN_MAX_BYTES instead

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from metrics.meteor import MeteorError
 from metrics.story_eval import SubmissionError
-from mturk.api.fields import id_list
+from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
 from mturk.providers.registry import UnknownProvider
 from mturk.services.campaigns import CampaignError
@@ -43,8 +43,8 @@ class StoryEvaluationView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         upload = data["submission"]
-        if upload.size > settings.RUN_MAX_BYTES:
-            return Response({"detail": f"the submission is larger than {settings.RUN_MAX_BYTES} bytes"}, status=400)
+        if (refused := upload_too_large(upload, settings.RUN_MAX_BYTES, "submission")) is not None:
+            return refused
         try:
             result = score_story_run(upload.read(), data.get("campaigns", []), data.get("split"), data["split_seed"])
         except SubmissionError as exc:

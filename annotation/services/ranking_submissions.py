@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
 
+from config.json_input import JsonInputError, limits, parse_json
 from metrics import ranking
 
 from ..models_ranking import RankingSubmission, TestPool
@@ -133,9 +134,9 @@ def _matrix_scores(matrix: np.ndarray, index: PoolIndex) -> Scores:
 
 
 def _parse_json(content: bytes, index: PoolIndex) -> Scores:
-    try:
-        doc = json.loads(content.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # nesting, numbers, text: checked as every JSON the platform reads
+        doc = parse_json(content, limits(max_bytes=settings.RANKING_MAX_BYTES))
+    except JsonInputError as exc:
         raise SubmissionError([f"not JSON: {exc}"]) from None
     if not isinstance(doc, dict):
         raise SubmissionError(["the JSON must be an object with \"description\" and/or \"search\" rankings"])

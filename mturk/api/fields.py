@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 from rest_framework.relations import MANY_RELATION_KWARGS
+from rest_framework.response import Response
 
 
 class IdListField(serializers.ManyRelatedField):
@@ -37,3 +38,10 @@ def set_choices(fields: Mapping[str, serializers.Field], name: str, choices: Ite
     if not isinstance(field, serializers.ChoiceField):
         raise TypeError(f"field {name!r} is a {type(field).__name__}, not a ChoiceField")
     field.choices = choices
+
+
+def upload_too_large(upload: Any, limit: int, what: str) -> Response | None:
+    """A 400 naming the limit when an uploaded file is larger than `limit` bytes, else None (read nothing)."""
+    if upload.size is not None and upload.size > limit:
+        return Response({"detail": f"the {what} is larger than {limit} bytes"}, status=400)
+    return None

@@ -40,6 +40,27 @@ def test_submission_and_leaderboard(api):
     assert [s["system"] for s in board["systems"]] == ["s"]
 
 
+def test_too_large_a_submission_is_refused_before_it_is_read(api, settings):
+    pool, _, _ = build_pool()
+    settings.RANKING_MAX_BYTES = 10
+    response = api.post(f"/api/test-pools/{pool.pk}/submissions/",
+                        {"system": "s", "file": SimpleUploadedFile("s.npy", npy(SCORES))}, format="multipart")
+    assert response.status_code == 400
+    assert response.json() == {"detail": "the submission is larger than 10 bytes"}
+    assert not RankingSubmission.objects.exists()
+
+
+def test_rankings_json_is_read_with_the_platform_limits(api, settings):
+    pool, _, _ = build_pool()
+    settings.JSON_MAX_DEPTH = 3
+    nested = b'{"description": {"1": [[[[1]]]]}}'
+    response = api.post(f"/api/test-pools/{pool.pk}/submissions/",
+                        {"system": "s", "file": SimpleUploadedFile("s.json", nested)}, format="multipart")
+    assert response.status_code == 400
+    assert "nested deeper than 3 levels" in str(response.json()["errors"])
+    assert not RankingSubmission.objects.exists()
+
+
 def test_import_judgements(api):
     _, images, captions = build_pool()
     body = f"image,caption,relevant,judge\n{images[0].pk},{captions[3].pk},no,x\n{images[0].pk},oops,1,x\n"
