@@ -3,7 +3,6 @@ the leaderboard, and imported relevance judgements."""
 from __future__ import annotations
 
 from django.conf import settings
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
@@ -80,13 +79,13 @@ class TestPoolViewSet(viewsets.GenericViewSet):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def retrieve(self, request: Request, pk: str) -> Response:
         """The pool as systems need it: images (id, url, row index) and captions (id, text, column index)."""
-        return Response(pool_contents(get_object_or_404(TestPool, pk=pk)))
+        return Response(pool_contents(self.get_object()))
 
     @extend_schema(request={"multipart/form-data": SubmissionUploadSerializer}, responses={201: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def submissions(self, request: Request, pk: str) -> Response:
         """Submit a system's rankings or score matrix; a 400 names every problem and nothing is stored."""
-        pool = get_object_or_404(TestPool, pk=pk)
+        pool = self.get_object()
         serializer = SubmissionUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["file"]
@@ -105,7 +104,7 @@ class TestPoolViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["get"], url_path="leaderboard")
     def leaderboard(self, request: Request, pk: str) -> Response:
         """Every system's metrics per direction, recomputed from the current majority judgements."""
-        return Response(leaderboard(get_object_or_404(TestPool, pk=pk)))
+        return Response(leaderboard(self.get_object()))
 
 
 class JudgementImportView(APIView):
