@@ -121,11 +121,7 @@ def leaderboard(pool: TestPool) -> dict[str, Any]:
             if references is None:  # one query, for the first system that generated captions
                 references = pool_references(pool)
             entry["generated"] = generated_scores(scores.captions, references)
-        for direction in DIRECTIONS:
-            matrix = scores.of(direction)
-            if matrix is None:
-                continue
-            metrics = ranking.evaluate_matrix(matrix, index.caption_image, relevant)[direction]
+        for direction, metrics in scores.evaluate(index.caption_image, relevant).items():
             metrics["judged_pairs"] = _judged_count(submission, direction, decided)
             metrics["top_pairs"] = len(submission.top_pairs.get(direction, []))
             entry["directions"][direction] = metrics

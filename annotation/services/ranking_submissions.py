@@ -64,6 +64,20 @@ class Scores:
     def of(self, direction: str) -> np.ndarray | None:
         return self.description if direction == "description" else self.search
 
+    def evaluate(self, caption_image: np.ndarray, relevant: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+        """metrics.ranking.evaluate_matrix per submitted direction; a score matrix serving both directions is
+        evaluated once."""
+        evaluated: dict[int, dict[str, Any]] = {}
+        metrics: dict[str, dict[str, Any]] = {}
+        for direction in DIRECTIONS:
+            matrix = self.of(direction)
+            if matrix is None:
+                continue
+            if id(matrix) not in evaluated:
+                evaluated[id(matrix)] = ranking.evaluate_matrix(matrix, caption_image, relevant)
+            metrics[direction] = evaluated[id(matrix)][direction]
+        return metrics
+
 
 def parse_submission(content: bytes, name: str, index: PoolIndex) -> Scores:
     """Read a submission; raises SubmissionError naming every problem."""
@@ -225,14 +239,12 @@ def _as_id(value: Any) -> int | None:
 def evaluate_scores(scores: Scores, index: PoolIndex, k: int = DEFAULT_TOP_K) -> tuple[dict, dict]:
     """The automatic metrics per direction (metrics.ranking.evaluate_matrix) and the top-k pairs ([row, column]
     indices) per direction."""
-    metrics: dict[str, Any] = {}
+    metrics: dict[str, Any] = scores.evaluate(index.caption_image)
     top_pairs: dict[str, list[list[int]]] = {}
     if scores.description is not None:
-        metrics["description"] = ranking.evaluate_matrix(scores.description, index.caption_image)["description"]
         best = ranking.top_k(scores.description, k, axis=1)  # per image, its best captions
         top_pairs["description"] = [[int(row), int(col)] for row in range(best.shape[0]) for col in best[row]]
     if scores.search is not None:
-        metrics["search"] = ranking.evaluate_matrix(scores.search, index.caption_image)["search"]
         best = ranking.top_k(scores.search, k, axis=0)  # per caption, its best images
         top_pairs["search"] = [[int(row), int(col)] for col in range(best.shape[0]) for row in best[col]]
     return metrics, top_pairs
