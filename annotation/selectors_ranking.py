@@ -84,15 +84,18 @@ def agreement(votes: dict[tuple[int, int], Votes]) -> dict[str, Any]:
             "alpha": alpha}
 
 
-def relevance_matrix(index: PoolIndex, votes: dict[tuple[int, int], Votes]) -> np.ndarray:
+def judged_matrices(index: PoolIndex, votes: dict[tuple[int, int], Votes]) -> tuple[np.ndarray, np.ndarray]:
+    """(relevant, decided) over the pool's pairs: the pairs a majority judged relevant, and those with a majority
+    either way (ties and unjudged pairs are neither). The original pairs are added by metrics.ranking."""
     relevant = np.zeros(index.shape, dtype=bool)
-    relevant[index.caption_image, np.arange(index.shape[1])] = True
+    decided = np.zeros(index.shape, dtype=bool)
     row = {image_id: n for n, image_id in enumerate(index.image_ids)}
     col = {caption_id: n for n, caption_id in enumerate(index.caption_ids)}
     for (image_id, description_id), pair in votes.items():
-        if pair.majority and image_id in row and description_id in col:
-            relevant[row[image_id], col[description_id]] = True
-    return relevant
+        if pair.majority is not None and image_id in row and description_id in col:
+            decided[row[image_id], col[description_id]] = True
+            relevant[row[image_id], col[description_id]] = pair.majority
+    return relevant, decided
 
 
 def _judged_count(submission: RankingSubmission, direction: str, decided: np.ndarray) -> int:
@@ -104,13 +107,7 @@ def leaderboard(pool: TestPool) -> dict[str, Any]:
     """Systems with every metric per direction, recomputed from the current majority judgements."""
     index = PoolIndex.of(pool)
     votes = pool_votes(pool)
-    relevant = relevance_matrix(index, votes)
-    decided = np.zeros(index.shape, dtype=bool)  # pairs with a majority either way
-    row = {image_id: n for n, image_id in enumerate(index.image_ids)}
-    col = {caption_id: n for n, caption_id in enumerate(index.caption_ids)}
-    for (image_id, description_id), pair in votes.items():
-        if pair.majority is not None and image_id in row and description_id in col:
-            decided[row[image_id], col[description_id]] = True
+    relevant, decided = judged_matrices(index, votes)
     systems = []
     references: dict[int, list[str]] | None = None
     for submission in RankingSubmission.objects.filter(pool=pool).order_by("system"):
