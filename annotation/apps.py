@@ -7,4 +7,4 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the task kinds, export formats and importers, and what the campaign wizard offers from this app.
-        from . import export_formats, importers, item_sources, task_kinds, workflows  # noqa: F401
+        from . import export_formats, importers, item_sources, quality, task_kinds, workflows  # noqa: F401

@@ -35,6 +35,8 @@ urlpatterns = [
     path("api/story-evaluations/", StoryEvaluationView.as_view(), name="story-evaluation"),
     path("api/judgements/", JudgementImportView.as_view(), name="judgement-import"),
     path("api/story-workflows/", StoryWorkflowView.as_view(), name="story-workflow"),
+    path("api/", include("mturk.api.quality")),  # campaign quality, review rules, worker quality
+    path("api/gold-items/", include("mturk.api.gold")),
     path("api/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -56,6 +56,18 @@ class Campaign(models.Model):
         default=1, db_default=1, validators=[MinValueValidator(1), MaxValueValidator(50)],
         help_text="Prolific: how many tasks one participant does in one submission (a bundle) before being sent back.",
     )
+    gold_rate = models.FloatField(
+        default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Share of the campaign's HITs that are gold items (known answers), mixed in at creation.",
+    )
+    onboarding_items = models.PositiveSmallIntegerField(
+        default=0, db_default=0, validators=[MaxValueValidator(20)],
+        help_text="Onboarding gold items a worker does before their first real task (local and Prolific).",
+    )
+    onboarding_pass = models.FloatField(
+        default=0.8, db_default=0.8, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="The mean onboarding score a worker needs to go on to real tasks.",
+    )
     status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
     is_simulated = models.BooleanField(default=False, help_text="Results were generated, not collected.")
     external_id = models.CharField(max_length=100, blank=True, help_text="Provider's HIT type / study id.")
@@ -92,6 +104,14 @@ class HIT(models.Model):
         ),
     )
     max_assignments = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
+    gold_item = models.ForeignKey(
+        "mturk.GoldItem", null=True, blank=True, on_delete=models.PROTECT, related_name="hits",
+        help_text="Set on a gold or onboarding HIT: its items are the gold item's, its known answer stays here.",
+    )
+    onboarding = models.BooleanField(
+        default=False, db_default=False,
+        help_text="A qualifying HIT given to each worker before their first real task, never in the normal queue.",
+    )
     taken_slots = models.PositiveSmallIntegerField(
         default=0, editable=False,
         help_text=(
@@ -120,7 +140,8 @@ class HIT(models.Model):
             # HIT is the first entries of this index that the worker has not done, whatever the campaign's size.
             models.Index(
                 fields=["campaign", "taken_slots", "position", "id"], name="hit_open_slots",
-                condition=models.Q(status=HITStatus.PUBLISHED, taken_slots__lt=models.F("max_assignments")),
+                condition=models.Q(status=HITStatus.PUBLISHED, onboarding=False,
+                                   taken_slots__lt=models.F("max_assignments")),
             ),
         ]
 
@@ -161,6 +182,9 @@ class Assignment(models.Model):
     auto_approved = models.BooleanField(default=False, help_text="Approved by the marketplace's auto-approval.")
     answer = models.JSONField(null=True, blank=True)
     check_flags = models.JSONField(default=list, blank=True, help_text="Automatic quality-check flags.")
+    gold_score = models.FloatField(null=True, blank=True, help_text="Score against the known answer (gold HITs).")
+    agreement = models.FloatField(null=True, blank=True,
+                                  help_text="Agreement with the other answers to the HIT (services.quality).")
     feedback = models.TextField(blank=True)
     rejection_category = models.CharField(
         max_length=30, blank=True, default="", db_default="",
@@ -332,7 +356,16 @@ class MarketplaceEvent(models.Model):
 
 from .models_imports import ImportJob  # noqa: E402  (console import jobs)
 from .models_prolific import ProlificStudy, ProlificSubmission  # noqa: E402  (models of the prolific provider)
+from .models_quality import (  # noqa: E402  (worker quality)
+    CampaignQuality,
+    GoldItem,
+    ItemAggregate,
+    QualityDecision,
+    QualityRule,
+    WorkerScore,
+)
 
-__all__ = ["HIT", "Assignment", "Bonus", "BonusState", "Campaign", "DatasetExport", "ImportJob", "MarketplaceEvent",
-           "MarketplaceHITType", "MarketplaceQualification", "ProlificStudy", "ProlificSubmission",
-           "QualificationGrant", "Worker", "submitted_answer"]
+__all__ = ["HIT", "Assignment", "Bonus", "BonusState", "Campaign", "CampaignQuality", "DatasetExport", "GoldItem",
+           "ImportJob", "ItemAggregate", "MarketplaceEvent", "MarketplaceHITType", "MarketplaceQualification",
+           "ProlificStudy", "ProlificSubmission", "QualificationGrant", "QualityDecision", "QualityRule", "Worker",
+           "WorkerScore", "submitted_answer"]

@@ -4,14 +4,17 @@ from .api.views import ProviderBalanceView
 from .views import (
     dashboard,
     exports_page,
+    gold_page,
     imports,
     mturk_worker,
     prolific_hooks,
     prolific_worker,
+    quality_page,
     researcher,
     review,
     wizard,
     worker,
+    worker_pages,
 )
 
 urlpatterns = [
@@ -20,6 +23,9 @@ urlpatterns = [
     path("campaigns/new/", include(wizard.urlpatterns)),
     path("campaigns/<int:pk>/review/", include(review.urlpatterns)),
     path("exports/", include(exports_page.urlpatterns)),
+    path("campaigns/<int:pk>/quality/", include(quality_page.urlpatterns)),
+    path("workers/", include(worker_pages.urlpatterns)),
+    path("gold/", include(gold_page.urlpatterns)),
     path("campaigns/<int:pk>/", researcher.campaign_detail, name="campaign-page"),
     path("campaigns/<int:pk>/publish/", researcher.publish, name="campaign-page-publish"),
     path("campaigns/<int:pk>/approve-all/", researcher.approve_all, name="campaign-approve-all"),

@@ -1,0 +1,1 @@
+"""Quality of the boxes task kind (to be written)."""

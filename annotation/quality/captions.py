@@ -1,0 +1,1 @@
+"""Quality of the captions task kind (to be written)."""

@@ -1,0 +1,1 @@
+"""Quality of the judgements task kind (to be written)."""

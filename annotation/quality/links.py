@@ -1,0 +1,1 @@
+"""Quality of the links task kind (to be written)."""

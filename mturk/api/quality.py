@@ -1,0 +1,4 @@
+"""quality API (to be written)."""
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

@@ -1,0 +1,4 @@
+"""gold_page console pages (to be written)."""
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

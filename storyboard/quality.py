@@ -1,0 +1,1 @@
+"""Quality of the story task kinds (to be written)."""
