@@ -1,14 +1,26 @@
 """Reads of measured quality: a campaign's workers and items, a worker across campaigns, the rule's audit.
 
-(Interface fixed; bodies to be written.) Every function reads a constant number of queries."""
+Every function reads a constant number of queries, whatever the campaign's size."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.paginator import Page
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, F, Q
 
-from .models import Campaign, CampaignQuality, QualityRule, Worker, WorkerScore
+from .models import (
+    HIT,
+    Assignment,
+    Campaign,
+    CampaignQuality,
+    ItemAggregate,
+    QualityDecision,
+    QualityRule,
+    Worker,
+    WorkerScore,
+)
+from .task_kinds import UnknownTaskKind, get_task_kind
 
 
 @dataclass
@@ -33,20 +45,62 @@ class ItemRow:
     details: dict[str, Any]
 
 
+def worker_scores(campaign: Campaign) -> list[WorkerScore]:
+    """The campaign's WorkerScores with .worker loaded, best gold accuracy then agreement first (unmeasured
+    last), in one query."""
+    return list(
+        WorkerScore.objects.filter(campaign=campaign).select_related("worker")
+        .order_by(F("gold_accuracy").desc(nulls_last=True), F("agreement").desc(nulls_last=True), "worker_id")
+    )
+
+
 def campaign_quality(campaign: Campaign) -> CampaignQualityView:
-    raise NotImplementedError
+    """The campaign's quality summary, rule and workers (four queries)."""
+    summary = CampaignQuality.objects.filter(campaign=campaign).first()
+    rule = QualityRule.objects.filter(campaign=campaign).first()
+    counts = HIT.objects.filter(campaign=campaign).aggregate(
+        gold=Count("pk", filter=Q(gold_item__isnull=False, onboarding=False)),
+        onboarding=Count("pk", filter=Q(onboarding=True)),
+    )
+    gold_answers = Assignment.objects.filter(
+        hit__campaign=campaign, confirmed=True, gold_score__isnull=False,
+    ).filter(Q(hit__gold_item__isnull=False) | Q(hit__onboarding=True)).count()
+    return CampaignQualityView(
+        campaign=campaign, summary=summary, rule=rule, workers=worker_scores(campaign),
+        gold_hits=counts["gold"] or 0, onboarding_hits=counts["onboarding"] or 0, gold_answers=gold_answers,
+    )
+
+
+def _summary(task_kind: str, answer: dict[str, Any] | None) -> str:
+    try:
+        return get_task_kind(task_kind).summary(answer)
+    except UnknownTaskKind:
+        return "" if answer is None else str(answer)
 
 
 def item_rows(campaign: Campaign, page: int = 1, per_page: int = 50) -> Page:
     """A page of the campaign's aggregated items (ItemRow), lowest agreement first (the adjudication queue)."""
-    raise NotImplementedError
+    aggregates = (ItemAggregate.objects.filter(hit__campaign=campaign)
+                  .order_by(F("agreement").asc(nulls_last=True), "hit__position", "hit_id")
+                  .values_list("hit_id", "hit__position", "support", "agreement", "method", "answer", "details"))
+    paginated = Paginator(aggregates, per_page).get_page(page)
+    rows: list[Any] = [
+        ItemRow(hit_id=hit_id, position=position, answers=support, agreement=agreement, method=method,
+                summary=_summary(campaign.task_kind, answer), details=details or {})
+        for hit_id, position, support, agreement, method, answer, details in paginated.object_list
+    ]
+    paginated.object_list = rows
+    return paginated
 
 
 def worker_quality(worker: Worker) -> list[WorkerScore]:
     """The worker's scores in every campaign, with .campaign loaded, newest campaign first."""
-    raise NotImplementedError
+    return list(WorkerScore.objects.filter(worker=worker).select_related("campaign")
+                .order_by("-campaign__created_at", "-campaign_id"))
 
 
 def decisions(campaign: Campaign, page: int = 1, per_page: int = 50) -> Page:
     """A page of the campaign's QualityDecisions (audit), newest first, with worker and assignment loaded."""
-    raise NotImplementedError
+    rows = (QualityDecision.objects.filter(campaign=campaign).select_related("worker", "assignment")
+            .order_by("-created_at", "-id"))
+    return Paginator(rows, per_page).get_page(page)
