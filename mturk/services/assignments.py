@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Avg, Count, Exists, OuterRef
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -14,6 +15,7 @@ from ..compiled_query import CompiledQuery, CompiledUpdate
 from ..models import HIT, Assignment, Campaign, Worker
 from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
+from .gold import score_submission, with_flags
 from .slots import candidate_hits, count_taken_slots, lock_hit, store_taken_slots
 
 
@@ -99,6 +101,14 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
     open_one = mine.filter(status=AssignmentStatus.ACCEPTED, external_id=external_id).select_related("hit").first()
     if open_one is not None:
         return open_one
+    if campaign.onboarding_items:
+        onboarding = _onboarding_hit(campaign, worker)
+        if onboarding is not None:
+            assignment = _take_slot(onboarding, campaign, worker, external_id)
+            if assignment is not None:
+                return assignment
+            raise NoTaskAvailable("The qualifying task could not be started; please try again.")
+        mine = mine.filter(hit__onboarding=False)
     limit = campaign.max_assignments_per_worker
     if limit is not None and mine.filter(status__in=SLOT_HOLDING).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
@@ -108,6 +118,32 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
         if assignment is not None:
             return assignment
     raise NoTaskAvailable("There is no task left for you in this campaign. Thank you for your work!")
+
+
+def _onboarding_hit(campaign: Campaign, worker: Worker) -> int | None:
+    """The onboarding HIT the worker does next (None: the worker has qualified). Two statements: the worker's
+    answered onboarding tasks with their mean score, then, if fewer than the campaign's onboarding items, the
+    first onboarding HIT the worker has no record of. Raises NoTaskAvailable for a worker who did them all
+    without reaching Campaign.onboarding_pass, or who can no longer do them all (one was returned or
+    expired)."""
+    done = Assignment.objects.filter(hit__campaign=campaign, hit__onboarding=True, worker=worker, confirmed=True,
+                                     status__in=ANSWERED).aggregate(n=Count("pk"), mean=Avg("gold_score"))
+    if done["n"] >= campaign.onboarding_items:
+        if done["mean"] is None or done["mean"] < campaign.onboarding_pass:
+            raise NoTaskAvailable(
+                "Thank you for doing the qualifying tasks. Your answers did not match what this campaign needs "
+                "closely enough, so it cannot offer you more tasks. We appreciate your time."
+            )
+        return None
+    done_by_worker = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
+    next_id = (HIT.objects.filter(campaign=campaign, onboarding=True, status=HITStatus.PUBLISHED)
+               .exclude(Exists(done_by_worker)).order_by("position", "id").values_list("pk", flat=True).first())
+    if next_id is None:
+        raise NoTaskAvailable(
+            "This campaign asks every worker to complete its qualifying tasks first, and one of yours was returned "
+            "or ran out of time, so it cannot offer you more tasks. Thank you for your interest."
+        )
+    return next_id
 
 
 class _NoSlot(Exception):
@@ -143,12 +179,13 @@ def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str
 
 # The submission's one read: the assignment locked, with its HIT, campaign and worker (compiled once per thread).
 LOCKED_FOR_SUBMISSION: CompiledQuery[Assignment] = CompiledQuery(
-    lambda pk: Assignment.objects.select_for_update(of=("self",)).select_related("hit__campaign", "worker")
-    .filter(pk=pk))
+    lambda pk: Assignment.objects.select_for_update(of=("self",))
+    .select_related("hit__campaign", "hit__gold_item", "worker").filter(pk=pk))
 
 
 # ... and its one write (built once, values prepared by their fields).
-STORE_SUBMISSION = CompiledUpdate(Assignment, ("answer", "status", "submitted_at", "time_on_task", "check_flags"))
+STORE_SUBMISSION = CompiledUpdate(Assignment, ("answer", "status", "submitted_at", "time_on_task", "check_flags",
+                                              "gold_score"))
 
 
 def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -> SubmissionResult:
@@ -188,6 +225,8 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
         assignment.submitted_at = now
         assignment.time_on_task = now - assignment.accepted_at
         assignment.check_flags = kind.hit_checks(campaign, hit, cleaned)
+        assignment.gold_score, gold_flags = score_submission(campaign, hit, cleaned)
+        assignment.check_flags = with_flags(assignment.check_flags, gold_flags)
         STORE_SUBMISSION.run(assignment)
     return SubmissionResult(assignment, created=True)
 

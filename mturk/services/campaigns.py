@@ -17,6 +17,7 @@ from ..providers.base import CrowdProvider, ProviderError, money
 from ..providers.registry import get_provider
 from ..states import HIT_MACHINE, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
+from .gold import GoldError, check_gold_settings, mix_gold, onboarding_hits
 
 
 class CampaignError(ValueError):
@@ -47,11 +48,16 @@ def create_campaign(
     qualifications: dict[str, Any] | None = None,
     auto_approve_passing: bool = False,
     tasks_per_submission: int | None = None,
+    gold_rate: float = 0.0,
+    onboarding_items: int = 0,
+    onboarding_pass: float | None = None,
 ) -> Campaign:
     """Create a draft campaign (with one HIT per item); unset values take the task kind's defaults.
 
     With `source_stage`, each assignment approved in that campaign adds this campaign's HITs
-    (see services.stages)."""
+    (see services.stages). `gold_rate`: the share of its HITs that are gold items (services.gold mixes them
+    in as HITs are added); `onboarding_items`: that many onboarding HITs each worker does first, passing with a
+    mean score of `onboarding_pass` (local and Prolific only)."""
     kind = get_task_kind(task_kind)
     crowd = get_provider(provider)
     defaults = kind.defaults
@@ -89,15 +95,25 @@ def create_campaign(
         qualifications=qualifications,
         auto_approve_passing=auto_approve_passing,
         tasks_per_submission=tasks_per_submission or 1,
+        gold_rate=gold_rate or 0.0,
+        onboarding_items=onboarding_items or 0,
         **{k: v for k, v in (("lifetime_seconds", lifetime_seconds),
-                             ("auto_approval_delay_seconds", auto_approval_delay_seconds)) if v is not None},
+                             ("auto_approval_delay_seconds", auto_approval_delay_seconds),
+                             ("onboarding_pass", onboarding_pass)) if v is not None},
     )
     try:
         campaign.full_clean()
     except Exception as exc:  # ValidationError -> one readable message
         raise CampaignError(_flatten(exc)) from None
+    try:
+        check_gold_settings(task_kind, crowd, campaign.gold_rate, campaign.onboarding_items)
+    except GoldError as exc:
+        raise CampaignError(str(exc)) from None
     with transaction.atomic():
         campaign.save()
+        onboarding = onboarding_hits(campaign, start=1)
+        if onboarding:
+            HIT.objects.bulk_create(onboarding)
         if items:
             add_hits(campaign, items)
     return campaign
@@ -115,10 +131,14 @@ def _item_key(items: dict[str, Any]) -> str:
 
 
 @transaction.atomic
-def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "") -> list[HIT]:
-    """Add one HIT per item (skipping items the campaign already has). Returns the new HITs.
+def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "", *,
+             require_gold: bool = True) -> list[HIT]:
+    """Add one HIT per item (skipping items the campaign already has), with gold HITs mixed in at the campaign's
+    gold rate (services.gold.mix_gold), all in one insert in position order. Returns the new HITs.
 
-    A HIT's group is the task kind's group of its item, else `group` (inherited from a feeding stage)."""
+    A HIT's group is the task kind's group of its item, else `group` (inherited from a feeding stage).
+    `require_gold=False`: a campaign whose gold items were all switched off takes the items without gold (a
+    stage feeding one item must not lose it) instead of refusing them."""
     items = list(items)
     kind = get_task_kind(campaign.task_kind)
     try:
@@ -126,7 +146,14 @@ def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "
     except ValueError as exc:
         raise CampaignError(str(exc)) from None
     Campaign.objects.select_for_update().filter(pk=campaign.pk).first()  # concurrent adds see each other's items
-    existing = {_item_key(i) for i in campaign.hits.values_list("items", flat=True)}
+    existing: set[str] = set()
+    gold_before = real_before = 0
+    for hit_items, gold_item, onboarding in campaign.hits.values_list("items", "gold_item_id", "onboarding"):
+        if gold_item is None:  # a gold or onboarding HIT may show the same items as a real one
+            existing.add(_item_key(hit_items))
+            real_before += 1
+        elif not onboarding:
+            gold_before += 1
     start = (campaign.hits.aggregate(m=Max("position"))["m"] or 0) + 1
     new: list[HIT] = []
     for item in items:
@@ -138,6 +165,10 @@ def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "
             HIT(campaign=campaign, items=item, group=kind.group_of(item) or group,
                 max_assignments=campaign.assignments_per_hit, position=start + len(new))
         )
+    try:
+        new = mix_gold(campaign, new, real_before, gold_before, kind.group_of, require=require_gold)
+    except GoldError as exc:
+        raise CampaignError(str(exc)) from None
     return HIT.objects.bulk_create(new, batch_size=1000)
 
 
@@ -160,9 +191,15 @@ def estimate_cost(campaign: Campaign, assignments: int, provider: CrowdProvider 
 
 
 def committed_spend(campaign: Campaign, provider: CrowdProvider) -> Decimal:
-    """What the campaign may already cost: every slot of its published HITs, and its bonuses, with fees."""
-    sizes = campaign.hits.exclude(status=HITStatus.DRAFT).values_list("max_assignments").annotate(n=Count("pk"))
+    """What the campaign may already cost: every slot of its published HITs, and its bonuses, with fees.
+
+    An onboarding HIT (one slot for every worker who comes) counts the slots taken so far."""
+    published = campaign.hits.exclude(status=HITStatus.DRAFT)
+    sizes = published.filter(onboarding=False).values_list("max_assignments").annotate(n=Count("pk"))
     slots = sum((hit_cost(campaign, provider, size) * n for size, n in sizes), Decimal("0"))
+    if campaign.onboarding_items:
+        taken = published.filter(onboarding=True).values_list("taken_slots", flat=True)
+        slots += sum((hit_cost(campaign, provider, size) for size in taken if size), Decimal("0"))
     bonuses = list(Bonus.objects.filter(assignment__hit__campaign=campaign).values_list("amount", flat=True))
     return slots + sum((b + provider.bonus_fee(b) for b in bonuses), Decimal("0"))
 
@@ -194,8 +231,11 @@ def settle_environment(campaign: Campaign, provider: CrowdProvider, sandbox: boo
 
 
 def plan_publication(campaign: Campaign, provider: CrowdProvider) -> tuple[list[HIT], list[HIT]]:
-    """(HITs to publish, all draft HITs): drafts in order until the budget cap would be crossed."""
-    drafts = list(campaign.hits.filter(status=HITStatus.DRAFT).order_by("position", "id"))
+    """(HITs to publish, all draft HITs): drafts in order until the budget cap would be crossed.
+
+    Onboarding HITs are not among them: they are published with the campaign's first HITs (publish_campaign)
+    and cost what workers take of them (committed_spend)."""
+    drafts = list(campaign.hits.filter(status=HITStatus.DRAFT, onboarding=False).order_by("position", "id"))
     spent = committed_spend(campaign, provider)
     to_publish: list[HIT] = []
     for hit in drafts:
@@ -208,6 +248,9 @@ def plan_publication(campaign: Campaign, provider: CrowdProvider) -> tuple[list[
 
 
 def _check_provider(campaign: Campaign, provider: CrowdProvider) -> None:
+    if campaign.onboarding_items and provider.creates_hits:
+        raise CampaignError(f"{provider.name} hands out its HITs itself, so campaign '{campaign.name}' cannot route "
+                            "workers to its onboarding items first (local or prolific only)")
     try:
         provider.check_campaign(campaign)
     except ProviderError as exc:
@@ -241,6 +284,9 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
             HIT_MACHINE.check(hit.status, HITStatus.PUBLISHED)
         now = timezone.now()
         HIT.objects.filter(pk__in=[h.pk for h in to_publish]).update(status=HITStatus.PUBLISHED, published_at=now)
+        if campaign.onboarding_items:
+            campaign.hits.filter(onboarding=True, status=HITStatus.DRAFT).update(status=HITStatus.PUBLISHED,
+                                                                               published_at=now)
         if campaign.status in (CampaignStatus.DRAFT, CampaignStatus.PAUSED):
             campaign.transition(CampaignStatus.ACTIVE)
             campaign.published_at = campaign.published_at or now

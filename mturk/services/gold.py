@@ -1,33 +1,289 @@
 """Gold and onboarding items: made, imported, mixed into a campaign's HITs, scored when an answer arrives.
 
-(Interface fixed; bodies to be written.)"""
+A gold item is a HIT's items with a known answer. Mixed into a campaign (Campaign.gold_rate), it becomes an
+ordinary HIT whose items are exactly the gold item's (the page cannot tell it apart) and whose `gold_item`
+keeps the known answer on the server. Onboarding items (Campaign.onboarding_items) become HITs every worker
+does once before their first real task (services.assignments routes them)."""
 from __future__ import annotations
 
+import json
+import math
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
+
 from ..models import HIT, Assignment, Campaign, GoldItem
+from ..models_quality import GoldPurpose
+from ..quality import GOLD_PASS_MARK, get_quality, has_quality, quality_kind_names
+from ..states import AssignmentStatus
+from ..task_kinds import UnknownTaskKind, get_task_kind
+
+GOLD_FAILED = "gold_failed"
+NOTE_MAX = 200
+IMPORT_MAX_LINES = 10_000
+ONBOARDING_SLOTS = 32767  # an onboarding HIT takes every worker once (the largest PositiveSmallIntegerField)
 
 
 class GoldError(ValueError):
     """A refused gold operation; the message is shown to the researcher (names the line of a file)."""
 
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or [message]
+
+
+def _check_kind(task_kind: str) -> None:
+    try:
+        get_task_kind(task_kind)
+    except UnknownTaskKind as exc:
+        raise GoldError(str(exc)) from None
+    if not has_quality(task_kind):
+        raise GoldError(f"task kind '{task_kind}' has no gold scoring; gold items can be made for: "
+                        f"{', '.join(quality_kind_names()) or 'none'}")
+
+
+def _check_purpose(purpose: str) -> None:
+    if purpose not in GoldPurpose.values:
+        raise GoldError(f"unknown purpose '{purpose}' (use {' or '.join(GoldPurpose.values)})")
+
+
+def _cleaned(task_kind: str, items: Any, answer: Any, note: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """(items, known answer, note) checked by the task kind and its quality; GoldError says what is wrong."""
+    if not isinstance(items, dict):
+        raise GoldError("'items' must be a JSON object (a HIT's items, e.g. {\"image\": 12})")
+    if not isinstance(note, str):
+        raise GoldError("'note' must be a text")
+    if len(note) > NOTE_MAX:
+        raise GoldError(f"'note' has {len(note)} characters; at most {NOTE_MAX}")
+    try:
+        get_task_kind(task_kind).validate_items([items])
+    except ValueError as exc:
+        raise GoldError(f"items: {exc}") from None
+    try:
+        known = get_quality(task_kind).clean_gold(items, answer)
+    except ValueError as exc:
+        raise GoldError(f"answer: {exc}") from None
+    return items, known, note.strip()
+
 
 def create_gold_item(*, task_kind: str, items: dict[str, Any], answer: Any, purpose: str = "gold", note: str = "",
                      user: Any = None) -> GoldItem:
     """Check items (TaskKind.validate_items) and the known answer (KindQuality.clean_gold), then store."""
-    raise NotImplementedError
+    _check_kind(task_kind)
+    _check_purpose(purpose)
+    items, known, note = _cleaned(task_kind, items, answer, note)
+    return GoldItem.objects.create(task_kind=task_kind, purpose=purpose, items=items, answer=known, note=note,
+                                   created_by=_user(user))
+
+
+def _user(user: Any) -> Any:
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
 
 
 def gold_from_assignment(assignment: Assignment, *, purpose: str = "gold", user: Any = None) -> GoldItem:
-    """A gold item made from an approved answer: the HIT's items, the answer as known answer."""
-    raise NotImplementedError
+    """A gold item made from an approved answer: the HIT's items, the answer as known answer.
+
+    Marking the same answer twice for the same purpose returns the item made the first time."""
+    _check_purpose(purpose)
+    hit = assignment.hit
+    task_kind = hit.campaign.task_kind
+    _check_kind(task_kind)
+    if assignment.status != AssignmentStatus.APPROVED:
+        raise GoldError(f"assignment {assignment.pk} is {assignment.status}: only approved answers can become gold")
+    if hit.gold_item_id is not None:
+        raise GoldError(f"assignment {assignment.pk} answers a gold HIT: its known answer is already gold item "
+                        f"{hit.gold_item_id}")
+    if not isinstance(assignment.answer, dict):
+        raise GoldError(f"assignment {assignment.pk} has no stored answer")
+    existing = GoldItem.objects.filter(source_assignment=assignment, purpose=purpose).first()
+    if existing is not None:
+        return existing
+    try:
+        known = get_quality(task_kind).gold_from_answer(hit.items, assignment.answer)
+    except ValueError as exc:
+        raise GoldError(f"answer: {exc}") from None
+    return GoldItem.objects.create(
+        task_kind=task_kind, purpose=purpose, items=hit.items, answer=known, source_assignment=assignment,
+        note=f"approved answer of assignment {assignment.pk} (campaign {hit.campaign_id})"[:NOTE_MAX],
+        created_by=_user(user),
+    )
 
 
 def set_gold_active(gold_item: GoldItem, active: bool) -> GoldItem:
-    raise NotImplementedError
+    """Whether new campaigns (and HITs added later) mix it in; HITs already made from it keep it."""
+    if gold_item.active != active:
+        gold_item.active = active
+        gold_item.save(update_fields=["active"])
+    return gold_item
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int
+    items: dict[str, Any]
+    answer: Any
+    note: str
+
+
+def _parse_line(number: int, text: str) -> _Line:
+    try:
+        row = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GoldError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise GoldError('expected an object {"items": {...}, "answer": ..., "note": "..."}')
+    unknown = sorted(set(row) - {"items", "answer", "note"})
+    if unknown:
+        raise GoldError(f"unknown key(s) {', '.join(unknown)} (expected items, answer, note)")
+    missing = [key for key in ("items", "answer") if key not in row]
+    if missing:
+        raise GoldError(f"missing {' and '.join(missing)}")
+    return _Line(number, row["items"], row["answer"], row.get("note", ""))
+
+
+def import_gold_lines(task_kind: str, lines: Iterable[str], purpose: str = "gold", user: Any = None) -> list[GoldItem]:
+    """Gold items from JSON Lines, one {"items": {...}, "answer": ..., "note": "..."} per line (blank lines are
+    skipped). All or nothing: every line is checked first; any problem raises GoldError whose `errors` name the
+    line ("line 3: ..."), and nothing is written."""
+    _check_kind(task_kind)
+    _check_purpose(purpose)
+    errors: list[str] = []
+    checked: list[tuple[dict[str, Any], dict[str, Any], str]] = []
+    count = 0
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        count += 1
+        if count > IMPORT_MAX_LINES:
+            errors.append(f"line {number}: more than {IMPORT_MAX_LINES} gold items in one file; split it")
+            break
+        try:
+            line = _parse_line(number, text)
+            checked.append(_cleaned(task_kind, line.items, line.answer, line.note))
+        except GoldError as exc:
+            errors.append(f"line {number}: {exc}")
+    if not errors and not checked:
+        errors.append("line 1: the file holds no gold item")
+    if errors:
+        raise GoldError(f"{len(errors)} problem(s); nothing was imported: {errors[0]}", errors)
+    creator = _user(user)
+    with transaction.atomic():
+        return GoldItem.objects.bulk_create([
+            GoldItem(task_kind=task_kind, purpose=purpose, items=items, answer=known, note=note, created_by=creator)
+            for items, known, note in checked
+        ])
 
 
 def score_submission(campaign: Campaign, hit: HIT, answer: dict[str, Any]) -> tuple[float | None, list[str]]:
     """The gold score of an answer to a HIT (None when the HIT carries no gold) and the flags it adds
-    (["gold_failed"] below mturk.quality.GOLD_PASS_MARK)."""
-    raise NotImplementedError
+    (["gold_failed"] below mturk.quality.GOLD_PASS_MARK).
+
+    A gold or onboarding HIT is scored against its gold item's known answer (read with the HIT: the submission
+    selects it in its one statement); a real HIT by the gold parts its items may carry (judge_caption's pairs).
+    No query for a real HIT."""
+    if not has_quality(campaign.task_kind):
+        return None, []
+    quality = get_quality(campaign.task_kind)
+    options = get_task_kind(campaign.task_kind).options(campaign)
+    if hit.gold_item_id is not None:
+        gold = hit.gold_item
+        assert gold is not None
+        score: float | None = quality.score_gold(options, hit.items, gold.answer, answer)
+    else:
+        score = quality.score_inline_gold(options, hit.items, answer)
+    if score is None:
+        return None, []
+    score = float(score)
+    return score, [GOLD_FAILED] if score < GOLD_PASS_MARK else []
+
+
+def with_flags(flags: list[str], more: list[str]) -> list[str]:
+    """`flags` followed by those of `more` not already present."""
+    return flags + [flag for flag in more if flag not in flags]
+
+
+# --- mixing gold HITs into a campaign (services.campaigns.add_hits) -----------------------------------------------
+
+
+def gold_share(real: int, rate: float) -> int:
+    """How many gold HITs make `rate` of real + gold: round(real * rate / (1 - rate)), halves rounded up."""
+    if rate <= 0 or real <= 0:
+        return 0
+    return math.floor(real * rate / (1 - rate) + 0.5 + 1e-9)
+
+
+def active_gold(task_kind: str, purpose: str = GoldPurpose.GOLD) -> list[GoldItem]:
+    return list(GoldItem.objects.filter(task_kind=task_kind, purpose=purpose, active=True).order_by("id"))
+
+
+def check_gold_settings(task_kind: str, provider: Any, gold_rate: float, onboarding_items: int) -> None:
+    """Refuse (GoldError) a campaign asking for gold or onboarding it cannot have."""
+    if gold_rate > 0 or onboarding_items > 0:
+        if not has_quality(task_kind):
+            raise GoldError(f"task kind '{task_kind}' has no gold scoring, so it cannot take gold or onboarding "
+                            f"items; kinds that can: {', '.join(quality_kind_names()) or 'none'}")
+    if gold_rate > 0 and not GoldItem.objects.filter(task_kind=task_kind, purpose=GoldPurpose.GOLD,
+                                                     active=True).exists():
+        raise GoldError(f"a gold rate of {gold_rate:g} needs active gold items of {task_kind}; there are none "
+                        "(add some under /api/gold-items/, with import_gold, or from the review)")
+    if onboarding_items > 0:
+        if provider.creates_hits:
+            raise GoldError(f"{provider.name} hands out its HITs itself, so it cannot route a worker to onboarding "
+                            "items first; onboarding needs a provider whose workers this server routes (local, "
+                            "prolific)")
+        active = GoldItem.objects.filter(task_kind=task_kind, purpose=GoldPurpose.ONBOARDING, active=True).count()
+        if active < onboarding_items:
+            raise GoldError(f"{onboarding_items} onboarding item(s) asked for, but {task_kind} has {active} active "
+                            "onboarding gold item(s)")
+
+
+def mix_gold(campaign: Campaign, real: list[HIT], real_before: int, gold_before: int, group_of: Any,
+             require: bool = True) -> list[HIT]:
+    """`real` (new HITs, not saved, in order) with the campaign's gold HITs interleaved at random positions,
+    enough to keep the gold share of all its HITs at Campaign.gold_rate; positions are set from the first
+    of `real`. The random positions come from a generator seeded by the campaign id (and this batch's first
+    position), so a campaign is mixed the same way every time. The gold items are cycled in id order,
+    continuing where the campaign's previous batch stopped. `require`: no active gold item is a GoldError
+    (False: the batch is taken without gold, e.g. an item fed by a stage)."""
+    if not real:
+        return real
+    start = real[0].position
+    wanted = gold_share(real_before + len(real), campaign.gold_rate) - gold_before
+    if wanted <= 0:
+        return real
+    items = active_gold(campaign.task_kind)
+    if not items:
+        if require:
+            raise GoldError(f"campaign '{campaign.name}' mixes in gold items (rate {campaign.gold_rate:g}) but "
+                            f"{campaign.task_kind} has no active gold item left")
+        return real
+    rng = random.Random(f"gold:{campaign.pk}:{start}")
+    total = len(real) + wanted
+    gold_slots = set(rng.sample(range(total), wanted))
+    mixed: list[HIT] = []
+    real_iter = iter(real)
+    used = 0
+    for index in range(total):
+        if index in gold_slots:
+            gold = items[(gold_before + used) % len(items)]
+            used += 1
+            hit = HIT(campaign=campaign, items=gold.items, gold_item=gold, group=group_of(gold.items) or "",
+                      max_assignments=campaign.assignments_per_hit)
+        else:
+            hit = next(real_iter)
+        hit.position = start + index
+        mixed.append(hit)
+    return mixed
+
+
+def onboarding_hits(campaign: Campaign, start: int) -> list[HIT]:
+    """The campaign's onboarding HITs (not saved): its first `onboarding_items` active onboarding items, each
+    taken by every worker once."""
+    if campaign.onboarding_items <= 0:
+        return []
+    items = active_gold(campaign.task_kind, GoldPurpose.ONBOARDING)[:campaign.onboarding_items]
+    return [HIT(campaign=campaign, items=gold.items, gold_item=gold, onboarding=True, max_assignments=ONBOARDING_SLOTS,
+                position=start + index) for index, gold in enumerate(items)]

@@ -26,6 +26,7 @@ from ..providers.registry import get_provider
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .assignments import expire_stale_assignments, get_or_create_worker
+from .gold import score_submission, with_flags
 from .marketplace_publish import create_pending_hits, pending_hits
 from .participation import grant_pending, note_submission
 from .review import approve_assignment, approve_submitted, pay_pending_bonuses, reject_assignment
@@ -58,19 +59,22 @@ class SyncReport:
         self.flagged += other.flagged
 
 
-def _answer_from(remote: MarketplaceAssignment, campaign: Campaign, hit: HIT) -> tuple[object, list[str]]:
-    """The answer the marketplace holds (posted by our page as JSON), validated like a direct submission."""
+def _answer_from(remote: MarketplaceAssignment, campaign: Campaign,
+                 hit: HIT) -> tuple[object, list[str], float | None]:
+    """The answer the marketplace holds (posted by our page as JSON), validated and scored like a direct
+    submission: (answer, check flags, gold score)."""
     raw = remote.answers.get(ANSWER_FIELD)
     if raw is None:
-        return {"marketplace_answers": remote.answers}, ["answer_not_on_platform"]
+        return {"marketplace_answers": remote.answers}, ["answer_not_on_platform"], None
     kind = get_task_kind(campaign.task_kind)
     try:
         answer = parse_json(raw)  # the worker's browser posted it: untrusted, with the API's limits
         payload = kind.build_payloads(campaign, [hit])[hit.pk]
         cleaned = kind.validate(campaign, payload, answer)
     except (ValueError, serializers.ValidationError):
-        return {"marketplace_answers": remote.answers}, ["answer_invalid"]
-    return cleaned, kind.hit_checks(campaign, hit, cleaned)
+        return {"marketplace_answers": remote.answers}, ["answer_invalid"], None
+    score, gold_flags = score_submission(campaign, hit, cleaned)
+    return cleaned, with_flags(kind.hit_checks(campaign, hit, cleaned), gold_flags), score
 
 
 def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> Assignment:
@@ -104,11 +108,11 @@ def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> As
         if local.status in (AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED):
             local.transition(AssignmentStatus.ACCEPTED)
         if local.status == AssignmentStatus.ACCEPTED:
-            local.answer, local.check_flags = _answer_from(remote, campaign, hit)
+            local.answer, local.check_flags, local.gold_score = _answer_from(remote, campaign, hit)
             local.transition(AssignmentStatus.SUBMITTED)
             local.submitted_at = remote.submitted_at or timezone.now()
             local.time_on_task = local.submitted_at - local.accepted_at
-            changed += ["answer", "check_flags", "status", "submitted_at", "time_on_task"]
+            changed += ["answer", "check_flags", "gold_score", "status", "submitted_at", "time_on_task"]
             report.new_submissions += 1
         local.marketplace_status = remote.status
         local.save(update_fields=changed)

@@ -75,7 +75,8 @@ def approve_assignment(assignment: Assignment, feedback: str = "", *, on_marketp
         locked.feedback = feedback
         locked.decided_at = timezone.now()
         locked.save(update_fields=["status", "feedback", "decided_at", "auto_approved", "marketplace_status"])
-        if not UNUSABLE_ANSWER_FLAGS.intersection(locked.check_flags or []):
+        # A gold or onboarding HIT's answer is paid but makes no dataset record and feeds no next stage.
+        if locked.hit.gold_item_id is None and not UNUSABLE_ANSWER_FLAGS.intersection(locked.check_flags or []):
             get_task_kind(campaign.task_kind).on_approved(locked)
             feed_next_stages(locked)
         if on_marketplace and announce:

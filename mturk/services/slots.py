@@ -52,14 +52,16 @@ def candidate_hits(campaign: Campaign, worker: Worker, limit: int) -> QuerySet[H
     Walks the `hit_open_slots` index from its start: the HITs the worker already has a record of
     (any record, returned ones too) and those of a group (an album) the worker did in another campaign
     are anti-joins on the worker's own assignments, so the walk reads the HITs it returns plus those it
-    skips for this worker, never the whole campaign."""
+    skips for this worker, never the whole campaign. Onboarding HITs are never candidates (the index leaves them
+    out; services.assignments gives them to a worker first)."""
     done_by_worker = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
     group_done_elsewhere = (
         Assignment.objects.filter(worker=worker, confirmed=True, hit__group=OuterRef("group"))
         .exclude(hit__group="").exclude(hit__campaign=campaign)
     )
     return (
-        HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, taken_slots__lt=F("max_assignments"))
+        HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, onboarding=False,
+                           taken_slots__lt=F("max_assignments"))
         .exclude(Exists(done_by_worker))
         .exclude(Exists(group_done_elsewhere))
         .order_by("taken_slots", "position", "id")[:limit]

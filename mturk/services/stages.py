@@ -30,7 +30,7 @@ def feed_next_stages(assignment: Assignment) -> int:
             continue
         try:
             with transaction.atomic():  # a refused item must not undo (or block) the approval
-                new = add_hits(stage, items, group=assignment.hit.group)
+                new = add_hits(stage, items, group=assignment.hit.group, require_gold=False)
         except CampaignError as exc:
             log.warning("stage %s did not take items %s from assignment %s: %s", stage.pk, items, assignment.pk, exc)
             continue

@@ -237,7 +237,10 @@ def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str 
         "preview": token is None,
         "submit_url": reverse("task-submit"),
         "next_url": next_url,
-        "draft_key": f"draft:{campaign.pk}:{hit.pk}",
+        # The worker's draft is kept per assignment: nothing on the page names the HIT (a gold HIT and a real one
+        # showing the same items give the same page); a preview (no assignment) keys it by its own token.
+        "draft_key": f"draft:{campaign.pk}:a{assignment.pk}" if assignment is not None and token
+        else f"draft:{campaign.pk}:preview:{request.GET.get('preview', '')}",
         "handoff": handoff,
         "return_url": reverse("task-return") if can_return and token else None,
         "frame": frame_for(campaign, assignment if token else None),
