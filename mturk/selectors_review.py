@@ -1,9 +1,11 @@
 """Reads of the visual review page: the filtered assignments of a campaign and the flags there are."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db.models import Count, Q, QuerySet
 
-from .models import Assignment, Campaign
+from .models import Assignment, Campaign, GoldItem
 from .selectors import campaign_assignments
 from .states import AssignmentStatus
 
@@ -11,11 +13,15 @@ NO_FLAG = "none"
 ANY_FLAG = "any"
 
 
-def review_assignments(campaign: Campaign, status: str | None = None, flag: str | None = None
-                       ) -> QuerySet[Assignment]:
-    """The campaign's reviewable assignments, newest first, by status and by check flag (a flag's name,
-    ANY_FLAG or NO_FLAG)."""
+def review_assignments(campaign: Campaign, status: str | None = None, flag: str | None = None,
+                       worker: int | None = None, assignment: int | None = None) -> QuerySet[Assignment]:
+    """The campaign's reviewable assignments, newest first, by status, by check flag (a flag's name,
+    ANY_FLAG or NO_FLAG), by worker and by assignment (ids)."""
     queryset = campaign_assignments(campaign, status)
+    if worker is not None:
+        queryset = queryset.filter(worker_id=worker)
+    if assignment is not None:
+        queryset = queryset.filter(pk=assignment)
     if flag == NO_FLAG:
         return queryset.filter(check_flags=[])
     if flag == ANY_FLAG:
@@ -40,3 +46,10 @@ def review_counts(campaign: Campaign) -> dict[str, int]:
     counts["flagged"] = sum(row["flagged"] for row in rows if row["status"] == AssignmentStatus.SUBMITTED)
     return counts
 
+
+
+def gold_made_from(assignment_ids: Iterable[int]) -> dict[int, int]:
+    """The gold items made from these assignments' answers: assignment id -> gold item id; one query."""
+    rows = GoldItem.objects.filter(source_assignment_id__in=list(assignment_ids)).order_by("pk").values_list(
+        "source_assignment_id", "pk")
+    return {assignment_id: gold_id for assignment_id, gold_id in rows if assignment_id is not None}

@@ -1,6 +1,7 @@
 """The visual review of a campaign's assignments: each answer drawn by its task kind, filters, a selection
 approved or rejected at once, keyboard shortcuts (static/js/review.js); bonus and block reuse the
-researcher's endpoints."""
+researcher's endpoints. A card shows the answer's gold score and agreement when measured, and offers an
+approved answer as a gold item (views.gold_page)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,8 +17,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Campaign
 from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
+from ..quality import has_quality
 from ..selectors_prolific import REJECTION_CHOICES
-from ..selectors_review import ANY_FLAG, NO_FLAG, campaign_flags, review_assignments, review_counts
+from ..selectors_review import ANY_FLAG, NO_FLAG, campaign_flags, gold_made_from, review_assignments, review_counts
 from ..services.review import ReviewError
 from ..services.review_bulk import review_selection
 from ..states import AssignmentStatus
@@ -35,6 +37,8 @@ class ReviewFilters:
     flag: str = ""
     per_page: int = DEFAULT_PAGE_SIZE
     layout: str = "list"
+    worker: int | None = None  # one worker's answers (from the worker page)
+    assignment: int | None = None  # one answer's card (from the worker and gold pages)
 
     @classmethod
     def of(cls, query: QueryDict) -> ReviewFilters:
@@ -47,14 +51,22 @@ class ReviewFilters:
             flag=query.get("flag", "").strip()[:100],
             per_page=int(per_page) if per_page.isdigit() and int(per_page) in PAGE_SIZES else DEFAULT_PAGE_SIZE,
             layout=layout if layout in LAYOUTS else "list",
+            worker=_id(query.get("worker", "")),
+            assignment=_id(query.get("assignment", "")),
         )
 
     def query(self, page: int | None = None) -> str:
         """The query string of these filters (and a page), without the defaults."""
         values: dict[str, str | int | None] = {"status": self.status, "flag": self.flag, "per_page": self.per_page,
-                                               "layout": self.layout, "page": page}
+                                               "layout": self.layout, "worker": self.worker,
+                                               "assignment": self.assignment, "page": page}
         defaults = {"per_page": DEFAULT_PAGE_SIZE, "layout": "list"}
         return urlencode({k: v for k, v in values.items() if v is not None and v != "" and defaults.get(k) != v})
+
+
+def _id(value: str) -> int | None:
+    """A positive id of a query string, else None (an unknown value is no filter)."""
+    return int(value) if value.isascii() and value.isdigit() and 0 < int(value) < 2**31 else None
 
 
 def campaign_section(request: HttpRequest, campaign: Campaign, kind: TaskKind) -> dict[str, Any]:
@@ -71,9 +83,14 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     kind = get_task_kind(campaign.task_kind)
     filters = ReviewFilters.of(request.GET)
-    page = Paginator(review_assignments(campaign, filters.status or None, filters.flag or None),
+    page = Paginator(review_assignments(campaign, filters.status or None, filters.flag or None, filters.worker,
+                                        filters.assignment),
                      filters.per_page).get_page(request.GET.get("page"))
     assignments = list(page.object_list)
+    can_gold = has_quality(campaign.task_kind)
+    # "Use as gold" is offered on approved answers of real HITs; one query says which already made a gold item
+    offered = [a.pk for a in assignments if a.status == AssignmentStatus.APPROVED and a.hit.gold_item_id is None]
+    made_gold = gold_made_from(offered) if can_gold and offered else {}
     payloads = kind.build_payloads(campaign, list({a.hit_id: a.hit for a in assignments}.values()))
     reviews = kind.review_context(campaign, assignments, payloads) if assignments else {}
     prolific = campaign.provider == "prolific"
@@ -81,7 +98,8 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "kind": kind,
         "page": page,
-        "cards": [(a, reviews.get(a.pk, {})) for a in assignments],
+        "cards": [(a, reviews.get(a.pk, {}), made_gold.get(a.pk)) for a in assignments],
+        "can_gold": can_gold,
         "filters": filters,
         "layout": filters.layout,
         "previous_query": filters.query(page.previous_page_number()) if page.has_previous() else "",
