@@ -1,4 +1,368 @@
-"""quality_page console pages (to be written)."""
-from django.urls import URLPattern
+"""The campaign quality page (/campaigns/<pk>/quality/): the campaign-wide figures, each worker's measured
+quality, the items with the least agreement, the review rule (edit, preview, apply after a confirmation) and
+the audit of the rule's decisions. Thin: the selectors read, services.quality and services.review_rules act."""
+from __future__ import annotations
 
-urlpatterns: list[URLPattern] = []
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import URLPattern, path, reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ..models import Campaign, QualityDecision, QualityRule, WorkerScore
+from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
+from ..quality import GOLD_PASS_MARK
+from ..selectors_prolific import REJECTION_CHOICES
+from ..selectors_quality import CampaignQualityView, campaign_quality, decisions, item_rows
+from ..selectors_run import provider_label
+from ..services.quality import compute_quality
+from ..services.review_rules import RulePlan, apply_rule, plan_rule, save_rule
+from .campaign_confirm import Confirmation, currency
+from .researcher import researcher_required
+
+WORKERS_PER_PAGE = 25
+ITEMS_PER_PAGE = 25
+DECISIONS_PER_PAGE = 25
+PLANNED_PER_PAGE = 50
+# The worker table's sortable columns: query value -> (header, WorkerScore attribute)
+SORTS = {"gold_accuracy": "Gold accuracy", "agreement": "Agreement", "items": "Items"}
+# Krippendorff's reading of alpha (Krippendorff 2004, as crowd-kit's docstring quotes it)
+ALPHA_RELIABLE = 0.8
+ALPHA_TENTATIVE = 0.667
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The rule form: every field labelled and explained; save_rule has the last word (the marketplace's rules).
+
+def _bound(label: str, low: float, high: float, help_text: str) -> forms.FloatField:
+    return forms.FloatField(label=label, required=False, min_value=low, max_value=high, help_text=help_text,
+                            widget=forms.NumberInput(attrs={"step": "0.01"}))
+
+
+class RuleForm(forms.Form):
+    approve_min_gold = _bound("Approve when gold accuracy is at least", 0.0, 1.0,
+                              "From 0 to 1 (the share of gold answered right). Empty: gold is not checked to approve.")
+    approve_min_agreement = _bound("and agreement is at least", -1.0, 1.0,
+                                   "In the campaign's agreement measure (-1 to 1). Empty: not checked to approve.")
+    reject_below_gold = _bound("Reject when gold accuracy is below", 0.0, 1.0,
+                               "From 0 to 1. Empty: never rejected for gold. Between the bounds, work is left to you.")
+    reject_below_agreement = _bound("or agreement is below", -1.0, 1.0,
+                                    "Empty: never rejected for agreement.")
+    reject_message = forms.CharField(label="Rejection message", required=False,
+                                     widget=forms.Textarea(attrs={"rows": 3}),
+                                     help_text="Sent to each rejected worker: say what was wrong.")
+    reject_category = forms.ChoiceField(label="Rejection category", required=False, choices=(),
+                                        help_text="The marketplace's reason for the rejection.")
+    bonus_top_share = _bound("Bonus the top share of workers", 0.0, 1.0,
+                             "From 0 to 1, e.g. 0.1 for the best 10% by gold accuracy, then agreement. Empty: no "
+                             "bonus. Each worker is bonused at most once per campaign.")
+    bonus_amount = forms.DecimalField(label="Bonus amount", required=False, min_value=Decimal("0.01"),
+                                      max_digits=8, decimal_places=2, help_text="Paid to each bonused worker.",
+                                      widget=forms.NumberInput(attrs={"step": "0.01"}))
+    bonus_reason = forms.CharField(label="Bonus reason", required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                                   help_text="Sent to each bonused worker.")
+    min_gold_items = forms.IntegerField(label="Minimum gold items", min_value=1, max_value=32767, initial=1,
+                                        help_text="The gold bounds are applied to a worker only after this many "
+                                                  "scored gold items.")
+    min_items = forms.IntegerField(label="Minimum compared items", min_value=1, max_value=32767, initial=1,
+                                   help_text="The agreement bounds are applied to a worker only after this many "
+                                             "items also answered by others.")
+    enabled = forms.BooleanField(label="Apply automatically", required=False,
+                                 help_text="The periodic review job applies the rule to newly submitted work.")
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.categories = REJECTION_CHOICES if campaign.provider == "prolific" else ()
+        if self.categories:
+            category = self.fields["reject_category"]
+            assert isinstance(category, forms.ChoiceField)
+            category.choices = [("", "Choose a category"), *self.categories]
+            self.fields["reject_message"].help_text += (f" {provider_label(campaign.provider)} needs at least "
+                                                        f"{MIN_REJECTION_MESSAGE} characters and a category.")
+        else:
+            del self.fields["reject_category"]
+        self.fields["bonus_amount"].label = f"Bonus amount ({currency(campaign).strip() or 'account currency'})"
+
+    def rule_data(self) -> dict[str, Any]:
+        data = dict(self.cleaned_data)
+        data.setdefault("reject_category", "")
+        return data
+
+    def add_service_error(self, exc: ValueError) -> None:
+        """save_rule's ValueError names the bad field: shown next to it (else above the form)."""
+        text = str(exc)
+        name = getattr(exc, "field", None)
+        if name is None:
+            name = next((n for n in self.fields if text.startswith((f"{n}:", f"{n} ")) or f"'{n}'" in text), None)
+        self.add_error(name if name in self.fields else None, text)
+
+
+def rule_initial(rule: QualityRule | None) -> dict[str, Any]:
+    if rule is None:
+        return {}
+    return {name: getattr(rule, name) for name in RuleForm.base_fields}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading the query string: each table has its own page; the worker table its sort.
+
+@dataclass(frozen=True)
+class PageState:
+    sort: str = "gold_accuracy"
+    descending: bool = True
+    workers: str = "1"
+    items: str = "1"
+    audit: str = "1"
+    planned: str = "1"
+    preview: bool = False
+
+    @classmethod
+    def of(cls, query: QueryDict) -> PageState:
+        sort = query.get("sort", "")
+        return cls(sort=sort if sort in SORTS else "gold_accuracy", descending=query.get("order") != "asc",
+                   workers=query.get("workers", "1"), items=query.get("items", "1"), audit=query.get("audit", "1"),
+                   planned=query.get("planned", "1"), preview=query.get("preview") == "1")
+
+    def query(self, **changes: Any) -> str:
+        values: dict[str, Any] = {"sort": self.sort, "order": "desc" if self.descending else "asc",
+                                  "workers": self.workers, "items": self.items, "audit": self.audit,
+                                  "planned": self.planned, "preview": "1" if self.preview else ""}
+        values.update(changes)
+        defaults = {"sort": "gold_accuracy", "order": "desc", "workers": "1", "items": "1", "audit": "1",
+                    "planned": "1", "preview": ""}
+        return urlencode({k: v for k, v in values.items() if str(v) != defaults[k]})
+
+
+def _page_links(page: Page, state: PageState, name: str, anchor: str) -> dict[str, str]:
+    links = {}
+    if page.has_previous():
+        links["previous"] = f"?{state.query(**{name: page.previous_page_number()})}#{anchor}"
+    if page.has_next():
+        links["next"] = f"?{state.query(**{name: page.next_page_number()})}#{anchor}"
+    return links
+
+
+def _sorted_workers(scores: list[WorkerScore], state: PageState) -> list[WorkerScore]:
+    """Sorted by the chosen column; a worker with no value is last either way."""
+    known = [s for s in scores if getattr(s, state.sort) is not None]
+    unknown = [s for s in scores if getattr(s, state.sort) is None]
+    known.sort(key=lambda s: s.worker_id)
+    known.sort(key=lambda s: getattr(s, state.sort), reverse=state.descending)  # stable: ties by worker id
+    return known + unknown
+
+
+def _sort_headers(state: PageState) -> dict[str, dict[str, Any]]:
+    headers = {}
+    for value, label in SORTS.items():
+        current = state.sort == value
+        descending = not (current and state.descending)  # a click on the current column flips it
+        headers[value] = {
+            "label": label, "current": current,
+            "aria_sort": ("descending" if state.descending else "ascending") if current else None,
+            "href": f"?{state.query(sort=value, order='desc' if descending else 'asc', workers=1)}#workers",
+            "next_order": "highest first" if descending else "lowest first",
+        }
+    return headers
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What the page marks as low: below the rule's rejection bounds, else below the gold pass mark."""
+
+    gold: float
+    agreement: float | None
+
+    @classmethod
+    def of(cls, rule: QualityRule | None) -> Thresholds:
+        gold = rule.reject_below_gold if rule is not None and rule.reject_below_gold is not None else GOLD_PASS_MARK
+        return cls(gold=gold, agreement=rule.reject_below_agreement if rule is not None else None)
+
+
+def _worker_rows(scores: list[WorkerScore], low: Thresholds) -> list[dict[str, Any]]:
+    return [{
+        "score": score,
+        "low_gold": score.gold_accuracy is not None and score.gold_accuracy < low.gold,
+        "low_agreement": (low.agreement is not None and score.agreement is not None
+                          and score.agreement < low.agreement),
+    } for score in scores]
+
+
+def evidence_text(evidence: dict[str, Any]) -> str:
+    """A decision's evidence in one line: "gold accuracy 0.90 · gold items 4 · agreement 0.71"."""
+    parts = []
+    for name, value in evidence.items():
+        shown = f"{value:.2f}" if isinstance(value, float) else "–" if value is None else str(value)
+        parts.append(f"{name.replace('_', ' ')} {shown}")
+    return " · ".join(parts)
+
+
+def alpha_reading(value: float | None) -> str:
+    if value is None:
+        return "not computed (too few answers compared)"
+    if value >= ALPHA_RELIABLE:
+        return f"reliable (≥ {ALPHA_RELIABLE})"
+    if value >= ALPHA_TENTATIVE:
+        return f"tentative conclusions only (≥ {ALPHA_TENTATIVE}, < {ALPHA_RELIABLE})"
+    return f"not reliable (< {ALPHA_TENTATIVE})"
+
+
+def _overall(view: CampaignQualityView) -> list[dict[str, Any]]:
+    if view.summary is None:
+        return []
+    return [{"name": name.replace("_", " "), "value": value,
+             "reading": alpha_reading(value) if "alpha" in name else ""}
+            for name, value in (view.summary.overall or {}).items()]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Views
+
+def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None, status: int = 200) -> HttpResponse:
+    state = PageState.of(request.GET)
+    view = campaign_quality(campaign)
+    if form is None:
+        form = RuleForm(initial=rule_initial(view.rule), campaign=campaign)
+    workers = Paginator(_sorted_workers(view.workers, state), WORKERS_PER_PAGE).get_page(state.workers)
+    items = item_rows(campaign, page=_number(state.items), per_page=ITEMS_PER_PAGE)
+    audit = decisions(campaign, page=_number(state.audit), per_page=DECISIONS_PER_PAGE)
+    plan: RulePlan | None = plan_rule(campaign) if state.preview and view.rule is not None else None
+    planned = Paginator(plan.decisions, PLANNED_PER_PAGE).get_page(state.planned) if plan is not None else None
+    context = {
+        "campaign": campaign,
+        "view": view,
+        "overall": _overall(view),
+        "state": state,
+        "sort_headers": _sort_headers(state),
+        "sorts": SORTS.items(),
+        "workers": workers,
+        "worker_rows": _worker_rows(list(workers.object_list), Thresholds.of(view.rule)),
+        "low": Thresholds.of(view.rule),
+        "workers_links": _page_links(workers, state, "workers", "workers"),
+        "items": items,
+        "items_links": _page_links(items, state, "items", "items"),
+        "audit": audit,
+        "audit_links": _page_links(audit, state, "audit", "audit"),
+        "audit_rows": _audit_rows(list(audit.object_list)),
+        "form": form,
+        "plan": plan,
+        "planned": planned,
+        "planned_rows": [(d, evidence_text(d.evidence)) for d in planned] if planned is not None else [],
+        "planned_links": _page_links(planned, state, "planned", "preview") if planned is not None else {},
+        "currency": currency(campaign),
+        "review_url": reverse("campaign-review", args=[campaign.pk]),
+        "preview_query": state.query(preview="1", planned=1),
+    }
+    return render(request, "mturk/quality/page.html", context, status=status)
+
+
+def _audit_rows(page: list[QualityDecision]) -> list[tuple[QualityDecision, str, str]]:
+    """Each decision with its evidence in a line and who decided (the users read in one query)."""
+    ids = {d.decided_by_id for d in page if d.decided_by_id is not None}
+    users = {user.pk: user.get_username() for user in get_user_model().objects.filter(pk__in=ids)} if ids else {}
+    return [(d, evidence_text(d.evidence), users.get(d.decided_by_id, "") if d.decided_by_id else "") for d in page]
+
+
+def _number(value: str) -> int:
+    """A page number from the query string; anything else is the first page (the selectors clamp the rest)."""
+    return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else 1
+
+
+@require_GET
+@researcher_required
+def quality_page(request: HttpRequest, pk: int) -> HttpResponse:
+    return _page(request, get_object_or_404(Campaign, pk=pk))
+
+
+@require_POST
+@researcher_required
+def recompute(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    try:
+        result = compute_quality(campaign)
+    except ValueError as exc:
+        messages.error(request, f"Not computed: {exc}")
+    else:
+        messages.success(request, f"Quality computed: {result.answers} answer(s) of {result.workers} worker(s) on "
+                                  f"{result.items} item(s), {result.aggregated} item(s) aggregated ({result.measure}).")
+    return redirect("campaign-quality", pk=campaign.pk)
+
+
+@require_POST
+@researcher_required
+def save(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    form = RuleForm(request.POST, campaign=campaign)
+    if form.is_valid():
+        try:
+            save_rule(campaign, form.rule_data(), user=request.user)
+        except ValueError as exc:
+            form.add_service_error(exc)
+        else:
+            messages.success(request, "Review rule saved. Preview it to see what it would do.")
+            return redirect(reverse("campaign-quality", args=[campaign.pk]) + "#rule")
+    return _page(request, campaign, form=form, status=400)
+
+
+def _confirmation(campaign: Campaign, plan: RulePlan) -> Confirmation:
+    money = currency(campaign)
+    what = [f"Approve {plan.approve} assignment(s), reject {plan.reject}, pay {plan.bonus} bonus(es); "
+            f"{plan.left} submitted assignment(s) are left to you.",
+            f"It pays out {money}{plan.cost} with fees. Each decision is recorded (with the scores behind it) before "
+            "the marketplace is asked; work decided already is skipped."]
+    if not money:
+        what.append(f"Amounts are in the currency of your {provider_label(campaign.provider)} account.")
+    refused = None
+    if plan.problems:
+        refused = "; ".join(plan.problems)
+    elif not plan.decisions:
+        refused = "the rule decides nothing now"
+    return Confirmation(
+        title=f"Apply the review rule of campaign {campaign.name}",
+        action_url=reverse("campaign-quality-apply", args=[campaign.pk]),
+        button=f"Apply: approve {plan.approve}, reject {plan.reject}, bonus {plan.bonus} for {money}{plan.cost}",
+        what=what, refused=refused, danger=plan.reject > 0,
+        facts=[("Approve", str(plan.approve)), ("Reject", str(plan.reject)), ("Bonus", str(plan.bonus)),
+               ("Left to you", str(plan.left)), ("Cost with fees", f"{money}{plan.cost}")])
+
+
+@require_http_methods(["GET", "POST"])
+@researcher_required
+def apply(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: what applying the rule would do and cost, to confirm (also shown in a dialog); POST: apply it."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    back = reverse("campaign-quality", args=[campaign.pk])
+    if not QualityRule.objects.filter(campaign=campaign).exists():
+        messages.error(request, "Save a review rule first.")
+        return redirect(back + "#rule")
+    if request.method == "GET":
+        return render(request, "mturk/confirm_action.html", {
+            "campaign": campaign, "confirmation": _confirmation(campaign, plan_rule(campaign)),
+            "currency": currency(campaign), "back": back, "here": request.path,
+            "provider_label": provider_label(campaign.provider),
+        })
+    try:
+        result = apply_rule(campaign, source="console", user=request.user)
+    except ValueError as exc:
+        messages.error(request, f"The rule was not applied: {exc}")
+        return redirect(back + "#rule")
+    messages.success(request, f"Review rule applied: {result.done} decision(s) made"
+                              + (f", {result.skipped} skipped (decided already)" if result.skipped else "") + ".")
+    for key, why in sorted(result.failed.items()):
+        messages.error(request, f"Failed, {key}: {why}")
+    return redirect(back + "#audit")
+
+
+urlpatterns: list[URLPattern] = [
+    path("", quality_page, name="campaign-quality"),
+    path("recompute/", recompute, name="campaign-quality-recompute"),
+    path("rule/", save, name="campaign-quality-rule"),
+    path("rule/apply/", apply, name="campaign-quality-apply"),
+]

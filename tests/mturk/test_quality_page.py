@@ -1,0 +1,200 @@
+"""The campaign quality page: the campaign-wide figures, workers (sorted, paged, low values marked), the items
+with the least agreement, the review rule (form errors, preview, apply through its confirmation) and the audit;
+researcher login, CSRF and constant queries. Figures are worked out by hand from the test-only exact-text
+measure (tests/mturk/quality/quality_fakes.py)."""
+from __future__ import annotations
+
+import html
+import re
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from mturk.models import QualityDecision, QualityRule
+from mturk.services.quality import compute_quality
+from mturk.states import AssignmentStatus
+from tests.mturk.quality.quality_fakes import (  # noqa: F401 (text_quality is a fixture)
+    answer,
+    gold_hit,
+    quality_campaign,
+    real_hits,
+    text_quality,
+    worker,
+)
+from tests.queries import queries_for
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("text_quality")]
+APPROVED, REJECTED = AssignmentStatus.APPROVED, AssignmentStatus.REJECTED
+
+
+def url(campaign, name: str = "campaign-quality", query: str = "") -> str:
+    return reverse(name, args=[campaign.pk]) + query
+
+
+def page_of(client, campaign, query: str = "") -> str:
+    response = client.get(url(campaign, query=query))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def text(fragment: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def section(page: str, section_id: str) -> str:
+    found = re.search(rf'<section[^>]* id="{section_id}"[^>]*>(.*?)</section>', page, re.S)
+    assert found, f"no section {section_id}"
+    return found.group(1)
+
+
+def rows(page: str, section_id: str) -> list[list[str]]:
+    """The cells' text of each body row of the section's table."""
+    body = re.search(r"<tbody>(.*?)</tbody>", section(page, section_id), re.S)
+    if body is None:
+        return []
+    return [[text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body.group(1), re.S)]
+
+
+@pytest.fixture
+def crowd():
+    """HIT 1: a "cat", b "cat", c "dog"; HIT 2: a "sun", b "sun"; a gold HIT scored a 1, b 0.5, c 0.
+    a has one approved answer, c one rejected. Seconds: a 30, 60, 90; b 10, 20, 40; c 100, 200."""
+    campaign = quality_campaign(images=3, reward=Decimal("0.10"), name="Street scenes")
+    first, second, _ = real_hits(campaign)
+    gold = gold_hit(campaign)
+    a, b, c = worker("wa"), worker("wb"), worker("wc")
+    answer(first, a, "cat", status=APPROVED, seconds=30)
+    answer(second, a, "sun", seconds=60)
+    answer(gold, a, "known", seconds=90, gold_score=1.0)
+    answer(first, b, "cat", seconds=10)
+    answer(second, b, "sun", seconds=20)
+    answer(gold, b, "known?", seconds=40, gold_score=0.5)
+    answer(first, c, "dog", status=REJECTED, seconds=100)
+    answer(gold, c, "wrong", seconds=200, gold_score=0.0)
+    return campaign, (first, second), (a, b, c)
+
+
+def test_the_page_needs_a_staff_login_and_a_known_campaign(researcher_client, django_user_model):
+    campaign = quality_campaign(images=1)
+    client = Client()
+    response = client.get(url(campaign))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert client.post(url(campaign, "campaign-quality-recompute")).status_code == 302
+    other = Client()
+    other.force_login(django_user_model.objects.create_user("bob", password="pw-123456"))  # not staff
+    assert other.get(url(campaign)).status_code == 302
+    assert researcher_client.get(reverse("campaign-quality", args=[campaign.pk + 1000])).status_code == 404
+    assert researcher_client.post(reverse("campaign-quality-recompute", args=[campaign.pk + 1000])).status_code == 404
+
+
+def test_before_any_computation_the_page_says_so_and_offers_to_compute(researcher_client):
+    campaign = quality_campaign(images=1)
+    page = page_of(researcher_client, campaign)
+    summary = text(section(page, "summary"))
+    assert "Computed never: the figures below appear once quality is computed" in summary
+    assert ">Compute quality</button>" in page
+    assert "No worker measured yet: compute quality above." in text(section(page, "workers"))
+    assert "Save a rule to preview and apply it." in page and 'id="apply-rule"' not in page
+
+
+def test_compute_then_the_figures_workers_and_items(researcher_client, crowd):
+    campaign, (first, second), (a, b, c) = crowd
+    response = researcher_client.post(url(campaign, "campaign-quality-recompute"), follow=True)
+    assert response.redirect_chain[-1][0] == url(campaign)
+    page = response.content.decode()
+    # 8 answers of 3 workers on 2 real HITs (the gold HIT's answers count for gold only), both aggregated
+    assert "Quality computed: 8 answer(s) of 3 worker(s) on 2 item(s), 2 item(s) aggregated (exact text match)." \
+        in text(page)
+    header = text(section(page, "summary"))
+    assert "Measure exact text match" in header
+    # pairs: HIT 1 cat/cat agree, cat/dog twice not; HIT 2 sun/sun: 2 of 4
+    assert "Pair agreement 0.500" in header
+    assert "Gold 1 gold HIT(s), 0 onboarding HIT(s), 3 gold answer(s) scored" in header
+    assert ">Recompute quality</button>" in page
+    # best gold accuracy first; c's 0.00 is below the gold pass mark (0.5) and marked in words, b's 0.50 is not
+    assert rows(page, "workers") == [
+        ["wa", "2", "2", "1", "1.00", "0.75", "1.00", "60 s", "1", "0", "$0.10"],
+        ["wb", "2", "2", "1", "0.50", "0.75", "1.00", "20 s", "0", "0", "$0.00"],
+        ["wc", "1", "1", "1", "0.00 low", "0.00", "0.00", "150 s", "0", "1", "$0.00"],
+    ]
+    assert f'href="{reverse("worker-page", args=[a.pk])}"' in section(page, "workers")
+    # the adjudication queue: HIT 1 (1 of 3 pairs agree) before HIT 2 (1 of 1)
+    assert rows(page, "items") == [
+        [f"#{first.position}", "3", "0.33", "cat", "most common text", f"Review the answers of HIT #{first.position}"],
+        [f"#{second.position}", "2", "1.00", "sun", "most common text",
+         f"Review the answers of HIT #{second.position}"],
+    ]
+
+
+def test_workers_sort_by_a_query_parameter_and_page(researcher_client, crowd, monkeypatch):
+    campaign, _, _ = crowd
+    compute_quality(campaign)
+
+    def names(query: str) -> list[str]:
+        return [row[0] for row in rows(page_of(researcher_client, campaign, query), "workers")]
+
+    assert names("?sort=agreement&order=asc") == ["wc", "wa", "wb"]  # ties by worker, then the lowest first
+    assert names("?sort=agreement") == ["wa", "wb", "wc"]
+    assert names("?sort=items&order=asc") == ["wc", "wa", "wb"]
+    assert names("?sort=gold_accuracy&order=asc") == ["wc", "wb", "wa"]
+    assert names("?sort=nonsense&order=sideways") == ["wa", "wb", "wc"]  # unknown values: the default
+    page = page_of(researcher_client, campaign, "?sort=agreement&order=asc")
+    assert 'aria-sort="ascending"' in page
+    monkeypatch.setattr("mturk.views.quality_page.WORKERS_PER_PAGE", 2)
+    assert names("?sort=gold_accuracy&order=asc&workers=2") == ["wa"]
+    first = section(page_of(researcher_client, campaign, "?sort=gold_accuracy&order=asc"), "workers")
+    assert 'href="?order=asc&amp;workers=2#workers" rel="next"' in first
+    assert names("?workers=99") == ["wc"]  # past the end: the last page
+
+
+def test_campaign_and_review_pages_link_to_it(researcher_client, crowd):
+    campaign, _, _ = crowd
+    here = f'href="{url(campaign)}"'
+    assert here in researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    assert here in researcher_client.get(reverse("campaign-review", args=[campaign.pk])).content.decode()
+
+
+def test_posts_need_the_csrf_token(researcher):
+    campaign = quality_campaign(images=1)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(researcher)
+    assert client.post(url(campaign, "campaign-quality-recompute")).status_code == 403
+    assert client.post(url(campaign, "campaign-quality-rule"), {"min_gold_items": "1"}).status_code == 403
+    assert client.post(url(campaign, "campaign-quality-apply")).status_code == 403
+    assert not QualityRule.objects.exists() and not QualityDecision.objects.exists()
+
+
+# ----- constant queries ------------------------------------------------------------------------------------------
+
+def measured_campaign(size: int, researcher):
+    """`size` workers on `size` HITs, each HIT answered by two workers (i and i+1), each worker with a gold
+    answer, all computed; a rule and `size` audited decisions by the researcher."""
+    campaign = quality_campaign(images=size, assignments=2)
+    hits = real_hits(campaign)
+    gold = gold_hit(campaign)
+    crowd = [worker(f"w{size}-{i:02}") for i in range(size)]
+    for i, hit in enumerate(hits):
+        answer(hit, crowd[i], "same")
+        answer(hit, crowd[(i + 1) % size], "same" if i % 2 else f"other {i}")
+    for i, member in enumerate(crowd):
+        answer(gold, member, "known", gold_score=(i % 3) / 2)
+    compute_quality(campaign)
+    QualityRule.objects.create(campaign=campaign, approve_min_gold=0.9, reject_below_gold=0.4,
+                               reject_message="Too many known answers were wrong.", updated_by=researcher)
+    for i, member in enumerate(crowd):
+        QualityDecision.objects.create(key=f"approve:test:{campaign.pk}:{i}", campaign=campaign, worker=member,
+                                       assignment=member.assignments.first(), action="approve", state="done",
+                                       evidence={"gold_accuracy": 1.0}, source="console", decided_by=researcher)
+    return campaign
+
+
+def test_the_page_makes_the_same_queries_for_2_and_20_workers_and_items(researcher_client, researcher):
+    small, large = measured_campaign(2, researcher), measured_campaign(20, researcher)
+    assert len(rows(page_of(researcher_client, large), "workers")) == 20
+    assert len(rows(page_of(researcher_client, large), "items")) == 20
+    assert len(rows(page_of(researcher_client, large), "audit")) == 20
+    counts = [queries_for(researcher_client, url(campaign)) for campaign in (small, large)]
+    assert counts[0] == counts[1], counts
