@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from mturk.exports import ExportBundle, ExportFormat, ExportOption, register_format
+from mturk.exports import ExportBundle, ExportError, ExportFormat, ExportOption, register_format
 from mturk.models import Campaign
 
 from .exports.coco import write_coco
@@ -31,17 +32,29 @@ def _with_report(write: Writer) -> Callable[[ExportBundle, list[Campaign]], int]
     return export
 
 
-for name, write, description, doc in (
+def check_coco_options(options: dict[str, Any]) -> None:
+    if "aggregated" in options and not isinstance(options["aggregated"], bool):
+        raise ExportError(f"option aggregated must be true or false, not {options['aggregated']!r}")
+
+
+COCO_OPTIONS = (
+    ExportOption("aggregated", "flag", "Boxes of images that several workers boxed: the aggregated boxes (IoU "
+                                       "clustering, concept by vote) instead of the first approved answer's, each "
+                                       "with an \"aggregation\" object; needs the campaign's quality computed."),
+)
+
+for name, write, description, doc, options, check in (
     ("imageclef", write_imageclef,
      "Grounded descriptions, ImageCLEF style: concepts, images, labelled boxes and descriptions with their "
-     "word-to-box correspondence markup.", "docs/formats/imageclef.md"),
-    ("coco", write_coco, "COCO captions and instances JSON (descriptions and labelled boxes).", "docs/formats/coco.md"),
+     "word-to-box correspondence markup.", "docs/formats/imageclef.md", (), None),
+    ("coco", write_coco, "COCO captions and instances JSON (descriptions and labelled boxes).", "docs/formats/coco.md",
+     COCO_OPTIONS, check_coco_options),
     ("flickr30k", write_flickr30k,
      "Flickr30k-Entities style sentences with box phrases and PASCAL-VOC-like box annotations.",
-     "docs/formats/flickr30k.md"),
+     "docs/formats/flickr30k.md", (), None),
 ):
     register_format(ExportFormat(name=name, description=description, write=_with_report(write), documentation=doc,
-                                 kinds=GROUNDED_KINDS))
+                                 kinds=GROUNDED_KINDS, options=options, check_options=check))
 
 register_format(ExportFormat(
     name="flickr8k",

@@ -8,13 +8,17 @@
 
 COCO ids are integers: images 1..N in key order, categories 1..C in name order, annotations numbered
 in order (image key, then box number or description order). The JSON is written one record per line
-as it is produced, never built whole in memory."""
+as it is produced, never built whole in memory. With the `aggregated` option, images whose boxes came from a
+draw_boxes HIT with a stored aggregate get the aggregated boxes, each with an `aggregation` object
+(coco_aggregated)."""
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from .coco_aggregated import NOTE as AGGREGATED_NOTE
+from .coco_aggregated import aggregated_boxes
 from .imageclef import boxes_of, descriptions_of, image_path, is_simulated, root_names, sorted_images
 
 if TYPE_CHECKING:
@@ -75,21 +79,27 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         caption_count = _write_list(handle, "annotations", captions(), last=True)
         handle.write("}\n")
 
-    categories = sorted(dataset.concepts, key=lambda concept: concept.name)
+    aggregated = aggregated_boxes(dataset) if bundle.options.get("aggregated") else None
+    concepts = {c.name: c for c in [*dataset.concepts, *(aggregated.concepts if aggregated else [])]}
+    categories = sorted(concepts.values(), key=lambda concept: concept.name)
     category_ids = {concept.name: number for number, concept in enumerate(categories, start=1)}
     roots = root_names(categories)
 
     def instances() -> Iterator[dict]:
         number = 0
         for image_id, image in enumerate(images, start=1):
-            for box in boxes_of(dataset, image):
+            merged = aggregated.images.get(image.pk) if aggregated else None
+            for index, box in enumerate(merged.boxes if merged else boxes_of(dataset, image)):
                 number += 1
                 right, bottom = box.x + box.width, box.y + box.height
-                yield {
+                record = {
                     "id": number, "image_id": image_id, "category_id": category_ids[box.concept],
                     "segmentation": [[box.x, box.y, right, box.y, right, bottom, box.x, bottom]],
                     "area": box.width * box.height, "bbox": [box.x, box.y, box.width, box.height], "iscrowd": 0,
                 }
+                if merged:
+                    record["aggregation"] = merged.aggregation[index]
+                yield record
 
     with bundle.open_text("annotations/instances.json") as handle:
         handle.write("{\n" + f' "info": {_dumps(INFO)},\n "licenses": [],\n')
@@ -104,6 +114,9 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
     bundle.counts.update({
         "images": len(images), "categories": len(categories), "boxes": box_count, "captions": caption_count,
     })
+    if aggregated is not None:
+        exported = {image.pk for image in images}
+        bundle.counts["images_with_aggregated_boxes"] = sum(pk in exported for pk in aggregated.images)
     bundle.simulated |= is_simulated(dataset)
     bundle.notes.append(
         "COCO layout (docs/formats/coco.md): `annotations/captions.json` (every description as a caption) and "
@@ -112,4 +125,6 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         "`annotations/image_keys.json` maps them to the image keys. Word-to-box links are not part of COCO: "
         "use the imageclef or flickr30k export for them."
     )
+    if aggregated is not None:
+        bundle.notes.append(AGGREGATED_NOTE)
     return caption_count

@@ -18,6 +18,23 @@ from .describe_image import image_payloads, validate_image_items
 BOX_FIELDS = {"concept", "x", "y", "width", "height"}
 
 
+def clean_fraction(options: dict[str, Any], key: str) -> None:
+    """Check that options[key] is a number above 0 and at most 1 and store it as one (the campaign wizard sends
+    text); ValueError naming the option otherwise."""
+    value = options[key]
+    number: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if number is None or not 0 < number <= 1:  # NaN fails too
+        raise ValueError(f"option {key} must be a number above 0 and at most 1, not {value!r}")
+    options[key] = number
+
+
 class DrawBoxesResult(StrictSerializer):
     boxes = serializers.ListField(child=serializers.JSONField(), allow_empty=True, max_length=1000)
 
@@ -85,7 +102,10 @@ class DrawBoxes(TaskKind):
             "Label each box by typing its name and picking it from the list. "
             "One box per object; boxes may overlap."
         ),
-        options={"vocabulary": "", "min_boxes": 1, "max_boxes": 50, "min_box_size": 4},
+        # iou_threshold: a box matches another of the same concept at IoU >= it (gold scores, agreement, merge);
+        # quorum: the share of a HIT's answers a merged box needs (annotation.quality.boxes)
+        options={"vocabulary": "", "min_boxes": 1, "max_boxes": 50, "min_box_size": 4, "iou_threshold": 0.5,
+                 "quorum": 0.5},
     )
 
     def clean_options(self, options: dict[str, Any]) -> None:
@@ -97,6 +117,8 @@ class DrawBoxes(TaskKind):
                 raise ValueError(f"option {key} must be a whole number >= 0")
         if options["min_boxes"] > options["max_boxes"]:
             raise ValueError("min_boxes is larger than max_boxes")
+        for key in ("iou_threshold", "quorum"):
+            clean_fraction(options, key)
 
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         validate_image_items(items)

@@ -13,6 +13,7 @@ from ..models import Box, Correspondence, Description
 from ..review_data import colour, place_labels, review_images
 from ..services.boxes import add_correspondence
 from .describe_image import image_payloads
+from .draw_boxes import clean_fraction
 
 
 class LinkWordsResult(StrictSerializer):
@@ -58,8 +59,11 @@ class LinkWords(TaskKind):
             "names something in a box, click the word and then its box (or the box, then the word). "
             "A word links to one box at most; leave words that name no box unlinked."
         ),
-        options={},
+        options={"quorum": 0.5},  # the share of a HIT's answers a word's box needs (annotation.quality.links)
     )
+
+    def clean_options(self, options: dict[str, Any]) -> None:
+        clean_fraction(options, "quorum")
 
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         for index, item in enumerate(items):

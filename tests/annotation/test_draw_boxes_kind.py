@@ -103,7 +103,8 @@ def test_unknown_image_item_is_refused(concepts):
 
 
 def test_defaults_are_stored_with_the_campaign(campaign):
-    assert campaign.options == {"vocabulary": "street", "min_boxes": 1, "max_boxes": 50, "min_box_size": 4}
+    assert campaign.options == {"vocabulary": "street", "min_boxes": 1, "max_boxes": 50, "min_box_size": 4,
+                                "iou_threshold": 0.5, "quorum": 0.5}
     assert campaign.assignments_per_hit == 1
 
 
