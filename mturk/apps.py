@@ -6,4 +6,5 @@ class MturkConfig(AppConfig):
     verbose_name = "Crowd work"
 
     def ready(self) -> None:
-        from . import exports_builtin  # noqa: F401  (registers the generic export formats)
+        # Registers the generic export formats and the gold items importer.
+        from . import exports_builtin, importers_gold  # noqa: F401

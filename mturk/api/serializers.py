@@ -44,7 +44,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "budget_cap", "options", "is_simulated", "source_stage", "created_at", "published_at", "hit_count",
             "progress", "worker_link", "keywords", "lifetime_seconds", "auto_approval_delay_seconds",
             "qualifications", "auto_approve_passing", "sandbox", "marketplace_error", "pending_creation",
-            "tasks_per_submission",
+            "tasks_per_submission", "gold_rate", "onboarding_items", "onboarding_pass",
         ]
         read_only_fields = fields
 
@@ -92,6 +92,17 @@ class CampaignCreateSerializer(StrictSerializer):
     tasks_per_submission = serializers.IntegerField(
         min_value=1, max_value=50, required=False,
         help_text="Prolific: how many tasks one participant does in one submission (a bundle); default 1.")
+    gold_rate = serializers.FloatField(
+        min_value=0.0, max_value=0.5, required=False,
+        help_text="Share of the campaign's HITs that are gold items (known answers), from 0 to 0.5; they are mixed "
+                  "in among the real HITs and look the same to workers. Needs active gold items of the task kind.")
+    onboarding_items = serializers.IntegerField(
+        min_value=0, max_value=20, required=False,
+        help_text="Onboarding gold items every worker does before their first real task (local and Prolific); "
+                  "needs that many active onboarding items of the task kind.")
+    onboarding_pass = serializers.FloatField(
+        min_value=0.0, max_value=1.0, required=False,
+        help_text="The mean onboarding score (0 to 1) a worker needs to go on to real tasks; default 0.8.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

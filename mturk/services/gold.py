@@ -6,7 +6,6 @@ keeps the known answer on the server. Onboarding items (Campaign.onboarding_item
 does once before their first real task (services.assignments routes them)."""
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections.abc import Iterable
@@ -14,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+
+from config.json_input import JsonInputError, parse_json
 
 from ..models import HIT, Assignment, Campaign, GoldItem
 from ..models_quality import GoldPurpose
@@ -130,9 +131,9 @@ class _Line:
 
 def _parse_line(number: int, text: str) -> _Line:
     try:
-        row = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GoldError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        row = parse_json(text)  # the platform's JSON limits, per line
+    except JsonInputError as exc:
+        raise GoldError(f"not accepted as JSON: {exc}") from None
     if not isinstance(row, dict):
         raise GoldError('expected an object {"items": {...}, "answer": ..., "note": "..."}')
     unknown = sorted(set(row) - {"items", "answer", "note"})

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Count, Q
 
 from ..models import Campaign
 from ..publication import PublicationPreview, preview_publication
@@ -19,8 +20,10 @@ Creator = Callable[[], dict[str, Campaign]]  # creates the campaign(s), by stage
 class StagePlan:
     stage: str
     campaign: Campaign  # as it would be created (its row is gone: display only)
-    hit_count: int
+    hit_count: int  # real and gold HITs (the estimate's), not the onboarding HITs
     preview: PublicationPreview
+    gold_hits: int = 0  # of hit_count, gold items mixed in
+    onboarding_hits: int = 0  # qualifying HITs each worker does first (cost what workers take of them)
 
 
 def dry_run(create: Creator) -> list[StagePlan]:
@@ -28,10 +31,19 @@ def dry_run(create: Creator) -> list[StagePlan]:
     raises (CampaignError: a refusal, nothing created)."""
     with transaction.atomic():
         campaigns = create()
-        plans = [StagePlan(stage, campaign, campaign.hits.count(), preview_publication(campaign))
-                 for stage, campaign in campaigns.items()]
+        plans = [_plan(stage, campaign) for stage, campaign in campaigns.items()]
         transaction.set_rollback(True)
     return plans
+
+
+def _plan(stage: str, campaign: Campaign) -> StagePlan:
+    counts = campaign.hits.aggregate(
+        queued=Count("pk", filter=Q(onboarding=False)),
+        gold=Count("pk", filter=Q(onboarding=False, gold_item__isnull=False)),
+        onboarding=Count("pk", filter=Q(onboarding=True)),
+    )
+    return StagePlan(stage, campaign, counts["queued"], preview_publication(campaign), counts["gold"],
+                     counts["onboarding"])
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from .campaign_confirm import currency
 from .researcher import researcher_required
 from .wizard_input import (
     CAMPAIGN_FIELDS,
+    GOLD_FIELDS,
     REQUIREMENTS,
     SINGLE,
     STAGE_FIELDS,
@@ -86,6 +87,19 @@ LABELS = {
                                                                           "placeholder": "no limit"}),
     "tasks_per_submission": ("Prolific: tasks per submission (a bundle)", {"type": "number", "placeholder": "1"}),
     "keywords": ("Marketplace search keywords (comma-separated)", {}),
+    "gold_rate": ("Gold share of the HITs (0 to 0.5)", {
+        "type": "number", "step": "0.01", "placeholder": "0 (none)",
+        "help": "Gold items are HITs with a known answer, mixed in among the real ones at random places; workers "
+                "see the same page. 0.1 adds one gold HIT per nine real ones. Their cost is in the review's "
+                "estimate. Needs active gold items of the task kind (Imports, or the gold items API)."}),
+    "onboarding_items": ("Onboarding tasks per worker", {
+        "type": "number", "placeholder": "0 (none)",
+        "help": "Local and Prolific only: each worker first does this many onboarding items (known answers); "
+                "those who score below the pass mark get no further task. Paid like other tasks, not in the "
+                "estimate (it depends on how many workers come)."}),
+    "onboarding_pass": ("Onboarding pass mark (0 to 1)", {
+        "type": "number", "step": "0.05", "placeholder": "0.8",
+        "help": "The mean onboarding score a worker needs to go on to real tasks."}),
 }
 
 
@@ -168,6 +182,7 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
         "requirements": requirements,
         "name_field": _field(post, errors, "name", "Campaign name"),
         "campaign_fields": [_field(post, errors, f, LABELS[f][0], **LABELS[f][1]) for f in CAMPAIGN_FIELDS],
+        "gold_fields": [_field(post, errors, f, LABELS[f][0], **LABELS[f][1]) for f in GOLD_FIELDS],
         "stage_rows": stage_rows,
         "switched": {k for k in post if k.startswith("switch-")},
         "other_errors": [m for key, ms in errors.items() if not _shown(key) for m in ms],
@@ -177,7 +192,7 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
 def _shown(key: str) -> bool:
     """Errors shown next to a field of the form (the rest are listed at the top)."""
     return key in {"name", "kind", "source", "source_stage", "provider", "options", "qualifications"} \
-        or key in CAMPAIGN_FIELDS or key.startswith("stage-")
+        or key in CAMPAIGN_FIELDS or key in GOLD_FIELDS or key.startswith("stage-")
 
 
 @require_http_methods(["GET", "POST"])

@@ -58,6 +58,13 @@ class Command(BaseCommand):
         parser.add_argument("--tasks-per-submission", type=int,
                             help="Prolific: tasks one participant does in one submission before being sent back "
                                  "(default 1)")
+        parser.add_argument("--gold-rate", type=float, default=0.0,
+                            help="share of the HITs that are gold items (0 to 0.5), mixed in among the real ones; "
+                                 "needs active gold items of the kind (import_gold)")
+        parser.add_argument("--onboarding-items", type=int, default=0,
+                            help="onboarding gold items every worker does first (local and prolific)")
+        parser.add_argument("--onboarding-pass", type=float,
+                            help="mean onboarding score (0 to 1) a worker needs to go on (default 0.8)")
         parser.add_argument("--auto-approve-passing", action="store_true",
                             help="each sync approves submitted work that passes the task kind's checks")
 
@@ -85,6 +92,8 @@ class Command(BaseCommand):
                 keywords=o["keywords"], lifetime_seconds=o["lifetime"],
                 auto_approval_delay_seconds=o["auto_approval_delay"], qualifications=qualifications,
                 auto_approve_passing=o["auto_approve_passing"], tasks_per_submission=o["tasks_per_submission"],
+                gold_rate=o["gold_rate"], onboarding_items=o["onboarding_items"],
+                onboarding_pass=o["onboarding_pass"],
             )
         except (CampaignError, UnknownTaskKind, UnknownProvider) as exc:
             raise CommandError(str(exc)) from None
