@@ -1,1 +1,194 @@
-"""Quality of the judgements task kind (to be written)."""
+"""Quality of judge_caption (mturk.quality registry): gold pairs, Dawid-Skene labels per pair, worker skills.
+
+Gold comes two ways. A gold HIT (a GoldItem mixed into the campaign) has a known answer in the answer's shape,
+{"judgements": [...]}, one per pair; inline gold pairs ride in a real HIT's items (`"gold"` on the pair, see
+annotation.services.judging). Both are scored by the kind's rule (judge_caption.gold_passed): yes/no exactly,
+grades at most one apart on the same side of 2/3.
+
+The units compared are the (image, caption) pairs, not the HITs: every non-gold pair a worker judged is a row
+(pair, worker, label) for Dawid-Skene (metrics.categorical, crowd-kit), fitted once over the campaign. It gives
+each pair its label and posterior, and each worker a skill (estimated accuracy). An answer's agreement is the
+share of its pairs that agree with the pairs' labels (by the gold rule); a HIT's agreement is the mean over its
+pairs of the share of the HIT's answers that agree. Krippendorff's alpha over the pairs is nominal for yes/no,
+ordinal for grades."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Hashable
+from typing import Any, cast
+
+from metrics.categorical import dawid_skene
+from metrics.rating_agreement import unit_alpha
+from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
+
+from ..services.judging import GRADES
+from ..task_kinds.judge_caption import gold_passed, is_grade
+
+Pair = tuple[Any, Any]  # image id, description id
+JUDGEMENT = "{\"relevant\": true|false} or {\"grade\": 1-4}"
+
+
+def clean_judgement(value: Any) -> dict[str, Any] | None:
+    """A judgement as stored ({"relevant": bool} or {"grade": 1-4}), or None when it is neither."""
+    if isinstance(value, dict) and value.keys() == {"relevant"} and isinstance(value["relevant"], bool):
+        return {"relevant": value["relevant"]}
+    if isinstance(value, dict) and value.keys() == {"grade"} and is_grade(value["grade"]):
+        return {"grade": value["grade"]}
+    return None
+
+
+def passed(known: dict[str, Any], given: Any) -> bool:
+    """Whether an answer's judgement agrees with a known one (judge_caption.gold_passed); a missing or malformed
+    judgement does not."""
+    judgement = clean_judgement(given)
+    return judgement is not None and gold_passed(known, judgement)
+
+
+def _judgements(answer: dict[str, Any]) -> list[Any]:
+    judgements = answer.get("judgements")
+    return judgements if isinstance(judgements, list) else []
+
+
+def _pairs(items: dict[str, Any]) -> list[dict[str, Any]]:
+    pairs = items.get("pairs") if isinstance(items, dict) else None
+    return [pair for pair in pairs if isinstance(pair, dict)] if isinstance(pairs, list) else []
+
+
+def _given(judgements: list[Any], index: int) -> Any:
+    return judgements[index] if index < len(judgements) else None
+
+
+@register_quality
+class JudgementQuality(KindQuality):
+    task_kind = "judge_caption"
+    gold_format = ("{\"judgements\": [<judgement>, ...]}, one per pair in the pairs' order, each " + JUDGEMENT
+                   + " or null for a pair whose answer is not known")
+    gold_scoring = ("the share of the known pairs answered right: yes/no exactly; grades at most one apart and on "
+                    "the same side of 2/3 (a grade against yes/no: on its side)")
+
+    def clean_gold(self, items: dict[str, Any], gold: Any) -> dict[str, Any]:
+        count = len(_pairs(items))
+        if not isinstance(gold, dict) or set(gold) != {"judgements"} or not isinstance(gold["judgements"], list):
+            raise ValueError(f"expected {{\"judgements\": [...]}} with one judgement per pair ({count}), "
+                             f"got {gold!r}")
+        given = gold["judgements"]
+        if len(given) != count:
+            raise ValueError(f"expected {count} judgements (one per pair), got {len(given)}")
+        cleaned: list[dict[str, Any] | None] = []
+        for number, value in enumerate(given, start=1):
+            judgement = clean_judgement(value)
+            if value is not None and judgement is None:
+                raise ValueError(f"judgement {number}: expected {JUDGEMENT} or null, got {value!r}")
+            cleaned.append(judgement)
+        if all(judgement is None for judgement in cleaned):
+            raise ValueError("no pair has a known answer")
+        return {"judgements": cleaned}
+
+    def score_gold(self, options: dict[str, Any], items: dict[str, Any], gold: dict[str, Any],
+                   answer: dict[str, Any]) -> float:
+        given = _judgements(answer)
+        known = [(index, judgement) for index, judgement in enumerate(gold.get("judgements") or [])
+                 if isinstance(judgement, dict)]
+        if not known:
+            return 0.0
+        return sum(passed(judgement, _given(given, index)) for index, judgement in known) / len(known)
+
+    def score_inline_gold(self, options: dict[str, Any], items: dict[str, Any],
+                          answer: dict[str, Any]) -> float | None:
+        """The share of the HIT's gold pairs answered right; None when it has none."""
+        given = _judgements(answer)
+        known = [(index, pair["gold"]) for index, pair in enumerate(_pairs(items)) if isinstance(pair.get("gold"),
+                                                                                                  dict)]
+        if not known:
+            return None
+        return sum(passed(gold, _given(given, index)) for index, gold in known) / len(known)
+
+    def measure(self, options: dict[str, Any], units: list[Unit]) -> Measurement:
+        graded = bool(options.get("graded"))
+        label = _grade_label if graded else _yes_no_label
+        rows: list[tuple[Hashable, Hashable, Hashable]] = []
+        votes: dict[Pair, list[Any]] = defaultdict(list)
+        for unit in units:
+            for index, pair in enumerate(_pairs(unit.items)):
+                if "gold" in pair:
+                    continue
+                key = (pair.get("image"), pair.get("description"))
+                for answer in unit.answers:
+                    value = label(_given(_judgements(answer.answer), index))
+                    if value is not None:
+                        rows.append((key, answer.worker, value))
+                        votes[key].append(value)
+        model = dawid_skene(rows)
+        shape = _judgement_of(graded)
+        measurement = Measurement(
+            measure=("agreement with each pair's Dawid-Skene label (crowd-kit): "
+                     + ("grades at most one apart on the same side of 2/3" if graded else "yes/no equal")),
+            item_agreement={}, answer_agreement={}, worker_skill={cast(int, w): s for w, s in model.skill.items()},
+            overall={
+                "krippendorff_alpha": _alpha(votes, graded),
+                "dawid_skene_mean_posterior": model.mean_posterior(),
+                "judged_pairs": float(len(model.labels)),
+            },
+        )
+        for unit in units:
+            self._measure_unit(unit, model.labels, model.posterior, votes, shape, measurement)
+        return measurement
+
+    @staticmethod
+    def _measure_unit(unit: Unit, labels: dict[Any, Any], posterior: dict[Any, float],
+                      votes: dict[Pair, list[Any]], shape: Any, measurement: Measurement) -> None:
+        pairs = _pairs(unit.items)
+        judged = [(index, (pair.get("image"), pair.get("description"))) for index, pair in enumerate(pairs)
+                  if "gold" not in pair and (pair.get("image"), pair.get("description")) in labels]
+        if not judged:
+            return
+        agreeing: dict[int, list[bool]] = defaultdict(list)  # pair index -> per answer, agrees with the label
+        for answer in unit.answers:
+            given = _judgements(answer.answer)
+            checks = [passed(shape(labels[key]), _given(given, index)) for index, key in judged]
+            measurement.answer_agreement[answer.assignment] = sum(checks) / len(checks)
+            for (index, _), check in zip(judged, checks, strict=True):
+                agreeing[index].append(check)
+        measurement.item_agreement[unit.hit] = (
+            sum(sum(checks) / len(checks) for checks in agreeing.values()) / len(agreeing)
+            if len(unit.answers) >= 2 else None)
+        keys = dict(judged)
+        answer_shape = [pair["gold"] if "gold" in pair else
+                        (shape(labels[keys[index]]) if index in keys else None) for index, pair in enumerate(pairs)]
+        measurement.aggregates[unit.hit] = Aggregate(
+            answer={"judgements": answer_shape},
+            method="Dawid-Skene (crowd-kit)",
+            support=len(unit.answers),
+            details={
+                "posteriors": [round(posterior[keys[i]], 6) if i in keys else None for i in range(len(pairs))],
+                "votes": [_votes(votes[keys[i]]) if i in keys else None for i in range(len(pairs))],
+                "gold_pairs": [index for index, pair in enumerate(pairs) if "gold" in pair],
+                "note": "a pair judged in several HITs of the campaign has one label from all its judgements",
+            },
+        )
+
+
+def _yes_no_label(value: Any) -> bool | None:
+    judgement = clean_judgement(value)
+    return judgement["relevant"] if judgement is not None and "relevant" in judgement else None
+
+
+def _grade_label(value: Any) -> int | None:
+    judgement = clean_judgement(value)
+    return judgement["grade"] if judgement is not None and "grade" in judgement else None
+
+
+def _judgement_of(graded: bool) -> Any:
+    return (lambda grade: {"grade": grade}) if graded else (lambda relevant: {"relevant": relevant})
+
+
+def _votes(values: list[Any]) -> dict[str, int]:
+    counts = Counter(values)
+    return {("yes" if key is True else "no" if key is False else str(key)): n for key, n in sorted(counts.items())}
+
+
+def _alpha(votes: dict[Pair, list[Any]], graded: bool) -> float | None:
+    """Krippendorff's alpha over the pairs' judgements: ordinal for grades, nominal for yes/no."""
+    if graded:
+        return unit_alpha(list(votes.values()), value_domain=GRADES, level="ordinal")
+    return unit_alpha([[int(v) for v in values] for values in votes.values()], value_domain=(0, 1), level="nominal")

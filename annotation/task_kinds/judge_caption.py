@@ -4,7 +4,9 @@ graded mode, on the expert scale of Hodosh et al.: 1 describes the image without
 
 HIT items: {"pairs": [{"image": id, "description": id}, ...]}; a gold pair also carries "gold": {"relevant": bool}
 or {"grade": 1-4}, which never reaches the page. Answer: {"judgements": [{"relevant": bool} or {"grade": n}, ...]}
-in the pairs' order (see annotation/services/judging.py for how the items are made)."""
+in the pairs' order (see annotation/services/judging.py for how the items are made). The gold pairs are scored when
+an answer arrives by the crowd core (annotation/quality/judgements.py: the share of them answered right, flagged
+"gold_failed" below mturk.quality.GOLD_PASS_MARK)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -177,12 +179,6 @@ class JudgeCaption(TaskKind):
                 })
             payloads[hit.pk] = {"pairs": shown}
         return payloads
-
-    def hit_checks(self, campaign: Campaign, hit: HIT, answer: dict[str, Any]) -> list[str]:
-        """"gold_failed" when an answer to a gold pair disagrees with its known answer (see gold_passed)."""
-        failed = any("gold" in pair and not gold_passed(pair["gold"], judgement)
-                     for pair, judgement in zip(hit.items["pairs"], answer["judgements"], strict=False))
-        return ["gold_failed"] if failed else []
 
     def summary(self, answer: dict[str, Any] | None) -> str:
         judgements = (answer or {}).get("judgements") or []

@@ -189,10 +189,15 @@ def test_a_valid_answer_is_stored_and_passes_the_gold(client, with_gold):
     assert CaptionJudgement.objects.count() == 0  # made on approval only
 
 
-@pytest.mark.parametrize("gold_answers", [(False, False), (True, True)])
-def test_a_wrong_gold_answer_is_flagged(client, with_gold, gold_answers):
+@pytest.mark.parametrize("gold_answers, score, flags", [
+    ((False, True), 0.0, ["gold_failed"]),  # both gold pairs wrong
+    ((False, False), 0.5, []), ((True, True), 0.5, []),  # one of two right: at the pass mark (GOLD_PASS_MARK)
+])
+def test_gold_pairs_are_scored_and_a_score_below_the_pass_mark_is_flagged(client, with_gold, gold_answers, score,
+                                                                           flags):
     assignment = answer(client, with_gold, [{"relevant": True}] + [{"relevant": g} for g in gold_answers])
-    assert assignment.check_flags == ["gold_failed"]
+    assert assignment.gold_score == score
+    assert assignment.check_flags == flags
 
 
 @pytest.mark.parametrize("judgements, errors", [
@@ -348,11 +353,11 @@ def review_page(client, campaign: Campaign, query: str = "") -> str:
 
 def test_review_page_draws_the_pairs_filters_gold_failures_and_approves_passing(researcher_client, with_gold):
     passing = answer(Client(), with_gold, [{"relevant": True}, {"relevant": True}, {"relevant": False}])
-    failing = answer(Client(), with_gold, [{"relevant": True}, {"relevant": False}, {"relevant": False}])
+    failing = answer(Client(), with_gold, [{"relevant": True}, {"relevant": False}, {"relevant": True}])
     page = review_page(researcher_client, with_gold)
     assert page.count('class="jc-review-pair') == 6
     assert page.count('<span class="flag">Gold: ') == 4
-    assert page.count("— <strong>missed</strong>") == 1
+    assert page.count("— <strong>missed</strong>") == 2
     assert '<option value="gold_failed">gold_failed</option>' in page
     flagged = review_page(researcher_client, with_gold, "?flag=gold_failed")
     assert set(map(int, re.findall(r'data-assignment="(\d+)"', flagged))) == {failing.pk}
