@@ -160,12 +160,14 @@ def use_as_gold(request: HttpRequest, assignment_pk: int) -> HttpResponse:
     if purpose not in GoldPurpose.values:
         messages.error(request, f"Assignment {assignment.pk}: the purpose is gold or onboarding, not {purpose!r}.")
         return back(request, card)
+    made_before = GoldItem.objects.filter(source_assignment=assignment, purpose=purpose).exists()
     try:
         item = gold_from_assignment(assignment, purpose=purpose, user=request.user)
     except GoldError as exc:
         messages.error(request, f"Assignment {assignment.pk} was not made a {purpose} item: {exc}")
     else:
-        messages.success(request, f"The answer of assignment {assignment.pk} is now {purpose} item {item.pk} "
+        done = "already was" if made_before else "is now"
+        messages.success(request, f"The answer of assignment {assignment.pk} {done} {purpose} item {item.pk} "
                                   f"({item.task_kind}).")
     return back(request, card)
 

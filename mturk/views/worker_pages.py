@@ -120,14 +120,14 @@ def _confirm(request: HttpRequest, worker: Worker, unblock: bool, reason: str) -
     where = provider_label(worker.provider)
     if unblock:
         confirmation = Confirmation(
-            title=f"Unblock worker {worker.external_id}?", action_url=reverse("worker-block", args=[worker.pk]),
+            title=f"Unblock worker {worker.external_id}?", action_url=reverse("worker-page-block", args=[worker.pk]),
             button=f"Unblock worker {worker.external_id}",
             what=[f"Worker {worker.external_id} can take your tasks on {where} again."],
             hidden={"action": "unblock", "reason": reason},
             refused=None if worker.blocked else "this worker is not blocked")
     else:
         confirmation = Confirmation(
-            title=f"Block worker {worker.external_id}?", action_url=reverse("worker-block", args=[worker.pk]),
+            title=f"Block worker {worker.external_id}?", action_url=reverse("worker-page-block", args=[worker.pk]),
             button=f"Block worker {worker.external_id}",
             what=[f"Worker {worker.external_id} will no longer get any of your tasks on {where}, in every campaign.",
                   "Work they already submitted stays to be reviewed."],
@@ -143,5 +143,5 @@ def _confirm(request: HttpRequest, worker: Worker, unblock: bool, reason: str) -
 
 urlpatterns: list[URLPattern] = [
     path("<int:pk>/", worker_page, name="worker-page"),
-    path("<int:pk>/block/", worker_block, name="worker-block"),
+    path("<int:pk>/block/", worker_block, name="worker-page-block"),
 ]
