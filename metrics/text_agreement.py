@@ -85,12 +85,14 @@ def _f(common: int, candidate: int, reference: int, beta: float) -> float:
 @dataclass(frozen=True)
 class ItemAgreement:
     """One item's texts compared: `scores[i]` is text i's agreement (None when alone), `pairwise[i][j]` the F of
-    text i against text j (the diagonal is 1), `medoid` the index of the aggregated text (None: no text)."""
+    text i against text j (the diagonal is 1), `medoid` the index of the aggregated text (None: no text);
+    `parts`: the aligned comparisons it is the mean of (mean_agreement), if any."""
 
     scores: list[float | None]
     agreement: float | None
     medoid: int | None
     pairwise: list[list[float]]
+    parts: tuple[ItemAgreement, ...] = ()
 
 
 def pairwise_rouge_l(texts: Sequence[str | None], beta: float = BETA) -> list[list[float]]:
@@ -131,15 +133,16 @@ def mean_agreement(parts: Sequence[ItemAgreement]) -> ItemAgreement:
     size = len(parts[0].pairwise)
     if any(len(part.pairwise) != size for part in parts):
         raise ValueError("every part must compare the same number of answers")
-    return _summary([[math.fsum(part.pairwise[i][j] for part in parts) / len(parts) for j in range(size)]
-                     for i in range(size)])
+    table = [[math.fsum(part.pairwise[i][j] for part in parts) / len(parts) for j in range(size)]
+             for i in range(size)]
+    return _summary(table, tuple(parts))
 
 
-def _summary(table: list[list[float]]) -> ItemAgreement:
+def _summary(table: list[list[float]], parts: tuple[ItemAgreement, ...] = ()) -> ItemAgreement:
     size = len(table)
     if size < 2:
-        return ItemAgreement([None] * size, None, 0 if size else None, table)
+        return ItemAgreement([None] * size, None, 0 if size else None, table, parts)
     values = [math.fsum(table[i][j] for j in range(size) if j != i) / (size - 1) for i in range(size)]
     medoid = max(range(size), key=lambda i: (values[i], -i))
     scores: list[float | None] = list(values)
-    return ItemAgreement(scores, math.fsum(values) / size, medoid, table)
+    return ItemAgreement(scores, math.fsum(values) / size, medoid, table, parts)

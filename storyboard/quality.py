@@ -18,6 +18,7 @@ from annotation.quality.captions import (
     RULE_SCORING,
     clean_text_rule,
     measure_texts,
+    medoid_answer,
     score_text_rule,
 )
 from metrics.text_agreement import METHOD, ItemAgreement, item_agreement, mean_agreement
@@ -116,18 +117,14 @@ def _per_photo(answers: list[dict[str, Any]]) -> ItemAgreement:
 
 def _medoid_per_photo(answers: list[Answer], result: ItemAgreement) -> tuple[dict[str, Any], dict[str, Any]]:
     """For each photo, the description that agrees most with the others' descriptions of it."""
+    if not result.parts:  # compared as whole texts (photo counts differ): the medoid answer
+        return medoid_answer(answers, result)
     texts = [_texts(answer.answer, "texts") for answer in answers]
-    count = len(texts[0])
-    if any(len(t) != count for t in texts):
-        assert result.medoid is not None
-        chosen = answers[result.medoid]
-        return dict(chosen.answer), {"medoid_assignment": chosen.assignment, "medoid_worker": chosen.worker}
     combined, sources = [], []
-    for photo in range(count):
-        medoid = item_agreement([t[photo] for t in texts]).medoid
-        assert medoid is not None
-        combined.append(texts[medoid][photo])
-        sources.append(answers[medoid].assignment)
+    for photo, part in enumerate(result.parts):
+        assert part.medoid is not None
+        combined.append(texts[part.medoid][photo])
+        sources.append(answers[part.medoid].assignment)
     return {"texts": combined}, {"source_assignments": sources}
 
 
