@@ -79,6 +79,7 @@ class RuleForm(forms.Form):
                                  help_text="The periodic review job applies the rule to newly submitted work.")
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.categories = REJECTION_CHOICES if campaign.provider == "prolific" else ()
         if self.categories:
@@ -98,11 +99,11 @@ class RuleForm(forms.Form):
 
     def add_service_error(self, exc: ValueError) -> None:
         """save_rule's ValueError names the bad field: shown next to it (else above the form)."""
-        text = str(exc)
         name = getattr(exc, "field", None)
-        if name is None:
-            name = next((n for n in self.fields if text.startswith((f"{n}:", f"{n} ")) or f"'{n}'" in text), None)
-        self.add_error(name if name in self.fields else None, text)
+        if name in self.fields:
+            self.add_error(name, str(getattr(exc, "message", exc)))
+        else:
+            self.add_error(None, str(exc))
 
 
 def rule_initial(rule: QualityRule | None) -> dict[str, Any]:
@@ -195,10 +196,16 @@ def _worker_rows(scores: list[WorkerScore], low: Thresholds) -> list[dict[str, A
     } for score in scores]
 
 
+EVIDENCE_LEFT_OUT = {"why", "computed_at"}  # the reason is shown first; when: the decision's own time
+
+
 def evidence_text(evidence: dict[str, Any]) -> str:
-    """A decision's evidence in one line: "gold accuracy 0.90 · gold items 4 · agreement 0.71"."""
-    parts = []
+    """A decision's evidence in one line: "gold accuracy 0.40 < 0.5 · gold accuracy 0.40 · gold items 4 · ..."."""
+    why = evidence.get("why")
+    parts = ["; ".join(str(w) for w in why)] if isinstance(why, list) and why else [str(why)] if why else []
     for name, value in evidence.items():
+        if name in EVIDENCE_LEFT_OUT:
+            continue
         shown = f"{value:.2f}" if isinstance(value, float) else "–" if value is None else str(value)
         parts.append(f"{name.replace('_', ' ')} {shown}")
     return " · ".join(parts)
@@ -234,7 +241,9 @@ def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None
     items = item_rows(campaign, page=_number(state.items), per_page=ITEMS_PER_PAGE)
     audit = decisions(campaign, page=_number(state.audit), per_page=DECISIONS_PER_PAGE)
     plan: RulePlan | None = plan_rule(campaign) if state.preview and view.rule is not None else None
-    planned = Paginator(plan.decisions, PLANNED_PER_PAGE).get_page(state.planned) if plan is not None else None
+    # the decisions, then the work left to a person with why
+    planned = (Paginator([*plan.decisions, *getattr(plan, "leaves", [])], PLANNED_PER_PAGE).get_page(state.planned)
+               if plan is not None else None)
     context = {
         "campaign": campaign,
         "view": view,
@@ -315,13 +324,15 @@ def _confirmation(campaign: Campaign, plan: RulePlan) -> Confirmation:
     money = currency(campaign)
     what = [f"Approve {plan.approve} assignment(s), reject {plan.reject}, pay {plan.bonus} bonus(es); "
             f"{plan.left} submitted assignment(s) are left to you.",
-            f"It pays out {money}{plan.cost} with fees. Each decision is recorded (with the scores behind it) before "
-            "the marketplace is asked; work decided already is skipped."]
+            f"It pays out {money}{plan.cost} with fees.",
+            "Quality is computed again first and the rule follows the new figures. Each decision is recorded (with "
+            "the scores behind it) before the marketplace is asked; work decided already is skipped."]
     if not money:
         what.append(f"Amounts are in the currency of your {provider_label(campaign.provider)} account.")
+    what.extend(plan.problems)  # warnings: what the rule leaves out as it stands
     refused = None
-    if plan.problems:
-        refused = "; ".join(plan.problems)
+    if getattr(plan, "computed_at", True) is None:
+        refused = "quality has never been computed: compute it first, to see what the rule would do"
     elif not plan.decisions:
         refused = "the rule decides nothing now"
     return Confirmation(

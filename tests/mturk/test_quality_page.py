@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from mturk.models import QualityDecision, QualityRule
+from mturk.models import Assignment, QualityDecision, QualityRule
 from mturk.services.quality import compute_quality
 from mturk.states import AssignmentStatus
 from tests.mturk.quality.quality_fakes import (  # noqa: F401 (text_quality is a fixture)
@@ -198,3 +198,145 @@ def test_the_page_makes_the_same_queries_for_2_and_20_workers_and_items(research
     assert len(rows(page_of(researcher_client, large), "audit")) == 20
     counts = [queries_for(researcher_client, url(campaign)) for campaign in (small, large)]
     assert counts[0] == counts[1], counts
+    page = page_of(researcher_client, large, "?preview=1")
+    # every answer (2 real, 1 gold per worker) is submitted: decided or left to a person, 50 per page
+    assert len(rows(page, "preview")) == 50 and "page 1 of 2" in section(page, "preview")
+    counts = [queries_for(researcher_client, url(campaign, query="?preview=1")) for campaign in (small, large)]
+    assert counts[0] == counts[1], counts
+
+
+# ----- the rule: form errors, save, preview, apply through the confirmation --------------------------------------
+
+REJECTION = "Most of the known answers in this task were wrong."
+RULE = {"approve_min_gold": "0.9", "approve_min_agreement": "", "reject_below_gold": "0.4",
+        "reject_below_agreement": "", "reject_message": REJECTION, "bonus_top_share": "", "bonus_amount": "",
+        "bonus_reason": "", "min_gold_items": "1", "min_items": "1"}
+
+
+def field_error(page: str, name: str) -> str:
+    found = re.search(rf'<p class="field-error" id="id_{name}_error">(.*?)</p>', page, re.S)
+    return text(found.group(1)) if found else ""
+
+
+def save(client, campaign, **changes):
+    return client.post(url(campaign, "campaign-quality-rule"), {**RULE, **changes})
+
+
+@pytest.mark.parametrize(("changes", "field", "error"), [
+    ({"approve_min_gold": "1.5"}, "approve_min_gold", "Ensure this value is less than or equal to 1.0."),
+    ({"reject_below_agreement": "-2"}, "reject_below_agreement", "Ensure this value is greater than or equal to -1.0."),
+    ({"min_items": "0"}, "min_items", "Ensure this value is greater than or equal to 1."),
+    ({"bonus_amount": "abc"}, "bonus_amount", "Enter a number."),
+    # refused by save_rule, shown at the field it names
+    ({"reject_message": ""}, "reject_message", "a rule that rejects needs the message the worker is sent."),
+    ({"reject_below_gold": "0.95"}, "reject_below_gold", "is above approve_min_gold (0.95 > 0.9): a worker could "
+                                                         "be approved and rejected at once."),
+    ({"bonus_top_share": "0.1"}, "bonus_amount", "a bonus needs an amount."),
+])
+def test_a_bad_rule_is_shown_at_its_field_and_nothing_is_saved(researcher_client, changes, field, error):
+    campaign = quality_campaign(images=1)
+    response = save(researcher_client, campaign, **changes)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert field_error(page, field) == error
+    assert "The rule was not saved: see the fields marked below." in text(page)
+    assert f'name="{field}"' in page and 'aria-invalid="true"' in page
+    assert not QualityRule.objects.exists()
+
+
+def test_a_rule_is_saved_and_shown_again(researcher_client, researcher):
+    campaign = quality_campaign(images=1)
+    response = save(researcher_client, campaign, enabled="on", bonus_top_share="0.1", bonus_amount="0.50",
+                    bonus_reason="Among the most careful workers.")
+    assert response.status_code == 302 and response["Location"] == url(campaign) + "#rule"
+    rule = QualityRule.objects.get(campaign=campaign)
+    assert (rule.enabled, rule.approve_min_gold, rule.approve_min_agreement, rule.reject_below_gold) == (
+        True, 0.9, None, 0.4)
+    assert (rule.reject_message, rule.bonus_top_share, rule.bonus_amount, rule.updated_by) == (
+        REJECTION, 0.1, Decimal("0.50"), researcher)
+    page = page_of(researcher_client, campaign)
+    assert "Review rule saved. Preview it to see what it would do." in text(page)
+    assert 'name="approve_min_gold" value="0.9"' in page and 'name="bonus_amount" value="0.50"' in page
+    assert 'name="enabled" aria-describedby="id_enabled_helptext" id="id_enabled" checked' in page
+    assert 'id="preview-rule"' in page and 'id="apply-rule"' in page
+    assert 'name="reject_category"' not in page  # the local crowd has no rejection categories
+
+
+def test_on_prolific_the_rule_asks_for_a_category_and_a_long_message(researcher_client):
+    campaign = quality_campaign(images=1)
+    type(campaign).objects.filter(pk=campaign.pk).update(provider="prolific")
+    page = page_of(researcher_client, campaign)
+    assert '<select name="reject_category"' in page and '<option value="LOW_EFFORT">Low effort</option>' in page
+    assert "Prolific needs at least 100 characters and a category." in text(page)
+    response = save(researcher_client, campaign, reject_category="LOW_EFFORT")
+    assert response.status_code == 400
+    assert "at least 100 characters" in field_error(response.content.decode(), "reject_message")
+    assert not QualityRule.objects.exists()
+    response = save(researcher_client, campaign, reject_category="LOW_EFFORT", reject_message=REJECTION * 3)
+    assert response.status_code == 302
+    assert QualityRule.objects.get(campaign=campaign).reject_category == "LOW_EFFORT"
+
+
+def test_preview_apply_through_the_confirmation_and_the_audit(researcher_client, crowd):
+    """a (gold 1.0) is approved: their 2 submitted answers; c (gold 0.0) rejected: the gold answer still submitted
+    (their real one is rejected already); b (0.5) is between the bounds: 3 answers left to a person."""
+    campaign, (first, second), (a, b, c) = crowd
+    compute_quality(campaign)
+    assert save(researcher_client, campaign).status_code == 302
+    page = page_of(researcher_client, campaign, "?preview=1")
+    preview = text(section(page, "preview"))
+    assert "A dry run: nothing has been changed." in preview
+    assert "Approve 2 assignment(s) Reject 1 assignment(s) Bonus 0 worker(s) Left to you 3 submitted " \
+           "assignment(s) Cost with fees $0.20" in preview
+    planned = rows(page, "preview")
+    assert [(row[0], row[1]) for row in planned] == [
+        ("wa", "Approve"), ("wa", "Approve"), ("wc", "Reject"),
+        ("wb", "Left to you"), ("wb", "Left to you"), ("wb", "Left to you")]
+    assert planned[2][3] == REJECTION
+    assert planned[2][4].startswith("gold accuracy 0.00 < 0.4 · gold accuracy 0.00 · gold items 1")
+    assert planned[3][4].startswith("gold accuracy 0.50 < 0.9")
+    assert Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.SUBMITTED).count() == 6
+
+    # the confirmation step (the dialog's content, or the page itself without JavaScript)
+    step = researcher_client.get(url(campaign, "campaign-quality-apply"))
+    assert step.status_code == 200
+    confirmation = step.content.decode()
+    assert '<section class="card confirm-action" id="confirm-action"' in confirmation
+    assert "Approve 2 assignment(s), reject 1, pay 0 bonus(es); 3 submitted assignment(s) are left to you." \
+        in text(confirmation)
+    assert "It pays out $0.20 with fees." in text(confirmation)
+    assert f'<form method="post" action="{url(campaign, "campaign-quality-apply")}">' in confirmation
+    assert "Apply: approve 2, reject 1, bonus 0 for $0.20</button>" in confirmation
+    assert f'href="{url(campaign)}" data-confirm-cancel>Cancel</a>' in confirmation
+    assert not QualityDecision.objects.exists()  # looking changes nothing
+
+    response = researcher_client.post(url(campaign, "campaign-quality-apply"))
+    assert response.status_code == 302 and response["Location"] == url(campaign) + "#audit"
+    statuses = {(x.worker.external_id, x.hit_id): x.status for x in Assignment.objects.filter(hit__campaign=campaign)}
+    assert statuses[("wa", second.pk)] == statuses[("wa", first.pk)] == APPROVED
+    assert [s for (w, _), s in statuses.items() if w == "wc"] == [REJECTED, REJECTED]
+    assert {s for (w, _), s in statuses.items() if w == "wb"} == {AssignmentStatus.SUBMITTED}
+    page = page_of(researcher_client, campaign)
+    assert "Review rule applied: 3 decision(s) made." in text(page)
+    audit = rows(page, "audit")
+    assert sorted((row[1], row[2], row[4], row[7], row[8]) for row in audit) == [
+        ("Approve", "wa", "Done", "console", "alice"), ("Approve", "wa", "Done", "console", "alice"),
+        ("Reject", "wc", "Done", "console", "alice")]
+    rejected = QualityDecision.objects.get(action="reject")
+    assert f'href="{reverse("campaign-review", args=[campaign.pk])}?assignment={rejected.assignment_id}' \
+           f'#assignment-{rejected.assignment_id}"' in page
+
+    # applied again: nothing left to decide, the confirmation says so and offers no button
+    again = researcher_client.get(url(campaign, "campaign-quality-apply")).content.decode()
+    assert "Not possible now: the rule decides nothing now." in text(again) and "data-confirm-submit" not in again
+
+
+def test_apply_needs_a_rule_and_computed_figures(researcher_client):
+    campaign = quality_campaign(images=1)
+    response = researcher_client.post(url(campaign, "campaign-quality-apply"), follow=True)
+    assert "Save a review rule first." in text(response.content.decode())
+    assert save(researcher_client, campaign).status_code == 302
+    step = researcher_client.get(url(campaign, "campaign-quality-apply")).content.decode()
+    assert "Not possible now: quality has never been computed: compute it first, to see what the rule would do." \
+        in text(step)
+    assert "data-confirm-submit" not in step and not QualityDecision.objects.exists()
