@@ -101,3 +101,53 @@ def answer(hit: HIT, by: Worker, text: str, *, status: str = AssignmentStatus.SU
 
 
 MONEY = Decimal("0.01")
+
+
+@pytest.fixture
+def provider_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """Every marketplace call the local provider receives, as (method, assignment id | bonus id | campaign id)."""
+    from mturk.providers.local import LocalProvider
+
+    calls: list[tuple[str, Any]] = []
+    for name in ("approve", "reject", "bonus", "decisions_recorded"):
+        original = getattr(LocalProvider, name)
+
+        def record(self: Any, target: Any, *args: Any, _name: str = name, _original: Any = original,
+                   **kwargs: Any) -> Any:
+            calls.append((_name, target.pk))
+            return _original(self, target, *args, **kwargs)
+
+        monkeypatch.setattr(LocalProvider, name, record)
+    return calls
+
+
+REJECT_MESSAGE = ("Most of your answers to the check questions, whose answers we know, were wrong, so this work "
+                  "cannot be accepted.")
+
+
+def rule_data(**fields: Any) -> dict[str, Any]:
+    """Approve at gold >= 0.8 and agreement >= 0.3, reject below gold 0.5, bonus the top 10% 0.50."""
+    return {"approve_min_gold": 0.8, "approve_min_agreement": 0.3, "reject_below_gold": 0.5,
+            "reject_message": REJECT_MESSAGE, "reject_category": "", "bonus_top_share": 0.1,
+            "bonus_amount": "0.50", "bonus_reason": "Among the most careful workers of this campaign.", **fields}
+
+
+def rule_crowd() -> tuple[Campaign, dict[str, Worker], dict[str, list[Assignment]]]:
+    """HIT 1: good1 cat, good2 cat, bad dog, unsure cat; HIT 2: good1 sun, good2 moon, unsure sun, newbie sun.
+    Gold scores: good1 1, good2 1, bad 0, unsure 0.6 (newbie none). All submitted.
+
+    Agreement (exact text): good1 (2/3 + 2/3)/2 = 0.67, good2 (2/3 + 0)/2 = 0.33, bad 0, unsure 0.67, newbie
+    0.67. With rule_data: good1 and good2 approved (3 answers each), bad rejected (2), unsure (gold 0.6) and
+    newbie (no gold) left (3 + 1); of the 2 approved workers the top 10% rounded up is 1: good1 (agreement)."""
+    campaign = quality_campaign(images=2, reward=Decimal("0.10"), assignments=4)
+    first, second = real_hits(campaign)
+    gold = gold_hit(campaign)
+    people = {name: worker(name) for name in ("good1", "good2", "bad", "unsure", "newbie")}
+    work: dict[str, list[Assignment]] = {name: [] for name in people}
+    for hit, texts in ((first, {"good1": "cat", "good2": "cat", "bad": "dog", "unsure": "cat"}),
+                       (second, {"good1": "sun", "good2": "moon", "unsure": "sun", "newbie": "sun"}),
+                       (gold, {"good1": "known", "good2": "known", "bad": "no", "unsure": "known?"})):
+        for name, text in texts.items():
+            score = {"good1": 1.0, "good2": 1.0, "bad": 0.0, "unsure": 0.6}[name] if hit is gold else None
+            work[name].append(answer(hit, people[name], text, gold_score=score))
+    return campaign, people, work
