@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 from .box_agreement import Box, iou
 
@@ -27,8 +27,7 @@ from .box_agreement import Box, iou
 _EPSILON = 1e-9
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):  # a tuple: made hundreds of thousands of times when measuring a campaign
     first: int  # index in the first set
     second: int  # index in the second set
     iou: float
@@ -65,38 +64,40 @@ def _rows(boxes: Sequence[Box]) -> list[tuple[float, float, float, float, float,
             for b in boxes]
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    if w <= 0:
-        return 0.0
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if h <= 0:
-        return 0.0
-    inter = w * h
-    union = a[4] + b[4] - inter
-    return inter / union if union > 0 else 0.0
-
-
-def _match_rows(first: list[tuple[Any, ...]], second: list[tuple[Any, ...]], threshold: float,
-                same_label: bool) -> list[Match]:
+def _candidates(first: list[tuple[Any, ...]], second: list[tuple[Any, ...]],
+                threshold: float) -> list[tuple[float, int, int, bool]]:
+    """(-IoU, i, j, same label) of the pairs with IoU >= threshold (and > 0), the largest IoU first. The IoU is
+    inlined: this is the inner loop of measuring a campaign."""
     candidates = []
-    for i, a in enumerate(first):
-        for j, b in enumerate(second):
-            if same_label and a[5] != b[5]:
-                continue
-            value = _iou(a, b)
+    for i, (ax0, ay0, ax1, ay1, a_area, a_label) in enumerate(first):
+        for j, (bx0, by0, bx1, by1, b_area, b_label) in enumerate(second):
+            if bx0 >= ax1 or bx1 <= ax0 or by0 >= ay1 or by1 <= ay0:
+                continue  # disjoint
+            inter = ((ax1 if ax1 < bx1 else bx1) - (ax0 if ax0 > bx0 else bx0)) * (
+                (ay1 if ay1 < by1 else by1) - (ay0 if ay0 > by0 else by0))
+            union = a_area + b_area - inter
+            value = inter / union if union > 0 else 0.0
             if value >= threshold and value > 0:
-                candidates.append((-value, i, j))
+                candidates.append((-value, i, j, a_label == b_label))
     candidates.sort()
+    return candidates
+
+
+def _greedy(candidates: list[tuple[float, int, int, bool]], same_label: bool) -> list[Match]:
     used_first: set[int] = set()
     used_second: set[int] = set()
     pairs = []
-    for negative, i, j in candidates:
-        if i not in used_first and j not in used_second:
+    for negative, i, j, same in candidates:
+        if (same or not same_label) and i not in used_first and j not in used_second:
             used_first.add(i)
             used_second.add(j)
             pairs.append(Match(i, j, -negative))
     return pairs
+
+
+def _match_rows(first: list[tuple[Any, ...]], second: list[tuple[Any, ...]], threshold: float,
+                same_label: bool) -> list[Match]:
+    return _greedy(_candidates(first, second, threshold), same_label)
 
 
 def match(a: Sequence[Box], b: Sequence[Box], threshold: float = 0.5, same_label: bool = True) -> list[Match]:
@@ -143,29 +144,36 @@ def answer_agreement(scores: Mapping[tuple[int, int], SetScore], count: int) -> 
 
 
 class _Clusters:
-    """Union-find over (set, box) nodes, each cluster with the sets it holds."""
+    """Union-find over (set, box) nodes, each cluster with the sets it holds (a node not joined yet is alone)."""
 
     def __init__(self, sizes: Sequence[int]) -> None:
-        self.parent = {(s, i): (s, i) for s, size in enumerate(sizes) for i in range(size)}
-        self.sets = {node: {node[0]} for node in self.parent}
+        self.sizes = sizes
+        self.parent: dict[tuple[int, int], tuple[int, int]] = {}
+        self.sets: dict[tuple[int, int], set[int]] = {}
 
     def find(self, node: tuple[int, int]) -> tuple[int, int]:
-        while self.parent[node] != node:
-            self.parent[node] = self.parent[self.parent[node]]
-            node = self.parent[node]
+        parent = self.parent.get(node, node)
+        while parent != node:
+            grand = self.parent.get(parent, parent)
+            self.parent[node] = grand
+            node, parent = parent, grand
         return node
 
     def join(self, a: tuple[int, int], b: tuple[int, int]) -> None:
         root_a, root_b = self.find(a), self.find(b)
-        if root_a == root_b or self.sets[root_a] & self.sets[root_b]:
+        sets_a = self.sets.get(root_a) or {root_a[0]}
+        sets_b = self.sets.get(root_b) or {root_b[0]}
+        if root_a == root_b or sets_a & sets_b:
             return  # already together, or it would put two boxes of one set in a cluster
         self.parent[root_b] = root_a
-        self.sets[root_a] |= self.sets.pop(root_b)
+        self.sets[root_a] = sets_a | sets_b
+        self.sets.pop(root_b, None)
 
     def groups(self) -> list[list[tuple[int, int]]]:
         found: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        for node in self.parent:  # in (set, box) order
-            found.setdefault(self.find(node), []).append(node)
+        for s, size in enumerate(self.sizes):
+            for i in range(size):  # in (set, box) order
+                found.setdefault(self.find((s, i)), []).append((s, i))
         return list(found.values())
 
 
@@ -175,14 +183,23 @@ def merge(sets: Sequence[Sequence[Box]], threshold: float = 0.5, quorum: float =
 
     `weights` (one per set, e.g. each worker's gold accuracy) weigh the votes, the quorum and the mean box;
     by default every set counts 1. The merged boxes come in the order of their first member (set, box)."""
+    return consensus(sets, threshold, quorum, weights)[1]
+
+
+def consensus(sets: Sequence[Sequence[Box]], threshold: float = 0.5, quorum: float = 0.5,
+              weights: Sequence[float] | None = None) -> tuple[dict[tuple[int, int], SetScore], Merge]:
+    """`pairwise` and `merge` of the same sets at once, each pair's IoUs computed once (what measuring a
+    campaign needs per HIT)."""
     if weights is None:
         weights = [1.0] * len(sets)
     if len(weights) != len(sets):
         raise ValueError(f"{len(weights)} weights for {len(sets)} box sets")
     rows = [_rows(s) for s in sets]
-    edges = []
+    scores, edges = {}, []
     for s, t in combinations(range(len(rows)), 2):
-        edges += [(-m.iou, s, m.first, t, m.second) for m in _match_rows(rows[s], rows[t], threshold, False)]
+        candidates = _candidates(rows[s], rows[t], threshold)
+        scores[(s, t)] = _score(len(rows[s]), len(rows[t]), _greedy(candidates, True))
+        edges += [(-m.iou, s, m.first, t, m.second) for m in _greedy(candidates, False)]
     edges.sort()
     clusters = _Clusters([len(r) for r in rows])
     for _, s, i, t, j in edges:
@@ -195,7 +212,7 @@ def merge(sets: Sequence[Sequence[Box]], threshold: float = 0.5, quorum: float =
             dropped += 1
             continue
         merged.append(_merged_box(sets, members, weights, votes))
-    return Merge(merged, dropped)
+    return scores, Merge(merged, dropped)
 
 
 def _merged_box(sets: Sequence[Sequence[Box]], members: list[tuple[int, int]], weights: Sequence[float],

@@ -64,9 +64,12 @@ def vote_links(sets: Sequence[Iterable[Link]], quorum: float = 0.5) -> list[Word
     for word in sorted({word for boxes_of in by_word for word in boxes_of}):
         counts: dict[int | None, int] = {}
         for boxes_of in by_word:
-            choices: list[int | None] = [*sorted(boxes_of.get(word, ()))] or [None]
-            for choice in choices:  # a valid answer links a word to one box at most
-                counts[choice] = counts.get(choice, 0) + 1
+            linked = boxes_of.get(word)
+            if linked is None:
+                counts[None] = counts.get(None, 0) + 1
+                continue
+            for box in linked:  # a valid answer links a word to one box at most
+                counts[box] = counts.get(box, 0) + 1
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] or 0))
         top_box, top_votes = ranked[0]
         tied = len(ranked) > 1 and ranked[1][1] == top_votes

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from metrics.box_consensus import answer_agreement, merge, pairwise, set_f1
+from metrics.box_consensus import Merge, answer_agreement, consensus, set_f1
 from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from ..models import Concept, Image
@@ -88,10 +88,10 @@ class DrawBoxesQuality(KindQuality):
         iou_total, iou_pairs = 0.0, 0
         for unit in units:
             sets = [labelled_boxes(a.answer) for a in unit.answers]
-            scores = pairwise(sets, threshold)
-            if not scores:
+            if len(sets) < 2:
                 item_agreement[unit.hit] = None
                 continue
+            scores, merged = consensus(sets, threshold, quorum)
             item = sum(s.f1 for s in scores.values()) / len(scores)
             item_agreement[unit.hit] = item
             f1s.append(item)
@@ -102,7 +102,7 @@ class DrawBoxesQuality(KindQuality):
             for answer, value in zip(unit.answers, answer_agreement(scores, len(sets)), strict=True):
                 if value is not None:
                     answers[answer.assignment] = value
-            aggregates[unit.hit] = _aggregate(sets, threshold, quorum, method)
+            aggregates[unit.hit] = _aggregate(merged, len(sets), method)
         return Measurement(
             measure=f"box F1 at IoU >= {threshold:g} (same concept) and mean matched IoU",
             item_agreement=item_agreement, answer_agreement=answers, aggregates=aggregates,
@@ -111,8 +111,7 @@ class DrawBoxesQuality(KindQuality):
         )
 
 
-def _aggregate(sets: list[list[dict[str, Any]]], threshold: float, quorum: float, method: str) -> Aggregate:
-    merged = merge(sets, threshold, quorum)
+def _aggregate(merged: Merge, support: int, method: str) -> Aggregate:
     boxes = [{"concept": m.box["label"], "x": m.box["x"], "y": m.box["y"], "width": m.box["width"],
               "height": m.box["height"]} for m in merged.boxes]
     details = {
@@ -121,4 +120,4 @@ def _aggregate(sets: list[list[dict[str, Any]]], threshold: float, quorum: float
                   for m in merged.boxes],
         "dropped": merged.dropped,  # clusters below the quorum
     }
-    return Aggregate(answer={"boxes": boxes}, method=method, support=len(sets), details=details)
+    return Aggregate(answer={"boxes": boxes}, method=method, support=support, details=details)
