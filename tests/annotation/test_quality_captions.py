@@ -8,10 +8,10 @@ from annotation.quality.captions import clean_text_rule, fold, folded_words, sco
 from mturk.models import Assignment, ItemAggregate
 from mturk.quality import Answer, Unit, get_quality
 from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
-from mturk.services.gold import GoldError, gold_from_assignment
+from mturk.services.gold import GoldError, create_gold_item, gold_from_assignment
 from mturk.services.quality import compute_quality
 from mturk.services.review import approve_submitted
-from tests.factories import make_campaign
+from tests.factories import make_campaign, make_image
 
 B2 = 1.2 ** 2
 
@@ -170,3 +170,31 @@ def test_marking_an_approved_caption_gold_is_refused_with_the_reason():
     assignment = Assignment.objects.filter(hit=hits[0]).first()
     with pytest.raises(GoldError, match="writing its rule"):
         gold_from_assignment(assignment)
+
+
+@pytest.mark.django_db
+def test_a_gold_caption_hit_is_scored_by_its_rule_when_answered():
+    picture = make_image("gold.png")
+    with pytest.raises(GoldError, match="answer: required_words: 'red dog' is not a single word"):
+        create_gold_item(task_kind="describe_image", items={"image": picture.pk},
+                         answer={"required_words": ["red dog"]})
+    gold = create_gold_item(task_kind="describe_image", items={"image": picture.pk},
+                            answer={"required_words": ["Dog", "beach"], "forbidden_words": ["cat"]})
+    assert gold.answer == {"required_words": ["dog", "beach"], "forbidden_words": ["cat"]}
+    campaign = make_campaign(images=2, assignments=2, gold_rate=0.5, options={"min_words": 5})
+    gold_hits = set(campaign.hits.filter(gold_item=gold).values_list("pk", flat=True))
+    assert gold_hits
+    scores = {}
+    for text in ("Two brown dogs play on the sand.", "A dog runs on the beach at sunset."):
+        worker = new_local_worker()
+        assignment = assign_next_hit(campaign, worker)
+        while assignment.hit_id not in gold_hits:  # answer the real HITs until the gold one comes
+            submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id,
+                          answer={"text": "A picture of something on a table."})
+            assignment = assign_next_hit(campaign, worker)
+        done = submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id,
+                             answer={"text": text}).assignment
+        scores[text] = (done.gold_score, "gold_failed" in done.check_flags)
+    # 3 conditions: dog, beach, no cat
+    assert scores == {"Two brown dogs play on the sand.": (pytest.approx(2 / 3), False),
+                      "A dog runs on the beach at sunset.": (1.0, False)}
