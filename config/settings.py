@@ -272,8 +272,12 @@ PROLIFIC_GROUP_BLOCKLIST_FILTER = env_str("PROLIFIC_GROUP_BLOCKLIST_FILTER", "pa
 PROLIFIC_MAX_ATTEMPTS = env_int("PROLIFIC_MAX_ATTEMPTS", 5)  # per call, on 429 (and 5xx where repeating is safe)
 PROLIFIC_RETRY_BASE_SECONDS = float(env_str("PROLIFIC_RETRY_BASE_SECONDS", "0.5"))
 PROLIFIC_TIMEOUT_SECONDS = float(env_str("PROLIFIC_TIMEOUT_SECONDS", "20"))
+# The periodic review job: every enabled review rule (worker quality) of active and paused campaigns is applied
+# every REVIEW_RULES_SECONDS (quality computed first; each decision made once, audited).
+REVIEW_RULES_SECONDS = env_int("REVIEW_RULES_SECONDS", 600)
 CELERY_BEAT_SCHEDULE = {
     "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
+    "review-rules": {"task": "mturk.tasks.apply_review_rules", "schedule": float(REVIEW_RULES_SECONDS)},
 }
 if MTURK_EVENTS_QUEUE_URL:
     CELERY_BEAT_SCHEDULE["marketplace-events"] = {"task": "mturk.tasks.poll_marketplace_events", "schedule": 30.0}

@@ -103,3 +103,12 @@ def run_import_job(job_id: int) -> str:
     from .services.imports import run_import
 
     return run_import(ImportJob.objects.get(pk=job_id)).status
+
+
+@shared_task(acks_late=True)
+def apply_review_rules() -> dict:
+    """Apply the enabled review rule of every active or paused campaign (quality computed first). One campaign
+    failing does not stop the others; decisions already made are never made twice (see services.review_rules)."""
+    from .services.review_rules import apply_enabled_rules
+
+    return apply_enabled_rules()

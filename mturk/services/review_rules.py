@@ -11,6 +11,7 @@ marks it done or failed after: a decision already done is never made twice, and 
 meanwhile is left as it is."""
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,6 +36,7 @@ BOUNDS = ("approve_min_gold", "approve_min_agreement", "reject_below_gold", "rej
 RULE_FIELDS = ("enabled", *BOUNDS, "min_gold_items", "min_items", "reject_message", "reject_category",
                "bonus_top_share", "bonus_amount", "bonus_reason")
 SOURCES = ("periodic", "console", "api", "command")
+log = logging.getLogger(__name__)
 
 
 class RuleError(ValueError):
@@ -487,3 +489,26 @@ def apply_rule(campaign: Campaign, *, source: str, user: Any = None) -> RuleResu
     if approved:  # one hand-off for the batch (Prolific approves many submissions in one call)
         get_provider(campaign.provider).decisions_recorded(campaign)
     return result
+
+
+def apply_enabled_rules() -> dict[str, Any]:
+    """The periodic review job: every enabled rule of an active or paused campaign, one after another; a campaign
+    that fails is logged and reported, and the others go on."""
+    from ..states import CampaignStatus
+
+    report: dict[str, Any] = {"campaigns": 0, "done": 0, "failed": 0, "skipped": 0, "errors": {}}
+    rules = (QualityRule.objects.filter(enabled=True, campaign__status__in=(CampaignStatus.ACTIVE,
+                                                                            CampaignStatus.PAUSED))
+             .select_related("campaign").order_by("campaign_id"))
+    for rule in rules:
+        try:
+            result = apply_rule(rule.campaign, source="periodic")
+        except Exception as exc:  # one campaign's failure must not stop the others
+            log.exception("review rule of campaign %s failed", rule.campaign_id)
+            report["errors"][str(rule.campaign_id)] = str(exc) or type(exc).__name__
+            continue
+        report["campaigns"] += 1
+        report["done"] += result.done
+        report["failed"] += len(result.failed)
+        report["skipped"] += result.skipped
+    return report

@@ -86,7 +86,7 @@ def gold_hit(campaign: Campaign, text: str = "known", *, onboarding: bool = Fals
 
 
 def worker(name: str, provider: str = "local") -> Worker:
-    return Worker.objects.create(provider=provider, external_id=name)
+    return Worker.objects.get_or_create(provider=provider, external_id=name)[0]
 
 
 def answer(hit: HIT, by: Worker, text: str, *, status: str = AssignmentStatus.SUBMITTED, seconds: float | None = 60,
