@@ -30,7 +30,8 @@ def text_of(response) -> str:
     return html.unescape(response.content.decode())
 
 
-def row_html(page: str, item: GoldItem) -> str:
+def row_html(page: str, item: GoldItem | None) -> str:
+    assert item is not None
     start = page.index(f'<tr id="gold-{item.pk}"')
     return page[start:page.index("</tr>", start)]
 
