@@ -67,6 +67,8 @@ register_format(ExportFormat(
                                            "flickr8k); the same seed gives the same split in every export."),
         ExportOption("test_pool", "text", "Name of a test pool whose images are the test split (the rest is split "
                                           "6:1 into train and dev)."),
+        ExportOption("aggregation", "text", "How each crowd-judged pair's label in CrowdLabels.txt is made: majority "
+                                            "(default) or dawid_skene."),
     ),
     check_options=check_flickr8k_options,
 ))

@@ -6,6 +6,8 @@
     Flickr_8k.testImages.txt
     ExpertAnnotations.txt           graded judgements: image, caption id, one score a judge (4 = describes it)
     CrowdFlowerAnnotations.txt      binary judgements: image, caption id, fraction of yes, yes, no
+    CrowdLabels.txt                 each crowd-judged pair's label: image, caption id, 1 or 0, its confidence
+                                    (option `aggregation`: majority, the default, or dawid_skene)
     Flicker8k_Dataset/<image file>  the original image files, with the `images` option (the original archive's
                                     misspelt folder name, which the usual readers expect)
 
@@ -18,9 +20,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from metrics.categorical import dawid_skene
 from mturk.exports import ExportError
 from mturk.states import AssignmentStatus
 
@@ -39,6 +43,8 @@ SPLIT_FILES = {"train": "Flickr_8k.trainImages.txt", "dev": "Flickr_8k.devImages
 TOKEN_FILE = "Flickr8k.token.txt"
 EXPERT_FILE = "ExpertAnnotations.txt"
 CROWD_FILE = "CrowdFlowerAnnotations.txt"
+LABELS_FILE = "CrowdLabels.txt"
+AGGREGATIONS = ("majority", "dawid_skene")
 IMAGES_FOLDER = "Flicker8k_Dataset"  # sic: the folder name of the original archive
 DEFAULT_SEED = "flickr8k"
 
@@ -137,6 +143,8 @@ def check_flickr8k_options(options: dict[str, Any]) -> None:
             raise ExportError(f"option {name} must be text, not {options[name]!r}")
     if options.get("test_pool"):
         pool_image_keys(options["test_pool"])
+    if "aggregation" in options and options["aggregation"] not in (None, "", *AGGREGATIONS):
+        raise ExportError(f"option aggregation must be {' or '.join(AGGREGATIONS)}, not {options['aggregation']!r}")
 
 
 @dataclass
@@ -144,6 +152,15 @@ class PairJudgements:
     yes: int = 0
     no: int = 0
     scores: list[int] = field(default_factory=list)  # the original's scale: 4 describes the image, 1 unrelated
+    votes: list[tuple[Hashable, bool]] = field(default_factory=list)  # (who, yes/no) of each binary judgement
+
+
+def judge_of(pk: int, worker: int | None, judge: str) -> Hashable:
+    """Who gave a judgement, for Dawid-Skene: the crowd worker, the named judge of an imported one, or else the
+    judgement itself (an unknown judge counts as one who judged once)."""
+    if worker is not None:
+        return ("worker", worker)
+    return ("judge", judge) if judge else ("judgement", pk)
 
 
 def pair_judgements(data: Flickr8kData, image_files: dict[int, str]) -> tuple[dict[tuple[str, str], PairJudgements],
@@ -154,8 +171,9 @@ def pair_judgements(data: Flickr8kData, image_files: dict[int, str]) -> tuple[di
     pairs: dict[tuple[str, str], PairJudgements] = defaultdict(PairJudgements)
     outside = 0
     rows = CaptionJudgement.objects.exclude(source=CaptionJudgement.Source.GOLD).order_by(
-        "image_id", "description_id", "pk").values_list("image_id", "description_id", "relevant", "grade")
-    for image_id, description_id, relevant, grade in rows.iterator(chunk_size=5000):
+        "image_id", "description_id", "pk").values_list("image_id", "description_id", "relevant", "grade", "pk",
+                                                        "assignment__worker_id", "judge")
+    for image_id, description_id, relevant, grade, pk, worker, judge in rows.iterator(chunk_size=5000):
         image_file, caption = image_files.get(image_id), data.caption_ids.get(description_id)
         if image_file is None or caption is None:
             outside += 1
@@ -168,6 +186,7 @@ def pair_judgements(data: Flickr8kData, image_files: dict[int, str]) -> tuple[di
                 pair.yes += 1
             else:
                 pair.no += 1
+            pair.votes.append((judge_of(pk, worker, judge), relevant))
     return dict(sorted(pairs.items())), outside
 
 
@@ -175,23 +194,50 @@ def _fraction(yes: int, no: int) -> str:
     return f"{yes / (yes + no):.6g}"
 
 
-def write_judgements(bundle: ExportBundle, data: Flickr8kData) -> dict[str, int]:
+Labels = dict[tuple[str, str], tuple[bool, float]]  # (image file, caption id) -> label, confidence
+
+
+def majority_labels(pairs: dict[tuple[str, str], PairJudgements]) -> Labels:
+    """The majority of the votes and its share; a tie leaves the pair unlabelled (the leaderboard's rule)."""
+    return {key: (pair.yes > pair.no, max(pair.yes, pair.no) / (pair.yes + pair.no))
+            for key, pair in pairs.items() if pair.yes != pair.no}
+
+
+def dawid_skene_labels(pairs: dict[tuple[str, str], PairJudgements]) -> Labels:
+    """Dawid-Skene (crowd-kit) over every binary judgement of the exported pairs: the label and its posterior."""
+    model = dawid_skene([(key, who, vote) for key, pair in pairs.items() for who, vote in pair.votes])
+    return {key: (bool(model.labels[key]), model.posterior[key]) for key in pairs if key in model.labels}
+
+
+AGGREGATION_NOTES = {
+    "majority": "the majority of the votes (confidence: its share of the votes); a tie leaves the pair out",
+    "dawid_skene": ("Dawid-Skene (crowd-kit), fitted on every exported binary judgement with its worker (an imported "
+                    "one: its named judge), so that a reliable worker outweighs unreliable ones (confidence: the "
+                    "posterior probability of the label)"),
+}
+
+
+def write_judgements(bundle: ExportBundle, data: Flickr8kData, aggregation: str = "majority") -> dict[str, int]:
     image_files = {image.pk: image.file_name for image in data.images}
     pairs, outside = pair_judgements(data, image_files)
-    crowd = expert = majority = 0
+    crowd = expert = 0
     with bundle.open_text(EXPERT_FILE) as handle:
         for (image, caption), pair in pairs.items():
             if pair.scores:
                 handle.write("\t".join([image, caption, *map(str, pair.scores)]) + "\n")
                 expert += 1
+    voted = {key: pair for key, pair in pairs.items() if pair.yes + pair.no}
     with bundle.open_text(CROWD_FILE) as handle:
-        for (image, caption), pair in pairs.items():
-            if pair.yes + pair.no:
-                handle.write(f"{image}\t{caption}\t{_fraction(pair.yes, pair.no)}\t{pair.yes}\t{pair.no}\n")
-                crowd += 1
-                majority += pair.yes > pair.no
-    return {"expert judged pairs": expert, "crowd judged pairs": crowd, "crowd relevant pairs": majority,
-            "judgements outside the export": outside}
+        for (image, caption), pair in voted.items():
+            handle.write(f"{image}\t{caption}\t{_fraction(pair.yes, pair.no)}\t{pair.yes}\t{pair.no}\n")
+            crowd += 1
+    labels = dawid_skene_labels(voted) if aggregation == "dawid_skene" else majority_labels(voted)
+    with bundle.open_text(LABELS_FILE) as handle:
+        for (image, caption), (label, confidence) in labels.items():
+            handle.write(f"{image}\t{caption}\t{int(label)}\t{confidence:.6g}\n")
+    return {"expert judged pairs": expert, "crowd judged pairs": crowd,
+            "crowd relevant pairs": sum(label for label, _ in labels.values()),
+            "crowd unlabelled pairs (ties)": crowd - len(labels), "judgements outside the export": outside}
 
 
 def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
@@ -200,6 +246,7 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     seed = str(bundle.options.get("split_seed") or DEFAULT_SEED)
     pool = bundle.options.get("test_pool") or ""
     with_images = bool(bundle.options.get("images"))
+    aggregation = str(bundle.options.get("aggregation") or "majority")
     bundle.add_steps(len(data.images) + 2)
     captions = 0
     with bundle.open_text(TOKEN_FILE) as handle:
@@ -216,7 +263,7 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     for split, name in SPLIT_FILES.items():
         bundle.write_text(name, "".join(f"{files[key]}\n" for key in splits[split]))
     bundle.advance()
-    judged = write_judgements(bundle, data)
+    judged = write_judgements(bundle, data, aggregation)
     bundle.advance()
     bundle.counts.update({
         "images": len(data.images), "captions": captions,
@@ -231,8 +278,9 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
         "in creation order; captions are approved describe_image descriptions, at most five per image), "
         f"`Flickr_8k.{{train,dev,test}}Images.txt` (split by image, seed `{seed}`: {split_rule}), "
         "`ExpertAnnotations.txt` (graded judgements, one score per judge, 4 = describes the image without errors, "
-        "1 = unrelated) and `CrowdFlowerAnnotations.txt` (binary judgements: fraction of yes, yes, no; the majority "
-        "decides, a tie is unjudged). "
+        "1 = unrelated), `CrowdFlowerAnnotations.txt` (binary judgements: fraction of yes, yes, no) and "
+        f"`{LABELS_FILE}` (each crowd-judged pair's aggregated label, 1 = describes the image, and its confidence; "
+        f"aggregation `{aggregation}`: {AGGREGATION_NOTES[aggregation]}). "
         + (f"Images are in `{IMAGES_FOLDER}/` (sic, the original's folder name)." if with_images else
            "Images are not included (option `images`).")
     )
