@@ -203,9 +203,9 @@ def test_measure_on_a_campaign_agreement_and_merged_boxes_closer_to_the_truth(co
     merged = set_f1(with_labels(aggregate.answer["boxes"]), with_labels(truth))
     assert (merged.f1, merged.mean_iou) == (1.0, 1.0)
     for worker in (careful, also, mislabels, noisy):
-        single = set_f1(with_labels(worker.answer["boxes"]), with_labels(truth))
+        single = set_f1(with_labels(worker.submitted_answer()["boxes"]), with_labels(truth))
         assert (single.f1, single.mean_iou or 0) < (merged.f1, merged.mean_iou)
-    assert set_f1(with_labels(noisy.answer["boxes"]), with_labels(truth)).f1 == 0.0
+    assert set_f1(with_labels(noisy.submitted_answer()["boxes"]), with_labels(truth)).f1 == 0.0
 
 
 def test_measure_overall_figures_and_a_hit_with_one_answer(concepts):
