@@ -8,9 +8,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import inflection
-
-from metrics.text_agreement import AGGREGATION, METHOD, ItemAgreement, item_agreement, tokens
+from metrics.text_agreement import AGGREGATION, METHOD, ItemAgreement, fold, item_agreement, tokens
 from mturk.quality import Aggregate, Answer, KindQuality, Measurement, Unit, register_quality
 
 RULE_KEYS = ("required_words", "forbidden_words", "min_words")
@@ -27,24 +25,19 @@ REFUSE_FROM_ANSWER = (
 )
 
 
-def fold(word: str) -> str:
-    """A word as rules compare it: lowercased, without a possessive 's, in the singular (inflection's rules,
-    irregular plurals included). Short words ending in s (is, as, his, bus) are kept as they are."""
-    word = word.casefold().replace("’", "'")
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) <= 3 and word.endswith("s"):
-        return word
-    return inflection.singularize(word)
+def rule_word(word: str) -> str:
+    """A word as rules compare it: lowercased, without a possessive 's, in the singular (dogs = dog, men = man;
+    metrics.text_agreement.fold)."""
+    return fold(word.casefold())
 
 
 def folded_words(text: str) -> set[str]:
     """The text's words folded, with the parts of hyphenated words too (black-and-white: black, and, white)."""
     found = set()
     for word in tokens(text):
-        found.add(fold(word))
+        found.add(rule_word(word))
         if "-" in word:
-            found.update(fold(part) for part in word.split("-") if part)
+            found.update(rule_word(part) for part in word.split("-") if part)
     return found
 
 
@@ -82,7 +75,8 @@ def clean_text_rule(gold: Any) -> dict[str, Any]:
         rule["min_words"] = least
     if not rule:
         raise ValueError(f"the rule has no condition: give at least one of {', '.join(RULE_KEYS)}")
-    both = {fold(w) for w in rule.get("required_words", [])} & {fold(w) for w in rule.get("forbidden_words", [])}
+    both = ({rule_word(w) for w in rule.get("required_words", [])}
+            & {rule_word(w) for w in rule.get("forbidden_words", [])})
     if both:
         raise ValueError(f"word(s) both required and forbidden: {', '.join(sorted(both))}")
     return rule
@@ -93,11 +87,11 @@ def score_text_rule(rule: dict[str, Any], text: str) -> float:
     word" one, "at least min_words words" one."""
     found = folded_words(text)
     required = rule.get("required_words", [])
-    met = sum(fold(word) in found for word in required)
+    met = sum(rule_word(word) in found for word in required)
     conditions = len(required)
     if rule.get("forbidden_words"):
         conditions += 1
-        met += not any(fold(word) in found for word in rule["forbidden_words"])
+        met += not any(rule_word(word) in found for word in rule["forbidden_words"])
     if rule.get("min_words"):
         conditions += 1
         met += len(tokens(text)) >= rule["min_words"]
