@@ -126,8 +126,8 @@ def study_payload(campaign: Campaign, study: ProlificStudy, places: int) -> dict
 
 
 def open_slots(campaign: Campaign) -> int:
-    """Slots of published HITs nobody holds."""
-    free = HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED).aggregate(
+    """Slots of published HITs nobody holds (onboarding HITs, one slot per worker who comes, are not counted)."""
+    free = HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, onboarding=False).aggregate(
         n=Sum(F("max_assignments") - F("taken_slots")))["n"]
     return max(0, int(free or 0))
 

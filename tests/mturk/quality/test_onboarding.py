@@ -178,3 +178,11 @@ def test_onboarding_hits_are_published_but_cost_only_what_workers_take(required_
     do(campaign, new_local_worker(), BAD)  # one onboarding slot taken
     assert committed_spend(campaign, provider) == Decimal("0.50")
     assert HIT.objects.filter(campaign=campaign, onboarding=True, taken_slots=1).count() == 1
+
+
+def test_a_prolific_study_asks_for_the_real_slots_only(required_words):
+    from mturk.services.prolific_studies import open_slots
+
+    campaign = onboarding_campaign(real=3, k=1, publish=False, provider="prolific")
+    HIT.objects.filter(campaign=campaign).update(status=HITStatus.PUBLISHED)
+    assert open_slots(campaign) == 6  # 3 real HITs x 2 assignments; the onboarding HIT's 32767 slots are not places
