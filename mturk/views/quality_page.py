@@ -124,13 +124,19 @@ class PageState:
     audit: str = "1"
     planned: str = "1"
     preview: bool = False
+    base: str = ""  # the page's path: links stay right on the page a refused rule is shown on (rule/)
 
     @classmethod
-    def of(cls, query: QueryDict) -> PageState:
+    def of(cls, query: QueryDict, base: str) -> PageState:
         sort = query.get("sort", "")
-        return cls(sort=sort if sort in SORTS else "gold_accuracy", descending=query.get("order") != "asc",
+        return cls(sort=sort if sort in SORTS else "gold_accuracy", descending=query.get("order") != "asc", base=base,
                    workers=query.get("workers", "1"), items=query.get("items", "1"), audit=query.get("audit", "1"),
                    planned=query.get("planned", "1"), preview=query.get("preview") == "1")
+
+    def link(self, anchor: str, **changes: Any) -> str:
+        """The page's address with these changes to the query string, at an anchor."""
+        query = self.query(**changes)
+        return f"{self.base}{'?' if query else ''}{query}#{anchor}"
 
     def query(self, **changes: Any) -> str:
         values: dict[str, Any] = {"sort": self.sort, "order": "desc" if self.descending else "asc",
@@ -145,9 +151,9 @@ class PageState:
 def _page_links(page: Page, state: PageState, name: str, anchor: str) -> dict[str, str]:
     links = {}
     if page.has_previous():
-        links["previous"] = f"?{state.query(**{name: page.previous_page_number()})}#{anchor}"
+        links["previous"] = state.link(anchor, **{name: page.previous_page_number()})
     if page.has_next():
-        links["next"] = f"?{state.query(**{name: page.next_page_number()})}#{anchor}"
+        links["next"] = state.link(anchor, **{name: page.next_page_number()})
     return links
 
 
@@ -168,7 +174,7 @@ def _sort_headers(state: PageState) -> dict[str, dict[str, Any]]:
         headers[value] = {
             "label": label, "current": current,
             "aria_sort": ("descending" if state.descending else "ascending") if current else None,
-            "href": f"?{state.query(sort=value, order='desc' if descending else 'asc', workers=1)}#workers",
+            "href": state.link("workers", sort=value, order="desc" if descending else "asc", workers=1),
             "next_order": "highest first" if descending else "lowest first",
         }
     return headers
@@ -199,16 +205,24 @@ def _worker_rows(scores: list[WorkerScore], low: Thresholds) -> list[dict[str, A
 EVIDENCE_LEFT_OUT = {"why", "computed_at"}  # the reason is shown first; when: the decision's own time
 
 
-def evidence_text(evidence: dict[str, Any]) -> str:
-    """A decision's evidence in one line: "gold accuracy 0.40 < 0.5 · gold accuracy 0.40 · gold items 4 · ..."."""
-    why = evidence.get("why")
-    parts = ["; ".join(str(w) for w in why)] if isinstance(why, list) and why else [str(why)] if why else []
-    for name, value in evidence.items():
-        if name in EVIDENCE_LEFT_OUT:
-            continue
-        shown = f"{value:.2f}" if isinstance(value, float) else "–" if value is None else str(value)
-        parts.append(f"{name.replace('_', ' ')} {shown}")
-    return " · ".join(parts)
+@dataclass(frozen=True)
+class Evidence:
+    """A decision's evidence for the page: why (the bounds met or broken), then the figures in one line."""
+
+    why: str
+    figures: str
+
+    @classmethod
+    def of(cls, evidence: dict[str, Any]) -> Evidence:
+        why = evidence.get("why")
+        parts = []
+        for name, value in evidence.items():
+            if name in EVIDENCE_LEFT_OUT:
+                continue
+            shown = f"{value:.2f}" if isinstance(value, float) else "–" if value is None else str(value)
+            parts.append(f"{name.replace('_', ' ')} {shown}")
+        return cls(why="; ".join(str(w) for w in why) if isinstance(why, list) else str(why or ""),
+                   figures=" · ".join(parts))
 
 
 def alpha_reading(value: float | None) -> str:
@@ -233,7 +247,7 @@ def _overall(view: CampaignQualityView) -> list[dict[str, Any]]:
 # Views
 
 def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None, status: int = 200) -> HttpResponse:
-    state = PageState.of(request.GET)
+    state = PageState.of(request.GET, reverse("campaign-quality-page", args=[campaign.pk]))
     view = campaign_quality(campaign)
     if form is None:
         form = RuleForm(initial=rule_initial(view.rule), campaign=campaign)
@@ -263,20 +277,19 @@ def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None
         "form": form,
         "plan": plan,
         "planned": planned,
-        "planned_rows": [(d, evidence_text(d.evidence)) for d in planned] if planned is not None else [],
+        "planned_rows": [(d, Evidence.of(d.evidence)) for d in planned] if planned is not None else [],
         "planned_links": _page_links(planned, state, "planned", "preview") if planned is not None else {},
         "currency": currency(campaign),
         "review_url": reverse("campaign-review", args=[campaign.pk]),
-        "preview_query": state.query(preview="1", planned=1),
     }
     return render(request, "mturk/quality/page.html", context, status=status)
 
 
-def _audit_rows(page: list[QualityDecision]) -> list[tuple[QualityDecision, str, str]]:
+def _audit_rows(page: list[QualityDecision]) -> list[tuple[QualityDecision, Evidence, str]]:
     """Each decision with its evidence in a line and who decided (the users read in one query)."""
     ids = {d.decided_by_id for d in page if d.decided_by_id is not None}
     users = {user.pk: user.get_username() for user in get_user_model().objects.filter(pk__in=ids)} if ids else {}
-    return [(d, evidence_text(d.evidence), users.get(d.decided_by_id, "") if d.decided_by_id else "") for d in page]
+    return [(d, Evidence.of(d.evidence), users.get(d.decided_by_id, "") if d.decided_by_id else "") for d in page]
 
 
 def _number(value: str) -> int:
@@ -301,7 +314,7 @@ def recompute(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, f"Quality computed: {result.answers} answer(s) of {result.workers} worker(s) on "
                                   f"{result.items} item(s), {result.aggregated} item(s) aggregated ({result.measure}).")
-    return redirect("campaign-quality", pk=campaign.pk)
+    return redirect("campaign-quality-page", pk=campaign.pk)
 
 
 @require_POST
@@ -316,7 +329,7 @@ def save(request: HttpRequest, pk: int) -> HttpResponse:
             form.add_service_error(exc)
         else:
             messages.success(request, "Review rule saved. Preview it to see what it would do.")
-            return redirect(reverse("campaign-quality", args=[campaign.pk]) + "#rule")
+            return redirect(reverse("campaign-quality-page", args=[campaign.pk]) + "#rule")
     return _page(request, campaign, form=form, status=400)
 
 
@@ -339,9 +352,7 @@ def _confirmation(campaign: Campaign, plan: RulePlan) -> Confirmation:
         title=f"Apply the review rule of campaign {campaign.name}",
         action_url=reverse("campaign-quality-apply", args=[campaign.pk]),
         button=f"Apply: approve {plan.approve}, reject {plan.reject}, bonus {plan.bonus} for {money}{plan.cost}",
-        what=what, refused=refused, danger=plan.reject > 0,
-        facts=[("Approve", str(plan.approve)), ("Reject", str(plan.reject)), ("Bonus", str(plan.bonus)),
-               ("Left to you", str(plan.left)), ("Cost with fees", f"{money}{plan.cost}")])
+        what=what, refused=refused, danger=plan.reject > 0)
 
 
 @require_http_methods(["GET", "POST"])
@@ -349,7 +360,7 @@ def _confirmation(campaign: Campaign, plan: RulePlan) -> Confirmation:
 def apply(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: what applying the rule would do and cost, to confirm (also shown in a dialog); POST: apply it."""
     campaign = get_object_or_404(Campaign, pk=pk)
-    back = reverse("campaign-quality", args=[campaign.pk])
+    back = reverse("campaign-quality-page", args=[campaign.pk])
     if not QualityRule.objects.filter(campaign=campaign).exists():
         messages.error(request, "Save a review rule first.")
         return redirect(back + "#rule")
@@ -372,7 +383,7 @@ def apply(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 urlpatterns: list[URLPattern] = [
-    path("", quality_page, name="campaign-quality"),
+    path("", quality_page, name="campaign-quality-page"),
     path("recompute/", recompute, name="campaign-quality-recompute"),
     path("rule/", save, name="campaign-quality-rule"),
     path("rule/apply/", apply, name="campaign-quality-apply"),

@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("text_quality")]
 APPROVED, REJECTED = AssignmentStatus.APPROVED, AssignmentStatus.REJECTED
 
 
-def url(campaign, name: str = "campaign-quality", query: str = "") -> str:
+def url(campaign, name: str = "campaign-quality-page", query: str = "") -> str:
     return reverse(name, args=[campaign.pk]) + query
 
 
@@ -86,7 +86,7 @@ def test_the_page_needs_a_staff_login_and_a_known_campaign(researcher_client, dj
     other = Client()
     other.force_login(django_user_model.objects.create_user("bob", password="pw-123456"))  # not staff
     assert other.get(url(campaign)).status_code == 302
-    assert researcher_client.get(reverse("campaign-quality", args=[campaign.pk + 1000])).status_code == 404
+    assert researcher_client.get(reverse("campaign-quality-page", args=[campaign.pk + 1000])).status_code == 404
     assert researcher_client.post(reverse("campaign-quality-recompute", args=[campaign.pk + 1000])).status_code == 404
 
 
@@ -146,7 +146,7 @@ def test_workers_sort_by_a_query_parameter_and_page(researcher_client, crowd, mo
     monkeypatch.setattr("mturk.views.quality_page.WORKERS_PER_PAGE", 2)
     assert names("?sort=gold_accuracy&order=asc&workers=2") == ["wa"]
     first = section(page_of(researcher_client, campaign, "?sort=gold_accuracy&order=asc"), "workers")
-    assert 'href="?order=asc&amp;workers=2#workers" rel="next"' in first
+    assert f'href="{url(campaign)}?order=asc&amp;workers=2#workers" rel="next"' in first
     assert names("?workers=99") == ["wc"]  # past the end: the last page
 
 
@@ -244,6 +244,19 @@ def test_a_bad_rule_is_shown_at_its_field_and_nothing_is_saved(researcher_client
     assert not QualityRule.objects.exists()
 
 
+def test_a_refused_rule_is_shown_on_a_page_whose_links_lead_back_to_the_page(researcher_client, crowd):
+    campaign, _, _ = crowd
+    compute_quality(campaign)
+    assert save(researcher_client, campaign).status_code == 302
+    response = save(researcher_client, campaign, approve_min_gold="2")
+    assert response.status_code == 400 and QualityRule.objects.get().approve_min_gold == 0.9
+    page = response.content.decode()  # at rule/, a POST-only address
+    assert f'<form method="get" action="{url(campaign)}#workers"' in page
+    assert f'<form method="get" action="{url(campaign)}#preview">' in page
+    assert f'href="{url(campaign)}?sort=items#workers"' in page
+    assert 'href="?' not in page and 'action="#' not in page
+
+
 def test_a_rule_is_saved_and_shown_again(researcher_client, researcher):
     campaign = quality_campaign(images=1)
     response = save(researcher_client, campaign, enabled="on", bonus_top_share="0.1", bonus_amount="0.50",
@@ -293,8 +306,8 @@ def test_preview_apply_through_the_confirmation_and_the_audit(researcher_client,
         ("wa", "Approve"), ("wa", "Approve"), ("wc", "Reject"),
         ("wb", "Left to you"), ("wb", "Left to you"), ("wb", "Left to you")]
     assert planned[2][3] == REJECTION
-    assert planned[2][4].startswith("gold accuracy 0.00 < 0.4 · gold accuracy 0.00 · gold items 1")
-    assert planned[3][4].startswith("gold accuracy 0.50 < 0.9")
+    assert planned[2][4].startswith("gold accuracy 0.00 < 0.4 gold accuracy 0.00 · gold items 1 · agreement 0.00")
+    assert planned[3][4].startswith("gold accuracy 0.50 < 0.9 gold accuracy 0.50")
     assert Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.SUBMITTED).count() == 6
 
     # the confirmation step (the dialog's content, or the page itself without JavaScript)
