@@ -95,7 +95,7 @@ def item_rows(campaign: Campaign, page: int = 1, per_page: int = 50) -> Page:
 
 def worker_quality(worker: Worker) -> list[WorkerScore]:
     """The worker's scores in every campaign, with .campaign loaded, newest campaign first."""
-    return list(WorkerScore.objects.filter(worker=worker).select_related("campaign")
+    return list(WorkerScore.objects.filter(worker=worker).select_related("campaign", "worker")
                 .order_by("-campaign__created_at", "-campaign_id"))
 
 

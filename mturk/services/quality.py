@@ -6,6 +6,7 @@ onboarding HITs count for gold accuracy only. The figures are stored in a few bu
 earlier ones."""
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -114,7 +115,7 @@ def compute_quality(campaign: Campaign) -> QualityComputation:
             for answer_row in unit.answers:
                 tallies[answer_row.worker].compared_items += 1
 
-    measurement = _measure(campaign, units)
+    measurement = _finite(_measure(campaign, units))
     for assignment_id, value in measurement.answer_agreement.items():
         worker_id = answer_worker.get(assignment_id)
         if worker_id is not None and value is not None:
@@ -198,6 +199,19 @@ def _store_worker_scores(campaign: Campaign, tallies: dict[int, _WorkerTally], m
     )
 
 
+def _finite(measurement: Measurement) -> Measurement:
+    """The measurement without NaN figures (a measure undefined on some answers): they are stored as None."""
+    def keep(values: dict[int, Any]) -> dict[int, Any]:
+        return {key: value for key, value in values.items() if value is None or math.isfinite(value)}
+
+    measurement.answer_agreement = keep(measurement.answer_agreement)
+    measurement.item_agreement = {key: value if value is None or math.isfinite(value) else None
+                                  for key, value in measurement.item_agreement.items()}
+    measurement.worker_skill = keep(measurement.worker_skill)
+    return measurement
+
+
 def _json_numbers(overall: dict[str, Any]) -> dict[str, Any]:
     """Campaign-wide figures as JSON (NaN, which JSON has no word for, becomes None)."""
-    return {key: (None if isinstance(value, float) and value != value else value) for key, value in overall.items()}
+    return {key: (None if isinstance(value, float) and not math.isfinite(value) else value)
+            for key, value in overall.items()}
