@@ -12,7 +12,10 @@ from mturk.quality import Answer, Unit, get_quality
 from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.quality import compute_quality
+from mturk.task_kinds import get_task_kind
 from storyboard.quality import story_text
+from storyboard.services.workflow import create_story_workflow
+from storyboard.simulation import run_story_workflow
 from tests.factories import make_album
 
 B2 = 1.2 ** 2
@@ -153,3 +156,22 @@ def test_a_story_copied_from_another_album_gets_the_lowest_agreement():
     aggregate = ItemAggregate.objects.get(hit=hits[0])
     assert json.dumps(aggregate.answer) == json.dumps(measurement.aggregates[hits[0].pk].answer)
     assert aggregate.method == "medoid by ROUGE-L" and aggregate.support == 3
+
+
+@pytest.mark.django_db
+def test_every_stage_of_a_simulated_story_workflow_is_measured_and_aggregated_in_its_answer_shape():
+    campaigns = create_story_workflow("Quality", [make_album(6)], publish=True,
+                                      is_simulated=True)
+    run_story_workflow(campaigns, seed=5)
+    for stage, kind in (("tell", "tell_story"), ("retell", "retell_story"), ("dii", "describe_image"),
+                        ("dis", "describe_sequence")):
+        campaign = campaigns[stage]
+        computed = compute_quality(campaign)
+        assert computed.aggregated > 0, stage
+        task_kind = get_task_kind(kind)
+        for aggregate in ItemAggregate.objects.filter(hit__campaign=campaign):
+            assert aggregate.support >= 2
+            assert task_kind.summary(aggregate.answer), stage  # readable as the kind's answer
+            assert 0.0 <= aggregate.agreement <= 1.0
+        agreements = list(Assignment.objects.filter(hit__campaign=campaign).values_list("agreement", flat=True))
+        assert agreements and all(value is not None and 0.0 <= value <= 1.0 for value in agreements), stage
