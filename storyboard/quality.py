@@ -137,3 +137,6 @@ class DescribeSequenceQuality(StoryQuality):
         return measure_texts(units, _per_photo, combine=_medoid_per_photo,
                              measure=f"{METHOD}, photo by photo, mean over the photos",
                              method="medoid by ROUGE-L, photo by photo")
+
+
+from . import quality_ratings  # noqa: E402, F401  (rate_story)
