@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.utils import timezone
@@ -11,6 +11,7 @@ from .models import Campaign
 
 if TYPE_CHECKING:
     from .exports import ExportBundle, ExportFormat
+    from .selectors import CrowdStatistics
 
 
 def _rate(value: float | None) -> str:
@@ -19,6 +20,48 @@ def _rate(value: float | None) -> str:
 
 def _number(value: float | None, unit: str = "") -> str:
     return "–" if value is None else f"{value:.1f}{unit}"
+
+
+CARD_WORKERS = 20  # rows of a campaign's worker-quality table in the card; every worker is in report/crowd.json
+
+
+def _score(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _overall(overall: dict[str, Any]) -> str:
+    figures = [f"{name.replace('_', ' ')} {_score(value) if isinstance(value, float | int) else value}"
+               for name, value in (overall or {}).items()]
+    return f" ({'; '.join(figures)})" if figures else ""
+
+
+def quality_lines(stats: list[CrowdStatistics]) -> list[str]:
+    """The card's "Worker quality" section: per campaign its measure and a short table of its workers."""
+    lines = ["## Worker quality", "",
+             "Workers are shown by a pseudonym (a keyed hash of their marketplace id, the same in every export of "
+             "this installation). Gold accuracy: mean score on items with a known answer; agreement: mean "
+             "agreement with the other workers on the same items. Pay: approved rewards and bonuses, fees excluded.",
+             ""]
+    for s in stats:
+        quality = s.quality or {}
+        if quality.get("status") != "computed":
+            lines += [f"**{s.campaign}**: not computed.", ""]
+            continue
+        workers = quality.get("workers") or []
+        lines += [f"**{s.campaign}**: {quality.get('measure') or 'no agreement measure'}"
+                  f"{_overall(quality.get('overall') or {})}; {len(workers)} workers.", ""]
+        if not workers:
+            continue
+        lines += ["| worker | items | gold items | gold accuracy | agreement | median time on task | pay (USD) "
+                  "| approved | rejected |", "|---|---|---|---|---|---|---|---|---|"]
+        for w in workers[:CARD_WORKERS]:
+            lines.append(f"| {w['worker']} | {w['items']} | {w['gold_items']} | {_score(w['gold_accuracy'])} "
+                         f"| {_score(w['agreement'])} | {_number(w['median_seconds'], ' s')} | {w['pay']} "
+                         f"| {w['approved']} | {w['rejected']} |")
+        if len(workers) > CARD_WORKERS:
+            lines.append(f"\n{len(workers) - CARD_WORKERS} more workers in `report/crowd.json`.")
+        lines.append("")
+    return lines
 
 
 def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportFormat, campaigns: list[Campaign],
@@ -66,6 +109,7 @@ def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportForma
             lines += [f"### {campaign.name}", "", f"Published: {published}. Instructions shown to workers:", ""]
             lines += [f"> {line}" if line else ">" for line in (campaign.instructions or "(none)").splitlines()]
             lines.append("")
+        lines += quality_lines(stats)
     lines += ["## Files", "", *[f"- `{name}`" for name in sorted(bundle.names()) if not name.startswith("images/")]]
     if any(name.startswith("images/") for name in bundle.names()):
         lines.append("- `images/`: the image files")

@@ -1,9 +1,9 @@
 """Reads for the dashboard, the API and the CLI. Each list is built in a constant number of queries."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import (
     Case,
@@ -23,6 +23,7 @@ from .compiled_query import CompiledQuery
 from .models import HIT, Assignment, Bonus, Campaign
 from .providers.base import money
 from .providers.registry import get_provider, provider_names
+from .selectors_quality import crowd_quality
 from .states import ANSWERED, AssignmentStatus, HITStatus
 
 
@@ -174,6 +175,9 @@ class CrowdStatistics:
     effective_hourly_pay: float | None  # rewards of answered work / hours spent on it (None if simulated)
     cost_so_far: str
     simulated: bool
+    # Worker quality (selectors_quality.crowd_quality): measure, overall figures, per (pseudonymised) worker
+    # items, gold accuracy, agreement, time on task and pay; status "not computed" when never computed.
+    quality: dict[str, Any] = field(default_factory=dict)
 
 
 def time_and_pay(campaign: Campaign, seconds: list[float]) -> tuple[float | None, float | None]:
@@ -187,8 +191,9 @@ def time_and_pay(campaign: Campaign, seconds: list[float]) -> tuple[float | None
 
 
 def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
-    """Per campaign, in two queries plus one per campaign for the answered rows' times."""
+    """Per campaign, in four queries plus one per campaign for the answered rows' times."""
     annotated = {c.pk: c for c in campaigns_with_progress().filter(pk__in=[c.pk for c in campaigns])}
+    quality = crowd_quality(list(annotated))
     stats = []
     for campaign in sorted(annotated.values(), key=lambda c: c.name):
         rows = list(
@@ -213,6 +218,7 @@ def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
             effective_hourly_pay=hourly_pay,
             cost_so_far=str(progress_of(campaign).cost_so_far),
             simulated=campaign.is_simulated,
+            quality=quality[campaign.pk],
         ))
     return stats
 

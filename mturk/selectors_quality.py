@@ -104,3 +104,52 @@ def decisions(campaign: Campaign, page: int = 1, per_page: int = 50) -> Page:
     rows = (QualityDecision.objects.filter(campaign=campaign).select_related("worker", "assignment")
             .order_by("-created_at", "-id"))
     return Paginator(rows, per_page).get_page(page)
+
+
+NOT_COMPUTED = "not computed"
+
+
+def worker_pseudonym(provider: str, external_id: str) -> str:
+    """A worker's id in the crowd report: a keyed hash of the provider's id (15 letters and digits), the same in
+    every export of this installation and never the marketplace's own id."""
+    import base64
+    import hashlib
+    import hmac
+
+    from django.conf import settings
+
+    key = hashlib.sha256(("crowd-worker-id:" + settings.SECRET_KEY).encode()).digest()
+    mac = hmac.new(key, f"{provider}:{external_id}".encode(), hashlib.sha256).digest()
+    return base64.b32encode(mac).decode()[:15]
+
+
+def _money(value: Any) -> str:
+    return str(value)
+
+
+def crowd_quality(campaign_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The quality section of the crowd report per campaign id (two queries for any number of campaigns): the
+    measure, campaign-wide figures and per worker (pseudonymised) items, gold accuracy, agreement, skill, time
+    on task and pay; "not computed" for a campaign whose quality was never computed."""
+    summaries = {q.campaign_id: q for q in CampaignQuality.objects.filter(campaign_id__in=campaign_ids)}
+    workers: dict[int, list[dict[str, Any]]] = {pk: [] for pk in campaign_ids}
+    scores = (WorkerScore.objects.filter(campaign_id__in=campaign_ids).select_related("worker")
+              .order_by("campaign_id", F("gold_accuracy").desc(nulls_last=True), F("agreement").desc(nulls_last=True),
+                        "worker_id"))
+    for score in scores:
+        workers[score.campaign_id].append({
+            "worker": worker_pseudonym(score.worker.provider, score.worker.external_id), "items": score.items,
+            "compared_items": score.compared_items, "gold_items": score.gold_items,
+            "gold_accuracy": score.gold_accuracy, "agreement": score.agreement, "skill": score.skill,
+            "median_seconds": score.median_seconds, "pay": _money(score.pay), "approved": score.approved,
+            "rejected": score.rejected,
+        })
+    report: dict[int, dict[str, Any]] = {}
+    for pk in campaign_ids:
+        summary = summaries.get(pk)
+        if summary is None:
+            report[pk] = {"status": NOT_COMPUTED, "measure": None, "overall": {}, "computed_at": None, "workers": []}
+            continue
+        report[pk] = {"status": "computed", "measure": summary.measure, "overall": summary.overall,
+                      "computed_at": summary.computed_at.replace(microsecond=0).isoformat(), "workers": workers[pk]}
+    return report
