@@ -22,7 +22,7 @@ from metrics.rating_agreement import unit_alpha
 from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from ..services.judging import GRADES
-from ..task_kinds.judge_caption import gold_passed, is_grade
+from ..task_kinds.judge_caption import gold_passed, is_grade, relevant_grade
 
 Pair = tuple[Any, Any]  # image id, description id
 JUDGEMENT = "{\"relevant\": true|false} or {\"grade\": 1-4}"
@@ -108,18 +108,22 @@ class JudgementQuality(KindQuality):
         label = _grade_label if graded else _yes_no_label
         rows: list[tuple[Hashable, Hashable, Hashable]] = []
         votes: dict[Pair, list[Any]] = defaultdict(list)
+        given: list[list[list[Any]]] = []  # per unit, per answer, per pair: the answer's label (None: none)
         for unit in units:
-            for index, pair in enumerate(_pairs(unit.items)):
-                if "gold" in pair:
-                    continue
-                key = (pair.get("image"), pair.get("description"))
-                for answer in unit.answers:
-                    value = label(_given(_judgements(answer.answer), index))
+            pairs = _pairs(unit.items)
+            labelled = []
+            for answer in unit.answers:
+                judgements = _judgements(answer.answer)
+                labels = [None if "gold" in pair else label(_given(judgements, index))
+                          for index, pair in enumerate(pairs)]
+                labelled.append(labels)
+                for pair, value in zip(pairs, labels, strict=True):
                     if value is not None:
+                        key = (pair.get("image"), pair.get("description"))
                         rows.append((key, answer.worker, value))
                         votes[key].append(value)
+            given.append(labelled)
         model = dawid_skene(rows)
-        shape = _judgement_of(graded)
         measurement = Measurement(
             measure=("agreement with each pair's Dawid-Skene label (crowd-kit): "
                      + ("grades at most one apart on the same side of 2/3" if graded else "yes/no equal")),
@@ -130,42 +134,50 @@ class JudgementQuality(KindQuality):
                 "judged_pairs": float(len(model.labels)),
             },
         )
-        for unit in units:
-            self._measure_unit(unit, model.labels, model.posterior, votes, shape, measurement)
+        for unit, labelled in zip(units, given, strict=True):
+            _measure_unit(unit, labelled, model.labels, model.posterior, votes, graded, measurement)
         return measurement
 
-    @staticmethod
-    def _measure_unit(unit: Unit, labels: dict[Any, Any], posterior: dict[Any, float],
-                      votes: dict[Pair, list[Any]], shape: Any, measurement: Measurement) -> None:
-        pairs = _pairs(unit.items)
-        judged = [(index, (pair.get("image"), pair.get("description"))) for index, pair in enumerate(pairs)
-                  if "gold" not in pair and (pair.get("image"), pair.get("description")) in labels]
-        if not judged:
-            return
-        agreeing: dict[int, list[bool]] = defaultdict(list)  # pair index -> per answer, agrees with the label
-        for answer in unit.answers:
-            given = _judgements(answer.answer)
-            checks = [passed(shape(labels[key]), _given(given, index)) for index, key in judged]
-            measurement.answer_agreement[answer.assignment] = sum(checks) / len(checks)
-            for (index, _), check in zip(judged, checks, strict=True):
-                agreeing[index].append(check)
-        measurement.item_agreement[unit.hit] = (
-            sum(sum(checks) / len(checks) for checks in agreeing.values()) / len(agreeing)
-            if len(unit.answers) >= 2 else None)
-        keys = dict(judged)
-        answer_shape = [pair["gold"] if "gold" in pair else
-                        (shape(labels[keys[index]]) if index in keys else None) for index, pair in enumerate(pairs)]
-        measurement.aggregates[unit.hit] = Aggregate(
-            answer={"judgements": answer_shape},
-            method="Dawid-Skene (crowd-kit)",
-            support=len(unit.answers),
-            details={
-                "posteriors": [round(posterior[keys[i]], 6) if i in keys else None for i in range(len(pairs))],
-                "votes": [_votes(votes[keys[i]]) if i in keys else None for i in range(len(pairs))],
-                "gold_pairs": [index for index, pair in enumerate(pairs) if "gold" in pair],
-                "note": "a pair judged in several HITs of the campaign has one label from all its judgements",
-            },
-        )
+
+def _agrees(given: Any, label: Any, graded: bool) -> bool:
+    """An answer's label against the aggregated one, by the gold rule (judge_caption.gold_passed)."""
+    if given is None:
+        return False
+    if graded:
+        return bool(abs(given - label) <= 1 and relevant_grade(given) == relevant_grade(label))
+    return bool(given == label)
+
+
+def _measure_unit(unit: Unit, labelled: list[list[Any]], labels: dict[Any, Any], posterior: dict[Any, float],
+                  votes: dict[Pair, list[Any]], graded: bool, measurement: Measurement) -> None:
+    pairs = _pairs(unit.items)
+    keys = {index: key for index, pair in enumerate(pairs)
+            if "gold" not in pair and (key := (pair.get("image"), pair.get("description"))) in labels}
+    if not keys:
+        return
+    agreeing: dict[int, int] = dict.fromkeys(keys, 0)  # pair index -> answers agreeing with its label
+    for answer, given in zip(unit.answers, labelled, strict=True):
+        agreed = 0
+        for index, key in keys.items():
+            if _agrees(given[index], labels[key], graded):
+                agreed += 1
+                agreeing[index] += 1
+        measurement.answer_agreement[answer.assignment] = agreed / len(keys)
+    answers = len(unit.answers)
+    measurement.item_agreement[unit.hit] = (sum(agreeing.values()) / answers / len(keys) if answers >= 2 else None)
+    shape = _judgement_of(graded)
+    measurement.aggregates[unit.hit] = Aggregate(
+        answer={"judgements": [pair["gold"] if "gold" in pair else shape(labels[keys[index]]) if index in keys
+                               else None for index, pair in enumerate(pairs)]},
+        method="Dawid-Skene (crowd-kit)",
+        support=answers,
+        details={
+            "posteriors": [round(posterior[keys[i]], 6) if i in keys else None for i in range(len(pairs))],
+            "votes": [_votes(votes[keys[i]]) if i in keys else None for i in range(len(pairs))],
+            "gold_pairs": [index for index, pair in enumerate(pairs) if "gold" in pair],
+            "note": "a pair judged in several HITs of the campaign has one label from all its judgements",
+        },
+    )
 
 
 def _yes_no_label(value: Any) -> bool | None:
