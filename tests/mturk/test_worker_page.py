@@ -70,14 +70,15 @@ def test_quality_per_campaign_and_totals_per_task_kind(researcher_client):
     assert "<dt>Provider</dt><dd>MTurk</dd>" in page and "<dd id=\"worker-status\">Not blocked</dd>" in page
     campaigns = rows(page, "worker-scores")
     assert campaigns == [  # newest campaign first
-        {"Campaign": "Captions two review their answers", "Task kind": "Describe an image", "Items": "4",
+        {"Campaign": "Captions two review their answers · all workers", "Task kind": "Describe an image", "Items": "4",
          "Gold items": "1", "Gold accuracy": "0.40", "Agreement": "0.90", "Skill": "–", "Median time": "–",
          "Approved": "2", "Rejected": "0", "Pay": "0.35"},
-        {"Campaign": "Captions one review their answers", "Task kind": "Describe an image", "Items": "10",
+        {"Campaign": "Captions one review their answers · all workers", "Task kind": "Describe an image", "Items": "10",
          "Gold items": "2", "Gold accuracy": "1.00", "Agreement": "0.50", "Skill": "0.90", "Median time": "42 s",
          "Approved": "9", "Rejected": "1", "Pay": "0.90"},
     ]
     assert f'<a href="/campaigns/{newer.pk}/review/?worker={who.pk}">review their answers</a>' in page
+    assert f'<a href="/campaigns/{newer.pk}/quality/">all workers</a>' in page
     # gold accuracy weighted by gold items: (2 * 1.0 + 1 * 0.4) / 3 = 0.80;
     # agreement by compared items: (3 * 0.5 + 1 * 0.9) / 4 = 0.60
     assert rows(page, "kind-totals") == [
