@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
@@ -76,7 +77,7 @@ class RuleForm(forms.Form):
                                    help_text="The agreement bounds are applied to a worker only after this many "
                                              "items also answered by others.")
     enabled = forms.BooleanField(label="Apply automatically", required=False,
-                                 help_text="The periodic review job applies the rule to newly submitted work.")
+                                 help_text="The periodic review job applies the rule to submitted work.")
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         kwargs.setdefault("label_suffix", "")
@@ -90,6 +91,11 @@ class RuleForm(forms.Form):
                                                         f"{MIN_REJECTION_MESSAGE} characters and a category.")
         else:
             del self.fields["reject_category"]
+        every = settings.REVIEW_RULES_SECONDS
+        self.fields["enabled"].help_text = (
+            f"The periodic review job applies the rule every {every // 60} min" if every >= 60 else
+            f"The periodic review job applies the rule every {every} s") + (
+            " to the submitted work, while the campaign is active or paused (quality is computed first).")
         self.fields["bonus_amount"].label = f"Bonus amount ({currency(campaign).strip() or 'account currency'})"
 
     def rule_data(self) -> dict[str, Any]:
