@@ -8,6 +8,7 @@ from mturk.exports import ExportBundle, ExportError, ExportFormat, ExportOption,
 from mturk.models import Campaign
 
 from .exports.coco import write_coco
+from .exports.coco_aggregated import aggregated_option
 from .exports.flickr8k import check_flickr8k_options, export_flickr8k
 from .exports.flickr30k import write_flickr30k
 from .exports.imageclef import write_imageclef
@@ -33,8 +34,10 @@ def _with_report(write: Writer) -> Callable[[ExportBundle, list[Campaign]], int]
 
 
 def check_coco_options(options: dict[str, Any]) -> None:
-    if "aggregated" in options and not isinstance(options["aggregated"], bool):
-        raise ExportError(f"option aggregated must be true or false, not {options['aggregated']!r}")
+    try:
+        aggregated_option(options)
+    except ValueError as exc:
+        raise ExportError(str(exc)) from None
 
 
 COCO_OPTIONS = (

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from .coco_aggregated import NOTE as AGGREGATED_NOTE
-from .coco_aggregated import aggregated_boxes
+from .coco_aggregated import aggregated_boxes, aggregated_option
 from .imageclef import boxes_of, descriptions_of, image_path, is_simulated, root_names, sorted_images
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         caption_count = _write_list(handle, "annotations", captions(), last=True)
         handle.write("}\n")
 
-    aggregated = aggregated_boxes(dataset) if bundle.options.get("aggregated") else None
+    aggregated = aggregated_boxes(dataset) if aggregated_option(bundle.options) else None
     concepts = {c.name: c for c in [*dataset.concepts, *(aggregated.concepts if aggregated else [])]}
     categories = sorted(concepts.values(), key=lambda concept: concept.name)
     category_ids = {concept.name: number for number, concept in enumerate(categories, start=1)}

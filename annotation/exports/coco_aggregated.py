@@ -32,6 +32,17 @@ NOTE = (
 )
 
 
+def aggregated_option(options: dict[str, Any]) -> bool:
+    """The `aggregated` option: true or false (JSON), or the text "true" / "false" (`export_dataset --option
+    aggregated=true`); ValueError otherwise."""
+    value = options.get("aggregated", False)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError(f"option aggregated must be true or false, not {value!r}")
+
+
 @dataclass(frozen=True)
 class AggregatedImage:
     boxes: list[BoxRow]  # numbered 0, 1, ... in the aggregate's order

@@ -139,10 +139,19 @@ def test_the_lookup_takes_three_queries_whatever_the_images(scene, django_assert
     assert [b.concept for b in found.images[scene["boxed"].pk].boxes] == ["woman"]
 
 
-def test_a_bad_option_value_is_refused_before_anything_is_written(scene):
+def test_the_option_as_text_from_the_command_line(scene):
+    compute_quality(scene["boxes"])
+    _, archive = export(scene["campaigns"], {"aggregated": "true"})  # export_dataset --option aggregated=true
+    assert "aggregation" in instances(archive)["annotations"][0]
+    _, archive = export(scene["campaigns"], {"aggregated": "False"})
+    assert "aggregation" not in instances(archive)["annotations"][0]
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_a_bad_option_value_is_refused_before_anything_is_written(scene, value):
     with pytest.raises(ExportError) as caught:
-        export(scene["campaigns"], {"aggregated": "yes"})
-    assert str(caught.value) == "option aggregated must be true or false, not 'yes'"
+        export(scene["campaigns"], {"aggregated": value})
+    assert str(caught.value) == f"option aggregated must be true or false, not {value!r}"
 
 
 def test_the_exports_page_offers_the_option(researcher_client, scene):
