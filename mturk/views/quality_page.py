@@ -244,9 +244,18 @@ def alpha_reading(value: float | None) -> str:
 def _overall(view: CampaignQualityView) -> list[dict[str, Any]]:
     if view.summary is None:
         return []
-    return [{"name": name.replace("_", " "), "value": value,
+    return [{"name": name.replace("_", " "), "shown": _figure(value),
              "reading": alpha_reading(value) if "alpha" in name else ""}
             for name, value in (view.summary.overall or {}).items()]
+
+
+def _figure(value: Any) -> str:
+    """A campaign-wide figure: a count as a whole number (e.g. judged pairs), a measure with 3 decimals."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "–" if value is None else str(value)
+    if float(value).is_integer() and abs(value) > 1:
+        return str(int(value))
+    return f"{value:.3f}"
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from mturk.models import Assignment, QualityDecision, QualityRule
+from mturk.models import Assignment, CampaignQuality, QualityDecision, QualityRule
 from mturk.services.quality import compute_quality
 from mturk.states import AssignmentStatus
 from tests.mturk.quality.quality_fakes import (  # noqa: F401 (text_quality is a fixture)
@@ -353,3 +353,18 @@ def test_apply_needs_a_rule_and_computed_figures(researcher_client):
     assert "Not possible now: quality has never been computed: compute it first, to see what the rule would do." \
         in text(step)
     assert "data-confirm-submit" not in step and not QualityDecision.objects.exists()
+
+
+@pytest.mark.parametrize(("alpha", "reading"), [
+    (0.85, "0.850 : reliable (≥ 0.8)"),
+    (0.7, "0.700 : tentative conclusions only (≥ 0.667, < 0.8)"),
+    (0.5, "0.500 : not reliable (< 0.667)"),
+    (None, "– : not computed (too few answers compared)"),
+])
+def test_krippendorffs_alpha_is_read_in_one_line_and_counts_are_whole(researcher_client, alpha, reading):
+    campaign = quality_campaign(images=1)
+    CampaignQuality.objects.create(campaign=campaign, measure="ratings, ordinal", answers=12,
+                                   overall={"krippendorff_alpha": alpha, "judged_pairs": 12.0, "mean_f1": 1.0})
+    summary = text(section(page_of(researcher_client, campaign), "summary"))
+    assert f"Krippendorff alpha {reading}" in summary
+    assert "Judged pairs 12 " in summary and "Mean f1 1.000 " in summary and "Answers measured 12" in summary
