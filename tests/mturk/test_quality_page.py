@@ -368,3 +368,37 @@ def test_krippendorffs_alpha_is_read_in_one_line_and_counts_are_whole(researcher
     summary = text(section(page_of(researcher_client, campaign), "summary"))
     assert f"Krippendorff alpha {reading}" in summary
     assert "Judged pairs 12 " in summary and "Mean f1 1.000 " in summary and "Answers measured 12" in summary
+
+
+def test_the_result_of_applying_names_what_failed_and_why_and_what_was_skipped(researcher_client, monkeypatch):
+    from mturk.services.review_rules import RuleResult
+
+    campaign = quality_campaign(images=1)
+    assert save(researcher_client, campaign).status_code == 302
+    calls = []
+
+    def applied(campaign_arg, *, source, user=None):
+        calls.append((campaign_arg.pk, source, user.get_username()))
+        return RuleResult(done=1, failed={"reject:7": "the marketplace refused: HIT expired"}, skipped=2)
+
+    monkeypatch.setattr("mturk.views.quality_page.apply_rule", applied)
+    page = text(researcher_client.post(url(campaign, "campaign-quality-apply"), follow=True).content.decode())
+    assert calls == [(campaign.pk, "console", "alice")]
+    assert "Review rule applied: 1 decision(s) made, 2 skipped (decided already)." in page
+    assert "Failed, reject:7: the marketplace refused: HIT expired" in page
+
+    def refused(campaign_arg, *, source, user=None):
+        raise ValueError("This campaign has no review rule.")
+
+    monkeypatch.setattr("mturk.views.quality_page.apply_rule", refused)
+    page = text(researcher_client.post(url(campaign, "campaign-quality-apply"), follow=True).content.decode())
+    assert "The rule was not applied: This campaign has no review rule." in page
+
+
+def test_without_javascript_the_confirmation_is_a_page_of_its_own(researcher_client, crowd):
+    campaign, _, _ = crowd
+    compute_quality(campaign)
+    assert save(researcher_client, campaign).status_code == 302
+    page = researcher_client.get(url(campaign, "campaign-quality-apply")).content.decode()
+    assert "<title>Apply the review rule of campaign Street scenes</title>" in page
+    assert '<header class="site">' in page and 'name="csrfmiddlewaretoken"' in page
