@@ -50,8 +50,10 @@ def _judgements(answer: dict[str, Any]) -> list[Any]:
 
 
 def _pairs(items: dict[str, Any]) -> list[dict[str, Any]]:
+    """The HIT's pairs in order (answers are by position); a malformed one is set aside like a gold pair without a
+    known answer: neither scored nor compared."""
     pairs = items.get("pairs") if isinstance(items, dict) else None
-    return [pair for pair in pairs if isinstance(pair, dict)] if isinstance(pairs, list) else []
+    return [pair if isinstance(pair, dict) else {"gold": None} for pair in pairs] if isinstance(pairs, list) else []
 
 
 def _given(judgements: list[Any], index: int) -> Any:

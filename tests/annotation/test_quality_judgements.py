@@ -194,3 +194,12 @@ def test_compute_quality_stores_the_pairs_labels_and_the_contrarian_is_lowest():
     skills = dict(WorkerScore.objects.values_list("worker_id", "skill"))
     assert min(skills, key=skills.get) == worst
     assert CampaignQuality.objects.get(campaign=campaign).overall["judged_pairs"] == 3
+
+
+def test_a_malformed_pair_is_set_aside_without_shifting_the_others():
+    units = [Unit(1, {"pairs": ["junk", {"image": 1, "description": 10}]}, [
+        Answer(1, 1, {"judgements": [YES, NO]}), Answer(2, 2, {"judgements": [YES, NO]})])]
+    measurement = QUALITY.measure({}, units)
+    assert measurement.aggregates[1].answer == {"judgements": [None, NO]}
+    assert measurement.answer_agreement == {1: 1.0, 2: 1.0}
+    assert QUALITY.score_inline_gold({}, units[0].items, {"judgements": [YES, NO]}) is None
