@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 from django.urls import URLPattern, URLResolver
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -21,6 +21,7 @@ from ..quality import quality_kind_names
 from ..services.gold import GoldError, create_gold_item, gold_from_assignment, import_gold_lines, set_gold_active
 from ..task_kinds import StrictSerializer
 from .fields import set_choices, upload_too_large
+from .filters import list_filters
 
 
 class GoldItemSerializer(serializers.ModelSerializer):
@@ -70,26 +71,18 @@ class GoldImportSerializer(serializers.Serializer):
         set_choices(self.fields, "task_kind", quality_kind_names())
 
 
-class GoldFilterSerializer(StrictSerializer):
-    task_kind = serializers.CharField(required=False, max_length=50)
-    purpose = serializers.ChoiceField(choices=GoldPurpose.choices, required=False)
-    active = serializers.BooleanField(required=False)
-    limit = serializers.CharField(required=False)
-    offset = serializers.CharField(required=False)
+class GoldFilterSerializer(serializers.Serializer):
+    task_kind = serializers.CharField(required=False, max_length=50, help_text="Only this task kind's items.")
+    purpose = serializers.ChoiceField(choices=GoldPurpose.choices, required=False, help_text="gold or onboarding.")
+    active = serializers.BooleanField(required=False,
+                                      help_text="1: mixed into new campaigns; 0: switched off.")
 
 
 def _refused(exc: GoldError) -> Response:
     return Response({"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
 
 
-FILTERS = [
-    OpenApiParameter("task_kind", OpenApiTypes.STR, description="Only this task kind's items."),
-    OpenApiParameter("purpose", OpenApiTypes.STR, enum=GoldPurpose.values, description="gold or onboarding."),
-    OpenApiParameter("active", OpenApiTypes.BOOL, description="1: mixed into new campaigns; 0: switched off."),
-]
-
-
-@extend_schema_view(list=extend_schema(parameters=FILTERS))
+@extend_schema_view(list=extend_schema(parameters=[GoldFilterSerializer]))
 class GoldItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = GoldItemSerializer
     lookup_value_regex = r"\d+"
@@ -98,11 +91,7 @@ class GoldItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         items = GoldItem.objects.select_related("created_by").annotate(hit_count=Count("hits")).order_by("id")
         if self.action != "list":
             return items
-        found = GoldFilterSerializer(data=self.request.query_params.dict())
-        found.is_valid(raise_exception=True)
-        wanted = {key: value for key, value in found.validated_data.items()
-                  if key in ("task_kind", "purpose", "active")}
-        return items.filter(**wanted)
+        return items.filter(**list_filters(GoldFilterSerializer, self.request))
 
     def _one(self, pk: int, code: int = status.HTTP_200_OK) -> Response:
         return Response(self.get_serializer(self.get_queryset().get(pk=pk)).data, status=code)
