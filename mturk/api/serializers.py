@@ -130,7 +130,7 @@ class HITSerializer(serializers.ModelSerializer):
     class Meta:
         model = HIT
         fields = ["id", "campaign", "position", "items", "max_assignments", "status", "external_id",
-                  "created_at", "published_at", "expires_at"]
+                  "created_at", "published_at", "expires_at", "gold_item", "onboarding"]
         read_only_fields = fields
 
 
@@ -150,7 +150,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
         model = Assignment
         fields = ["id", "hit", "campaign", "worker", "status", "answer", "check_flags", "feedback",
                   "accepted_at", "deadline", "submitted_at", "decided_at", "time_on_task_seconds",
-                  "is_simulated", "confirmed"]
+                  "is_simulated", "confirmed", "gold_score", "agreement"]
         read_only_fields = fields
 
     def get_time_on_task_seconds(self, assignment: Assignment) -> float | None:

@@ -182,3 +182,15 @@ def test_create_campaign_command_takes_the_gold_settings(required_words):
                  "--onboarding-pass", "0.7", stdout=out)
     campaign = Campaign.objects.get(name="cli gold")
     assert (campaign.gold_rate, campaign.onboarding_items, campaign.onboarding_pass) == (0.1, 0, 0.7)
+
+
+def test_hits_and_assignments_say_what_is_gold_and_its_score(api, required_words):
+    known = gold_item(("dog", "beach"))
+    campaign = make_campaign(images=1, assignments=1, gold_rate=0.5)
+    answers = [submitted(campaign, GOOD), submitted(campaign, GOOD)]
+    hits = {row["id"]: row for row in api.get("/api/hits/", {"campaign": campaign.pk}).data["results"]}
+    assert sorted((row["gold_item"], row["onboarding"]) for row in hits.values()
+                  if row["gold_item"]) == [(known.pk, False)]
+    rows = {row["id"]: row for row in api.get("/api/assignments/", {"campaign": campaign.pk}).data["results"]}
+    assert sorted(rows[a.pk]["gold_score"] for a in answers if a.hit.gold_item_id) == [1.0]
+    assert [rows[a.pk]["gold_score"] for a in answers if not a.hit.gold_item_id] == [None]
