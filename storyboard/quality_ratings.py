@@ -86,7 +86,7 @@ class RateStoryQuality(KindQuality):
             measure=("closeness of each rating to the story's other ratings, chance-corrected (1 - mean distance / "
                      "the campaign's mean distance between two ratings); Krippendorff's alpha, ordinal"),
             item_agreement={}, answer_agreement={},
-            overall={"krippendorff_alpha": alpha, "rated_stories": float(len(keys)),
+            overall={"krippendorff_alpha": alpha, "rated_stories": len(keys),
                      "mean_rating": _mean([r for rs in ratings for r in rs]) if keys else None},
         )
         story_agreement: dict[Any, float | None] = {}

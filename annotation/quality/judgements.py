@@ -133,7 +133,7 @@ class JudgementQuality(KindQuality):
             overall={
                 "krippendorff_alpha": _alpha(votes, graded),
                 "dawid_skene_mean_posterior": model.mean_posterior(),
-                "judged_pairs": float(len(model.labels)),
+                "judged_pairs": len(model.labels),
             },
         )
         for unit, labelled in zip(units, given, strict=True):
