@@ -45,7 +45,9 @@ def work(campaign: Campaign) -> tuple[Assignment, str, str]:
     response = submit(client, {"token": token, "answer": {"text": GOOD}})
     assert response.status_code == 201
     body = response.json()
-    worker_link = re.search(r"w=([^\"&]+)", body["next_url"]).group(1)
+    found = re.search(r"w=([^\"&]+)", body["next_url"])
+    assert found is not None
+    worker_link = found.group(1)
     tokens = [token, worker_link]
     html = page.content.decode()
     return assignment, normalised(html, assignment, tokens), normalised(

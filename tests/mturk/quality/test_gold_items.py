@@ -156,7 +156,8 @@ def test_the_console_importer_runs_the_import(required_words, tmp_path):
     assert report["imported"] == [{"name": "gold.jsonl",
                                    "detail": f"1 onboarding item(s) of describe_image (ids {item.pk} to {item.pk})"}]
     assert progress == [(0, 1), (1, 1)]
-    assert ("describe_image", f"describe_image: {required_words.gold_format}") in importer.options[0].choices()
+    kinds = importer.options[0].choices
+    assert kinds is not None and ("describe_image", f"describe_image: {required_words.gold_format}") in kinds()
 
 
 def test_the_console_importer_reports_problems_by_line(required_words, tmp_path):

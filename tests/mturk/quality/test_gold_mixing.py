@@ -52,7 +52,8 @@ def test_gold_hits_are_interleaved_at_seeded_random_positions_in_one_insert(requ
     assert [position - 1 for _, position, gold in rows if gold is not None] == expected_slots
     assert [gold for _, _, gold in rows if gold is not None] == [golds[0].pk, golds[1].pk]  # cycled in id order
     for hit in campaign.hits.exclude(gold_item=None):
-        assert hit.items == hit.gold_item.items and hit.max_assignments == 3 and not hit.onboarding
+        assert hit.gold_item is not None and hit.items == hit.gold_item.items
+        assert hit.max_assignments == 3 and not hit.onboarding
     real = list(campaign.hits.filter(gold_item=None).order_by("position").values_list("items", flat=True))
     assert len(real) == 8
 

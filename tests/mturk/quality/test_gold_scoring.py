@@ -106,7 +106,7 @@ def test_a_gold_submission_is_still_one_read_and_one_write(required_words, clien
     campaign, gold_hit, real_hit = one_gold_and_one_real()
     for _ in range(2):  # two workers: one takes the real HIT, the other the gold HIT (in either order)
         token = start_task(client, campaign)
-        assignment = Assignment.objects.order_by("-pk").first()
+        assignment = Assignment.objects.latest("pk")
         with django_assert_num_queries(4) as captured:
             assert submit(client, {"token": token, "answer": {"text": HALF}}).status_code == 201
         selects = [q["sql"] for q in captured.captured_queries if q["sql"].startswith("SELECT")]
