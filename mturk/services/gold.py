@@ -6,6 +6,7 @@ keeps the known answer on the server. Onboarding items (Campaign.onboarding_item
 does once before their first real task (services.assignments routes them)."""
 from __future__ import annotations
 
+import logging
 import math
 import random
 from collections.abc import Iterable
@@ -21,6 +22,8 @@ from ..models_quality import GoldPurpose
 from ..quality import GOLD_PASS_MARK, get_quality, has_quality, quality_kind_names
 from ..states import AssignmentStatus
 from ..task_kinds import UnknownTaskKind, get_task_kind
+
+log = logging.getLogger(__name__)
 
 GOLD_FAILED = "gold_failed"
 NOTE_MAX = 200
@@ -189,12 +192,16 @@ def score_submission(campaign: Campaign, hit: HIT, answer: dict[str, Any]) -> tu
         return None, []
     quality = get_quality(campaign.task_kind)
     options = get_task_kind(campaign.task_kind).options(campaign)
-    if hit.gold_item_id is not None:
-        gold = hit.gold_item
-        assert gold is not None
-        score: float | None = quality.score_gold(options, hit.items, gold.answer, answer)
-    else:
-        score = quality.score_inline_gold(options, hit.items, answer)
+    try:
+        if hit.gold_item_id is not None:
+            gold = hit.gold_item
+            assert gold is not None
+            score: float | None = quality.score_gold(options, hit.items, gold.answer, answer)
+        else:
+            score = quality.score_inline_gold(options, hit.items, answer)
+    except Exception:  # a fault in a kind's scoring must not lose the worker's answer: stored unscored, logged
+        log.exception("gold scoring of an answer to HIT %s (%s) failed", hit.pk, campaign.task_kind)
+        return None, []
     if score is None:
         return None, []
     score = float(score)

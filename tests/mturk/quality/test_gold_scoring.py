@@ -146,3 +146,16 @@ def test_approving_a_gold_answer_pays_but_makes_no_dataset_record(required_words
         assert feed.call_count == 1
     assert Assignment.objects.get(pk=gold_answer.pk).status == AssignmentStatus.APPROVED
     assert list(Description.objects.values_list("image_id", flat=True)) == [real_hit.items["image"]]
+
+
+def test_a_fault_in_a_kinds_scoring_stores_the_answer_unscored(required_words, monkeypatch, caplog):
+    campaign, gold_hit, real_hit = one_gold_and_one_real()
+
+    def broken(*args):
+        raise KeyError("words")
+
+    monkeypatch.setattr(required_words, "score_gold", broken)
+    answers = answer_both(campaign, {gold_hit.pk: GOOD, real_hit.pk: GOOD})
+    stored = Assignment.objects.get(pk=answers[gold_hit.pk].pk)
+    assert (stored.status, stored.answer, stored.gold_score) == (AssignmentStatus.SUBMITTED, {"text": GOOD}, None)
+    assert f"gold scoring of an answer to HIT {gold_hit.pk} (describe_image) failed" in caplog.text
