@@ -25,9 +25,9 @@ the real captions 0.11 to 0.47. The list is written here (not scikit-learn's sto
 "two", "front", "behind" and "fire" that captions need); texts in other languages keep all their words.
 
 The longest common subsequence is computed bit-parallel (Hyyrö 2004, one big-integer row per word) instead of
-pycocoevalcap's Python table (`my_lcs`): on 10k items x 5 texts, 1.7 s for 50-word stories against about 90 s
-through pycocoevalcap's scorer in one batch (0.5 s against 6 s for 11-word captions). METEOR (metrics.meteor) needs
-a JVM and is too slow for the periodic job.
+pycocoevalcap's Python table (`my_lcs`): on 10k items x 5 texts (2 cores, otherwise idle), 1.7 s for 50-word
+stories against about 90 s through pycocoevalcap's scorer in one batch (0.5 s against 6 s for 11-word captions).
+METEOR (metrics.meteor) needs a JVM and is too slow for the periodic job.
 
 A missing text (None: the worker declined the item, e.g. a tell_story "not storyable" answer) agrees fully with
 another missing text and not at all with a text.

@@ -132,6 +132,8 @@ def _medoid_per_photo(answers: list[Answer], result: ItemAgreement) -> tuple[dic
 class DescribeSequenceQuality(StoryQuality):
     task_kind = "describe_sequence"
     what = "sequence description"
+    gold_format = f"a word rule over the descriptions of the sequence joined: {RULE_FORMAT}"
+    gold_scoring = RULE_SCORING + "; over the descriptions joined"
 
     def measure(self, options: dict[str, Any], units: list[Unit]) -> Measurement:
         return measure_texts(units, _per_photo, combine=_medoid_per_photo,
