@@ -29,7 +29,7 @@ def run_gold(path: Path, options: dict[str, Any], progress: Progress) -> dict[st
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ImportProblems([(path.name, f"not UTF-8 text ({exc})")]) from None
-    kind, purpose = options["task_kind"], options.get("purpose") or GoldPurpose.GOLD
+    kind, purpose = options["kind"], options.get("purpose") or GoldPurpose.GOLD
     try:
         items = import_gold_lines(kind, text.splitlines(), purpose)
     except GoldError as exc:
@@ -55,7 +55,7 @@ register_importer(Importer(
                 "does first. Every line is checked first: an error names the line and nothing changes.",
     extensions=(".jsonl", ".ndjson", ".json", ".txt"),
     run=run_gold,
-    options=(ImportOption("task_kind", "Task kind", required=True, choices=_kinds,
+    options=(ImportOption("kind", "Task kind", required=True, choices=_kinds,
                           help="The kind of the campaigns they go into; its gold format is shown."),
              ImportOption("purpose", "Purpose", choices=_purposes,
                           help="gold (mixed in) or onboarding (qualifying set); default gold.")),

@@ -3,6 +3,7 @@ its review counting the gold HITs; a worker doing a gold HIT whose draft is kept
 who fails the onboarding tasks is told politely and gets no more."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -72,3 +73,36 @@ def test_a_worker_fails_the_onboarding_and_is_told_politely(browser, live_server
     shot(page, tmp_path, "gold-onboarding-failed-phone")
     assert Assignment.objects.count() == 1 and Assignment.objects.get().gold_score == 0.0
     context.close()
+
+
+def test_a_researcher_imports_gold_items_from_the_console(browser, live_server, tmp_path, required_words):
+    from mturk.models import GoldItem
+
+    image = make_image("gold-beach.png", size=(320, 240))
+    lines = tmp_path / "gold.jsonl"
+    good = json.dumps({"items": {"image": image.pk}, "answer": {"words": ["dog"]}, "note": "by hand"})
+    bad = json.dumps({"items": {"image": 987654}, "answer": {"words": ["dog"]}})
+    lines.write_text(f"{good}\n{bad}\n", encoding="utf-8")
+    page = console_page(browser, live_server.url, PHONE)
+    page.goto("/imports/")
+    form = page.locator("form", has=page.get_by_label("Gold items file (.jsonl)"))
+    form.get_by_label("Task kind").select_option("describe_image")
+    form.get_by_label("Purpose").select_option("onboarding")
+    form.get_by_label("Gold items file (.jsonl)").set_input_files(str(lines))
+    form.get_by_role("button", name=re.compile("Import gold items")).click()
+    page.wait_for_url("**/imports/*/")
+    expect(page.get_by_text("line 2")).to_be_visible()
+    expect(page.get_by_text("items: unknown image id(s): 987654")).to_be_visible()
+    assert fits_width(page)
+    shot(page, tmp_path, "gold-import-refused-phone")
+    assert not GoldItem.objects.exists()
+    lines.write_text(f"{good}\n", encoding="utf-8")
+    page.goto("/imports/")
+    form = page.locator("form", has=page.get_by_label("Gold items file (.jsonl)"))
+    form.get_by_label("Task kind").select_option("describe_image")
+    form.get_by_label("Gold items file (.jsonl)").set_input_files(str(lines))
+    form.get_by_role("button", name=re.compile("Import gold items")).click()
+    page.wait_for_url("**/imports/*/")
+    expect(page.get_by_text("1 gold item(s) of describe_image").first).to_be_visible()
+    assert GoldItem.objects.get().purpose == "gold"
+    page.context.close()

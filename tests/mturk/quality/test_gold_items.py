@@ -149,7 +149,7 @@ def test_the_console_importer_runs_the_import(required_words, tmp_path):
     importer = get_importer("gold")
     assert importer.accepts("gold.jsonl")
     progress: list[tuple[int, int | None]] = []
-    report = importer.run(path, {"task_kind": "describe_image", "purpose": "onboarding"},
+    report = importer.run(path, {"kind": "describe_image", "purpose": "onboarding"},
                           lambda done, total: progress.append((done, total)))
     item = GoldItem.objects.get()
     assert report["summary"] == "1 onboarding item(s) of describe_image"
@@ -164,7 +164,7 @@ def test_the_console_importer_reports_problems_by_line(required_words, tmp_path)
     path = tmp_path / "gold.jsonl"
     path.write_text('{"items": {"image": 5}}\n', encoding="utf-8")
     with pytest.raises(ImportProblems) as refused:
-        get_importer("gold").run(path, {"task_kind": "describe_image"}, lambda done, total: None)
+        get_importer("gold").run(path, {"kind": "describe_image"}, lambda done, total: None)
     assert refused.value.problems == [("line 1", "missing answer")]
 
 
