@@ -10,12 +10,13 @@ import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Sum
+from django.utils import timezone
 
 from ..models import (
     Assignment,
@@ -123,9 +124,10 @@ def compute_quality(campaign: Campaign) -> QualityComputation:
 
     pay = _pay(campaign)
     with transaction.atomic():
+        started = timezone.now()  # rows stored now are computed at or after it; older ones are gone figures
         _store_answer_agreement(stored_agreement, measurement.answer_agreement)
-        aggregated = _store_aggregates(campaign, units, measurement)
-        _store_worker_scores(campaign, tallies, measurement, pay)
+        aggregated = _store_aggregates(campaign, units, measurement, started)
+        _store_worker_scores(campaign, tallies, measurement, pay, started)
         CampaignQuality.objects.update_or_create(
             campaign=campaign,
             defaults={"measure": measurement.measure, "overall": _json_numbers(measurement.overall),
@@ -151,13 +153,27 @@ def _pay(campaign: Campaign) -> dict[int, Decimal]:
 
 
 def _store_answer_agreement(stored: dict[int, float | None], measured: dict[int, float]) -> None:
-    """Assignment.agreement of every answer, written only where it changed (None where no longer measured)."""
-    changed = [Assignment(pk=pk, agreement=measured.get(pk)) for pk, before in stored.items()
-               if measured.get(pk) != before]
-    Assignment.objects.bulk_update(changed, ["agreement"], batch_size=_BATCH)
+    """Assignment.agreement of every answer, written only where it changed (None where no longer measured).
+
+    One UPDATE ... FROM (VALUES ...) per 1,000 answers (PostgreSQL, and SQLite from 3.33): Django's bulk_update
+    builds a CASE per row, which took most of a first computation's time on 50,000 answers."""
+    changed = [(pk, measured.get(pk)) for pk, before in stored.items() if measured.get(pk) != before]
+    if not changed:
+        return
+    quote = connection.ops.quote_name
+    table, key, column = quote(Assignment._meta.db_table), quote("id"), quote("agreement")
+    with connection.cursor() as cursor:
+        for start in range(0, len(changed), _BATCH):
+            batch = changed[start:start + _BATCH]
+            values = ", ".join(["(%s, CAST(%s AS double precision))"] * len(batch))
+            cursor.execute(
+                f"UPDATE {table} SET {column} = v.column2 FROM (VALUES {values}) AS v "  # noqa: S608 (names quoted)
+                f"WHERE {table}.{key} = v.column1",
+                [value for row in batch for value in row],
+            )
 
 
-def _store_aggregates(campaign: Campaign, units: list[Unit], measurement: Measurement) -> int:
+def _store_aggregates(campaign: Campaign, units: list[Unit], measurement: Measurement, started: datetime) -> int:
     rows = []
     for unit in units:
         aggregate = measurement.aggregates.get(unit.hit)
@@ -166,12 +182,11 @@ def _store_aggregates(campaign: Campaign, units: list[Unit], measurement: Measur
         rows.append(ItemAggregate(hit_id=unit.hit, method=aggregate.method[:200], answer=aggregate.answer,
                                   support=aggregate.support, agreement=measurement.item_agreement.get(unit.hit),
                                   details=aggregate.details))
-    kept = {row.hit_id for row in rows}
-    ItemAggregate.objects.filter(hit__campaign=campaign).exclude(hit_id__in=kept).delete()
     ItemAggregate.objects.bulk_create(
         rows, batch_size=_BATCH, update_conflicts=True, unique_fields=["hit"],
         update_fields=["method", "answer", "support", "agreement", "details", "computed_at"],
     )
+    ItemAggregate.objects.filter(hit__campaign=campaign, computed_at__lt=started).delete()  # no longer aggregated
     return len(rows)
 
 
@@ -180,7 +195,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _store_worker_scores(campaign: Campaign, tallies: dict[int, _WorkerTally], measurement: Measurement,
-                         pay: dict[int, Decimal]) -> None:
+                         pay: dict[int, Decimal], started: datetime) -> None:
     rows = [
         WorkerScore(
             campaign=campaign, worker_id=worker_id, items=tally.items, compared_items=tally.compared_items,
@@ -191,12 +206,12 @@ def _store_worker_scores(campaign: Campaign, tallies: dict[int, _WorkerTally], m
         )
         for worker_id, tally in sorted(tallies.items())
     ]
-    WorkerScore.objects.filter(campaign=campaign).exclude(worker_id__in=list(tallies)).delete()
     WorkerScore.objects.bulk_create(
         rows, batch_size=_BATCH, update_conflicts=True, unique_fields=["campaign", "worker"],
         update_fields=["items", "compared_items", "gold_items", "gold_accuracy", "agreement", "skill",
                        "median_seconds", "approved", "rejected", "pay", "computed_at"],
     )
+    WorkerScore.objects.filter(campaign=campaign, computed_at__lt=started).delete()  # workers without answers now
 
 
 def _finite(measurement: Measurement) -> Measurement:
