@@ -19,7 +19,7 @@ from ..models import Campaign, QualityDecision, QualityRule, Worker, WorkerScore
 from ..selectors_quality import campaign_quality, decisions, item_rows, worker_quality
 from ..services.quality import compute_quality
 from ..services.review import ReviewError
-from ..services.review_rules import RULE_FIELDS, RuleError, apply_rule, plan_rule, save_rule
+from ..services.review_rules import RULE_FIELDS, RuleBusy, RuleError, apply_rule, plan_rule, save_rule
 from .filters import MAX_ID
 
 PER_PAGE = 50
@@ -258,11 +258,13 @@ class ReviewRulePreviewView(APIView):
 
 class ReviewRuleApplyView(APIView):
     @extend_schema(summary="Compute quality and apply the rule now (each decision made once, audited)",
-                   request=None, responses={200: RuleResultSerializer, 400: DETAIL, 404: DETAIL})
+                   request=None, responses={200: RuleResultSerializer, 400: DETAIL, 404: DETAIL, 409: DETAIL})
     def post(self, request: Request, pk: int) -> Response:
         campaign = _campaign(pk)
         try:
             result = apply_rule(campaign, source="api", user=request.user)
+        except RuleBusy as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except (RuleError, ReviewError) as exc:
             return _refused(exc)
         return Response(RuleResultSerializer(asdict(result)).data)

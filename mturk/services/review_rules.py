@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
@@ -450,6 +452,34 @@ def _pay(record: QualityDecision) -> str:
     return "done"
 
 
+_LOCK_SPACE = 160_001  # advisory-lock namespace of applying review rules (PostgreSQL)
+
+
+class RuleBusy(RuleError):
+    """The campaign's rule is being applied by another job or request."""
+
+
+@contextmanager
+def _applying(campaign: Campaign) -> Iterator[None]:
+    """One application of a campaign's rule at a time (the periodic job, the console and the API may overlap): a
+    PostgreSQL session advisory lock, released at the end or when the connection is lost. SQLite, which writes
+    one transaction at a time anyway, is not locked."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    key = campaign.pk % 2**31  # the lock's two keys are 32-bit
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_LOCK_SPACE, key])
+        acquired = cursor.fetchone()[0]
+    if not acquired:
+        raise RuleBusy("The review rule of this campaign is being applied right now; try again in a moment.")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_LOCK_SPACE, key])
+
+
 def apply_rule(campaign: Campaign, *, source: str, user: Any = None) -> RuleResult:
     """Apply the plan: each decision stored (planned) before its marketplace call, then done or failed."""
     rule = QualityRule.objects.filter(campaign=campaign).first()
@@ -457,6 +487,11 @@ def apply_rule(campaign: Campaign, *, source: str, user: Any = None) -> RuleResu
         raise RuleError("This campaign has no review rule.")
     if source not in SOURCES:
         raise RuleError(f"unknown source {source!r} (one of {', '.join(SOURCES)}).", "source")
+    with _applying(campaign):
+        return _apply(campaign, rule, source, user)
+
+
+def _apply(campaign: Campaign, rule: QualityRule, source: str, user: Any) -> RuleResult:
     compute_quality(campaign)
     plan = plan_rule(campaign)
     snapshot = rule_snapshot(rule)

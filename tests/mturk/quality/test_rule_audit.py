@@ -120,3 +120,30 @@ def test_a_refused_call_is_audited_as_failed_and_tried_again_next_time(crowd, mo
     assert (again.done, again.failed) == (2, {})
     failed.refresh_from_db()
     assert failed.state == DecisionState.DONE and failed.error == ""
+
+
+def test_one_application_at_a_time_on_postgresql(crowd, api):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the advisory lock is PostgreSQL's (SQLite writes one transaction at a time)")
+    import psycopg2
+
+    campaign, _, _ = crowd
+    save_rule(campaign, rule_data())
+    params = connection.get_connection_params()
+    other = psycopg2.connect(**{k: v for k, v in params.items() if k in ("dbname", "user", "host", "port",
+                                                                        "password")})
+    try:
+        with other.cursor() as cursor:  # another job is applying the rule
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [review_rules._LOCK_SPACE, campaign.pk % 2**31])
+        with pytest.raises(review_rules.RuleBusy, match="being applied right now"):
+            apply_rule(campaign, source="console")
+        busy = api.post(f"/api/campaigns/{campaign.pk}/review-rule/apply/")
+        assert busy.status_code == 409 and "being applied right now" in busy.json()["detail"]
+        assert not QualityDecision.objects.exists()
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [review_rules._LOCK_SPACE, campaign.pk % 2**31])
+    finally:
+        other.close()
+    assert apply_rule(campaign, source="console").done == 9
