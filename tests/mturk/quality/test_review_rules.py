@@ -170,3 +170,41 @@ def test_bonuses_over_the_budget_cap_are_left_out_and_said(crowd, provider_calls
     result = apply_rule(campaign, source="command")
     assert result.done == 8 and not Bonus.objects.exists()
     assert "bonus" not in [name for name, _ in provider_calls]
+
+
+prolific_fake = __import__("tests.prolific_fake.fixtures", fromlist=["prolific_fake"]).prolific_fake  # fixture
+
+
+def test_on_prolific_approvals_go_in_one_call_rejections_with_category_and_nothing_twice(
+        prolific_fake, django_capture_on_commit_callbacks):
+    """Three participants describe the same photo alike; hand-set gold scores 1, 1, 0: two approved in one bulk
+    call, one rejected with the rule's category and message, the better-ranked (tie: first) bonused once."""
+    from mturk.services.marketplace_sync import sync_campaign
+    from tests.mturk.prolific.study_helpers import WHY, published_campaign, tasks_of, work
+
+    campaign = published_campaign(prolific_fake, images=1, assignments=3, tasks=1,
+                                  django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    sessions = [work(prolific_fake, campaign) for _ in range(3)]
+    sync_campaign(campaign)
+    tasks = [tasks_of(s)[0] for s in sessions]
+    for task, score in zip(tasks, (1.0, 1.0, 0.0), strict=True):
+        Assignment.objects.filter(pk=task.pk).update(gold_score=score)
+    save_rule(campaign, rule_data(reject_message=WHY, reject_category="low_effort", approve_min_agreement=None,
+                                  bonus_top_share=0.34, bonus_amount="0.20"))
+    with django_capture_on_commit_callbacks(execute=True):
+        result = apply_rule(campaign, source="api")
+    assert (result.done, result.failed) == (4, {})
+    assert [sorted(ids) for ids in prolific_fake.bulk_approvals] == [
+        sorted(s.submission_id for s in sessions[:2])]
+    rejected = prolific_fake.submission(sessions[2].submission_id)
+    assert (rejected.status, rejected.rejection_category, rejected.message) == ("REJECTED", "LOW_EFFORT", WHY)
+    [bonus] = Bonus.objects.filter(assignment__hit__campaign=campaign)
+    assert bonus.assignment_id == min(tasks[:2], key=lambda t: t.worker_id).pk and bonus.amount == Decimal("0.20")
+    assert bonus.paid and len(prolific_fake.received("POST", "submissions/bonus-payments")) == 1
+    assert len(prolific_fake.received("POST", "bulk-bonus-payments/{id}/pay")) == 1
+    posts = len(prolific_fake.received("POST"))
+    with django_capture_on_commit_callbacks(execute=True):
+        again = apply_rule(campaign, source="periodic")
+    assert (again.done, again.failed) == (0, {})
+    assert len(prolific_fake.received("POST")) == posts  # nothing sent twice
+    assert len(prolific_fake.bulk_approvals) == 1
