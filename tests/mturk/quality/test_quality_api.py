@@ -2,6 +2,8 @@
 errors, dry run, apply, audit), a worker's quality; constant queries on every list."""
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -23,7 +25,7 @@ def crowd():
     return rule_crowd()
 
 
-def queries(api, method: str, url: str, **kwargs) -> tuple[int, object]:
+def queries(api, method: str, url: str, **kwargs) -> tuple[int, Any]:
     with CaptureQueriesContext(connection) as ctx:
         response = getattr(api, method)(url, **kwargs)
     assert response.status_code == 200, response.content
@@ -106,7 +108,8 @@ def test_the_rule_is_read_saved_and_refused_field_by_field(api, crowd):
     assert (body["enabled"], body["approve_min_gold"], body["bonus_amount"], body["reject_message"]) == (
         True, 0.8, "0.50", REJECT_MESSAGE)
     assert api.get(url).json() == body
-    assert QualityRule.objects.get(campaign=campaign).updated_by.username == "alice"
+    updated_by = QualityRule.objects.get(campaign=campaign).updated_by
+    assert updated_by is not None and updated_by.username == "alice"
 
 
 def test_the_preview_says_what_would_happen_and_changes_nothing(api, crowd):

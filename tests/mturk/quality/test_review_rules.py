@@ -35,7 +35,7 @@ def test_the_plan_approves_rejects_leaves_and_bonuses_as_worked_out_by_hand(crow
     plan = plan_rule(campaign)
     assert plan.problems == [] and plan.computed_at is not None
     assert (plan.approve, plan.reject, plan.bonus, plan.left) == (6, 2, 1, 4)
-    by_action = {}
+    by_action: dict[str, list] = {}
     for decision in plan.decisions:
         by_action.setdefault(decision.action, []).append(decision)
     assert sorted(d.assignment_id for d in by_action["approve"]) == ids(work["good1"] + work["good2"])
