@@ -186,3 +186,16 @@ def test_a_prolific_study_asks_for_the_real_slots_only(required_words):
     campaign = onboarding_campaign(real=3, k=1, publish=False, provider="prolific")
     HIT.objects.filter(campaign=campaign).update(status=HITStatus.PUBLISHED)
     assert open_slots(campaign) == 6  # 3 real HITs x 2 assignments; the onboarding HIT's 32767 slots are not places
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the partial index's use is PostgreSQL's plan")
+def test_the_candidates_query_can_use_the_open_slots_index(required_words):
+    """The index's condition leaves onboarding HITs out: the query must say onboarding=False for its predicate to
+    be implied (with sequential scans off, the plan then walks hit_open_slots)."""
+    campaign = onboarding_campaign(real=3, k=1)
+    sql, params = candidate_hits(campaign, new_local_worker(), limit=20).values_list("pk").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "hit_open_slots" in plan, plan
