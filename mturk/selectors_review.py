@@ -14,10 +14,13 @@ ANY_FLAG = "any"
 
 
 def review_assignments(campaign: Campaign, status: str | None = None, flag: str | None = None,
-                       worker: int | None = None, assignment: int | None = None) -> QuerySet[Assignment]:
+                       worker: int | None = None, assignment: int | None = None,
+                       hit: int | None = None) -> QuerySet[Assignment]:
     """The campaign's reviewable assignments, newest first, by status, by check flag (a flag's name,
-    ANY_FLAG or NO_FLAG), by worker and by assignment (ids)."""
+    ANY_FLAG or NO_FLAG), by worker, by assignment and by HIT (ids)."""
     queryset = campaign_assignments(campaign, status)
+    if hit is not None:
+        queryset = queryset.filter(hit_id=hit)
     if worker is not None:
         queryset = queryset.filter(worker_id=worker)
     if assignment is not None:

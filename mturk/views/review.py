@@ -39,6 +39,7 @@ class ReviewFilters:
     layout: str = "list"
     worker: int | None = None  # one worker's answers (from the worker page)
     assignment: int | None = None  # one answer's card (from the worker and gold pages)
+    hit: int | None = None  # the answers to one HIT (from the quality page's items)
 
     @classmethod
     def of(cls, query: QueryDict) -> ReviewFilters:
@@ -53,13 +54,14 @@ class ReviewFilters:
             layout=layout if layout in LAYOUTS else "list",
             worker=_id(query.get("worker", "")),
             assignment=_id(query.get("assignment", "")),
+            hit=_id(query.get("hit", "")),
         )
 
     def query(self, page: int | None = None) -> str:
         """The query string of these filters (and a page), without the defaults."""
         values: dict[str, str | int | None] = {"status": self.status, "flag": self.flag, "per_page": self.per_page,
                                                "layout": self.layout, "worker": self.worker,
-                                               "assignment": self.assignment, "page": page}
+                                               "assignment": self.assignment, "hit": self.hit, "page": page}
         defaults = {"per_page": DEFAULT_PAGE_SIZE, "layout": "list"}
         return urlencode({k: v for k, v in values.items() if v is not None and v != "" and defaults.get(k) != v})
 
@@ -84,7 +86,7 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
     kind = get_task_kind(campaign.task_kind)
     filters = ReviewFilters.of(request.GET)
     page = Paginator(review_assignments(campaign, filters.status or None, filters.flag or None, filters.worker,
-                                        filters.assignment),
+                                        filters.assignment, filters.hit),
                      filters.per_page).get_page(request.GET.get("page"))
     assignments = list(page.object_list)
     can_gold = has_quality(campaign.task_kind)

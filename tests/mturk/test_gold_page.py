@@ -309,7 +309,10 @@ def test_the_review_shows_one_worker_or_one_assignment(researcher_client):
     assert cards("") == {a1.pk, a2.pk, b1.pk}
     assert cards(f"?worker={alice.pk}") == {a1.pk, a2.pk}
     assert cards(f"?assignment={b1.pk}") == {b1.pk}
-    assert cards("?worker=abc&assignment=") == {a1.pk, a2.pk, b1.pk}
+    assert cards(f"?hit={first.pk}") == {a1.pk, b1.pk}
+    assert cards(f"?hit={first.pk}&worker={bob.pk}") == {b1.pk}
+    assert cards("?worker=abc&assignment=&hit=-1") == {a1.pk, a2.pk, b1.pk}
     page = text_of(researcher_client.get(review + f"?worker={alice.pk}"))
     assert "Only the answers of worker alice" in page and f'<a href="/workers/{alice.pk}/">the worker' in page
     assert f'<input type="hidden" name="worker" value="{alice.pk}">' in page
+    assert f"Only the answers to HIT {first.pk}" in text_of(researcher_client.get(review + f"?hit={first.pk}"))

@@ -121,6 +121,7 @@ def test_compute_then_the_figures_workers_and_items(researcher_client, crowd):
         ["wc", "1", "1", "1", "0.00 low", "0.00", "0.00", "150 s", "0", "1", "$0.00"],
     ]
     assert f'href="{reverse("worker-page", args=[a.pk])}"' in section(page, "workers")
+    assert f'href="{reverse("campaign-review", args=[campaign.pk])}?hit={first.pk}"' in section(page, "items")
     # the adjudication queue: HIT 1 (1 of 3 pairs agree) before HIT 2 (1 of 1)
     assert rows(page, "items") == [
         [f"#{first.position}", "3", "0.33", "cat", "most common text", f"Review the answers of HIT #{first.position}"],
