@@ -283,8 +283,11 @@ def _empty(problem: str, computed_at: datetime | None = None) -> RulePlan:
     return RulePlan([], 0, 0, 0, 0, Decimal("0"), [problem], computed_at=computed_at)
 
 
-def plan_rule(campaign: Campaign) -> RulePlan:
-    """What applying the rule now would do, from the stored WorkerScores (nothing is changed)."""
+def plan_rule(campaign: Campaign, *, ask_marketplace: bool = False) -> RulePlan:
+    """What applying the rule now would do, from the stored WorkerScores (nothing is changed).
+
+    A preview never asks the marketplace (its fees, when not known yet, are left out of the cost and said so);
+    applying does (`ask_marketplace`)."""
     rule = QualityRule.objects.filter(campaign=campaign).first()
     summary = CampaignQuality.objects.filter(campaign=campaign).only("computed_at").first()
     computed_at = summary.computed_at if summary else None
@@ -335,7 +338,7 @@ def plan_rule(campaign: Campaign) -> RulePlan:
         decisions.append(PlannedDecision(f"{action}:{pk}", action, worker_id, external_id, pk, message, None,
                                          evidence))
     bonuses = _plan_bonuses(campaign, rule, scores, latest, rejected_workers)
-    return _costed(campaign, rule, decisions, bonuses, leaves, problems, computed_at)
+    return _costed(campaign, decisions, bonuses, leaves, problems, computed_at, ask_marketplace)
 
 
 def _plan_bonuses(campaign: Campaign, rule: QualityRule, scores: dict[int, WorkerScore], latest: dict[int, int],
@@ -360,11 +363,19 @@ def _plan_bonuses(campaign: Campaign, rule: QualityRule, scores: dict[int, Worke
     return bonuses
 
 
-def _costed(campaign: Campaign, rule: QualityRule, decisions: list[PlannedDecision], bonuses: list[PlannedDecision],
-            leaves: list[PlannedDecision], problems: list[str], computed_at: datetime | None) -> RulePlan:
+def _costed(campaign: Campaign, decisions: list[PlannedDecision], bonuses: list[PlannedDecision],
+            leaves: list[PlannedDecision], problems: list[str], computed_at: datetime | None,
+            ask_marketplace: bool) -> RulePlan:
     """The plan with its cost; bonuses that would cross the campaign's budget cap are left out (a problem says so)."""
     provider = get_provider(campaign.provider)
     approvals = sum(d.action == DecisionAction.APPROVE for d in decisions)
+    if not ask_marketplace and not provider.fees_known(campaign):
+        problems.append("The marketplace's fees are not known yet: the cost leaves them out, and the budget cap is "
+                        "checked when the rule is applied.")
+        approval_cost = campaign.reward * approvals
+        bonus_cost = sum((d.amount for d in bonuses if d.amount), Decimal("0"))
+        return _plan(decisions + bonuses, approvals, len(bonuses), leaves, approval_cost + bonus_cost, problems,
+                     computed_at)
     try:
         approval_cost = (campaign.reward + money(provider.assignment_fee(campaign))) * approvals
         bonus_cost = sum((d.amount + provider.bonus_fee(d.amount) for d in bonuses if d.amount), Decimal("0"))
@@ -379,11 +390,16 @@ def _costed(campaign: Campaign, rule: QualityRule, decisions: list[PlannedDecisi
                             f"${spent + bonus_cost}, over its budget cap of ${campaign.budget_cap}: no bonus is "
                             "paid until the cap is raised or the bonus made smaller.")
             bonus_cost, bonuses = Decimal("0"), []
-    decisions = decisions + bonuses
+    return _plan(decisions + bonuses, approvals, len(bonuses), leaves, approval_cost + bonus_cost, problems,
+                 computed_at)
+
+
+def _plan(decisions: list[PlannedDecision], approvals: int, bonuses: int, leaves: list[PlannedDecision],
+          cost: Decimal, problems: list[str], computed_at: datetime | None) -> RulePlan:
     return RulePlan(
         decisions=decisions, approve=approvals, reject=sum(d.action == DecisionAction.REJECT for d in decisions),
-        bonus=len(bonuses), left=len(leaves), cost=money(approval_cost + bonus_cost), problems=problems,
-        leaves=leaves, computed_at=computed_at,
+        bonus=bonuses, left=len(leaves), cost=money(cost), problems=problems, leaves=leaves,
+        computed_at=computed_at,
     )
 
 
@@ -493,7 +509,7 @@ def apply_rule(campaign: Campaign, *, source: str, user: Any = None) -> RuleResu
 
 def _apply(campaign: Campaign, rule: QualityRule, source: str, user: Any) -> RuleResult:
     compute_quality(campaign)
-    plan = plan_rule(campaign)
+    plan = plan_rule(campaign, ask_marketplace=True)
     snapshot = rule_snapshot(rule)
     result = RuleResult(done=0, failed={}, skipped=0)
     approved = 0

@@ -208,3 +208,18 @@ def test_on_prolific_approvals_go_in_one_call_rejections_with_category_and_nothi
     assert (again.done, again.failed) == (0, {})
     assert len(prolific_fake.received("POST")) == posts  # nothing sent twice
     assert len(prolific_fake.bulk_approvals) == 1
+
+
+def test_a_preview_never_asks_the_marketplace_for_its_fees(prolific_fake, crowd):
+    from tests.mturk.prolific.study_helpers import WHY
+
+    campaign, _, _ = crowd
+    Campaign.objects.filter(pk=campaign.pk).update(provider="prolific")  # no study yet: its fees are not known
+    campaign.refresh_from_db()
+    save_rule(campaign, rule_data(reject_message=WHY, reject_category="LOW_EFFORT"))
+    compute_quality(campaign)
+    plan = plan_rule(campaign)
+    assert plan.problems == ["The marketplace's fees are not known yet: the cost leaves them out, and the budget "
+                             "cap is checked when the rule is applied."]
+    assert (plan.approve, plan.reject, plan.bonus, plan.cost) == (6, 2, 1, Decimal("1.10"))
+    assert prolific_fake.calls == []

@@ -57,8 +57,8 @@ def test_a_decision_a_person_made_meanwhile_is_left_as_it_is(crowd, provider_cal
     by_hand = work["good2"][0]
     real_plan = review_rules.plan_rule
 
-    def plan_then_a_person_rejects(c):
-        plan = real_plan(c)
+    def plan_then_a_person_rejects(c, **options):
+        plan = real_plan(c, **options)
         reject_assignment(by_hand, "Looked at by a person: the caption is about another picture.")
         return plan
 
