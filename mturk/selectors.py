@@ -64,8 +64,8 @@ def campaigns_with_progress() -> QuerySet[CampaignWithProgress]:
     pending = _count(
         HIT.objects.filter(campaign=OuterRef("pk"), status=HITStatus.PUBLISHED, external_id=""), "campaign")
     of_campaign = Assignment.objects.filter(hit__campaign=OuterRef("pk"), confirmed=True)
-    required = (
-        HIT.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign")
+    required = (  # onboarding HITs take every worker who comes: no part of the work to be done
+        HIT.objects.filter(campaign=OuterRef("pk"), onboarding=False).order_by().values("campaign")
         .annotate(n=Sum("max_assignments")).values("n")
     )
     bonuses = (

@@ -75,11 +75,12 @@ def storytelling_sequences(tell_campaign_id: int | None, album_ids: Iterable[int
 
 def storytelling_outcomes(campaign: Campaign) -> dict[str, int]:
     """Albums of a tell_story campaign: told (a storytelling story approved, stage complete), discarded
-    (not storyable by `discard_after_skips` workers) and waiting. Two queries."""
+    (not storyable by `discard_after_skips` workers) and waiting; gold and onboarding HITs are no albums of the
+    campaign. Two queries."""
     threshold = int(campaign.options.get("discard_after_skips", 2))
-    hits = list(campaign.hits.values_list("pk", "max_assignments"))
+    hits = list(campaign.hits.filter(gold_item=None).values_list("pk", "max_assignments"))
     answers: dict[int, list[dict[str, Any]]] = {pk: [] for pk, _ in hits}
-    approved = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.APPROVED)
+    approved = Assignment.objects.filter(hit__campaign=campaign, hit__gold_item=None, status=AssignmentStatus.APPROVED)
     for pk, hit, answer in approved.values_list("pk", "hit_id", "answer"):
         answers[hit].append(submitted_answer(pk, answer))
     outcome = {"told": 0, "discarded": 0, "waiting": 0}

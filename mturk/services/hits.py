@@ -86,7 +86,9 @@ class AddedAssignments:
 
 
 def _open_hits(campaign: Campaign) -> QuerySet[HIT]:
-    return campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED)).order_by("pk")
+    """Published or expired HITs that more assignments can be added to: onboarding HITs already take every worker
+    who comes."""
+    return campaign.hits.filter(status__in=(HITStatus.PUBLISHED, HITStatus.EXPIRED), onboarding=False).order_by("pk")
 
 
 def added_assignments_cost(campaign: Campaign, count: int) -> AddedAssignments:

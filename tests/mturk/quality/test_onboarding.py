@@ -199,3 +199,13 @@ def test_the_candidates_query_can_use_the_open_slots_index(required_words):
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "hit_open_slots" in plan, plan
+
+
+def test_onboarding_hits_are_no_part_of_the_work_to_do_nor_of_added_assignments(required_words):
+    from mturk.selectors import campaigns_with_progress
+    from mturk.services.hits import added_assignments_cost
+
+    campaign = onboarding_campaign(real=2, k=2)
+    assert campaigns_with_progress().get(pk=campaign.pk).required == 2 * 2  # the real HITs' assignments only
+    added = added_assignments_cost(campaign, 1)
+    assert added.hits == 2  # one more assignment on each real HIT, none on the onboarding HITs
