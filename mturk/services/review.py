@@ -146,8 +146,15 @@ def approve_submitted(campaign: Campaign, *, passing_checks_only: bool = False) 
     return BulkReview(approved, flagged, failed)
 
 
-def grant_bonus(assignment: Assignment, amount: Decimal, reason: str) -> Bonus:
-    """Pay a bonus once: stored with its request token first, then paid (a retry reuses the token)."""
+def grant_bonus(assignment: Assignment, amount: Decimal, reason: str, *, token: str | None = None) -> Bonus:
+    """Pay a bonus once: stored with its request token first, then paid (a retry reuses the token).
+
+    `token`: the caller's own request token for this bonus (e.g. a review rule's decision): granting again with the
+    same token pays the bonus stored under it, if it is not paid yet, and never stores a second one."""
+    if token is not None:
+        stored = Bonus.objects.filter(unique_token=token).select_related("assignment__hit__campaign").first()
+        if stored is not None:
+            return pay_bonus(stored)
     if amount <= 0:
         raise ReviewError("A bonus must be positive.")
     if not reason.strip():
@@ -167,7 +174,7 @@ def grant_bonus(assignment: Assignment, amount: Decimal, reason: str) -> Bonus:
         sequence = Bonus.objects.filter(assignment=assignment).count() + 1
         bonus = Bonus.objects.create(
             assignment=assignment, amount=amount, reason=reason.strip(),
-            unique_token=f"bonus-{assignment.pk}-{sequence}",
+            unique_token=token or f"bonus-{assignment.pk}-{sequence}",
         )
     return pay_bonus(bonus)
 

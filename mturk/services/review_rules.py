@@ -25,7 +25,7 @@ from django.db import connection, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
-from ..models import Assignment, Bonus, Campaign, CampaignQuality, QualityDecision, QualityRule, WorkerScore
+from ..models import Assignment, Campaign, CampaignQuality, QualityDecision, QualityRule, WorkerScore
 from ..models_quality import DecisionAction, DecisionState
 from ..providers.base import ProviderError, money
 from ..providers.registry import get_provider
@@ -448,24 +448,22 @@ def _decide(rule: QualityRule, decision: PlannedDecision, record: QualityDecisio
 
 
 def _pay(record: QualityDecision) -> str:
-    """Pay one bonus; a bonus this decision already stored (a run that stopped after it) is paid, not repeated."""
+    """Pay one bonus under the decision's own request token: a run that stopped after storing it pays the stored
+    bonus, never a second one."""
     assignment = (Assignment.objects.select_related("hit__campaign", "worker")
                   .filter(pk=record.assignment_id or 0).first())
     if assignment is None:
         return "skipped"
-    amount = record.amount or Decimal("0")
-    earlier = (Bonus.objects.filter(assignment=assignment, amount=amount, reason=record.message.strip(),
-                                    created_at__gte=record.created_at).order_by("pk").first())
     try:
-        if earlier is not None:
-            from .review import pay_bonus
-
-            pay_bonus(earlier)
-        else:
-            grant_bonus(assignment, amount, record.message)
+        grant_bonus(assignment, record.amount or Decimal("0"), record.message, token=bonus_token(record))
     except ReviewError as exc:
         return str(exc) or "refused"
     return "done"
+
+
+def bonus_token(record: QualityDecision) -> str:
+    """The request token of a rule's bonus (Bonus.unique_token, at most 64 characters): one per decision."""
+    return f"rule-{record.pk}"
 
 
 _LOCK_SPACE = 160_001  # advisory-lock namespace of applying review rules (PostgreSQL)

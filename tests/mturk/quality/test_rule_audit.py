@@ -86,7 +86,7 @@ def test_a_run_that_stopped_half_way_is_finished_without_a_second_call(crowd, pr
     # stopped after the bonus was stored and paid, before the decision was marked done
     bonus_decision = by_key[f"bonus:{campaign.pk}:{people['good1'].pk}"]
     record, _ = review_rules._record(campaign, bonus_decision, snapshot, "periodic", None)
-    grant_bonus(work["good1"][-1], Decimal("0.50"), bonus_decision.message)
+    grant_bonus(work["good1"][-1], Decimal("0.50"), bonus_decision.message, token=review_rules.bonus_token(record))
     provider_calls.clear()
     result = apply_rule(campaign, source="periodic")
     assert result.done == 9 and result.failed == {}
@@ -147,3 +147,31 @@ def test_one_application_at_a_time_on_postgresql(crowd, api):
     finally:
         other.close()
     assert apply_rule(campaign, source="console").done == 9
+
+
+def test_a_bonus_the_marketplace_refused_is_paid_next_time_under_the_same_token(crowd, monkeypatch):
+    campaign, people, _ = crowd
+    save_rule(campaign, rule_data())
+    from mturk.providers.base import ProviderError
+    from mturk.providers.local import LocalProvider
+
+    down, paid = [True], []
+
+    def bonus(self, bonus):
+        if down:
+            raise ProviderError("the marketplace is down")
+        paid.append(bonus.unique_token)
+
+    monkeypatch.setattr(LocalProvider, "bonus", bonus)
+    key = f"bonus:{campaign.pk}:{people['good1'].pk}"
+    first = apply_rule(campaign, source="api")
+    assert key in first.failed and "recorded but not paid yet" in first.failed[key]
+    stored = Bonus.objects.get(assignment__hit__campaign=campaign)
+    record = QualityDecision.objects.get(key=key)
+    assert (stored.paid, stored.unique_token) == (False, review_rules.bonus_token(record))
+    down.clear()
+    again = apply_rule(campaign, source="api")
+    assert key not in again.failed
+    assert paid == [stored.unique_token]  # the stored bonus paid once, no second bonus
+    assert list(Bonus.objects.filter(assignment__hit__campaign=campaign).values_list("pk", "paid")) == [
+        (stored.pk, True)]
