@@ -2,8 +2,10 @@
 
 One pass over the campaign's answered, confirmed assignments (values() rows read in chunks, no model
 instances): real HITs become `mturk.quality.Unit`s measured by the kind's KindQuality in one call; gold and
-onboarding HITs count for gold accuracy only. The figures are stored in a few bulk statements, replacing the
-earlier ones."""
+onboarding HITs count for gold accuracy only. Rejected answers are measured with the others (their agreement shows
+why they were rejected) but an item's aggregated answer and its agreement come from the answers not rejected (a
+second measure of those items, only when there are rejected answers). The figures are stored in a few bulk
+statements, replacing the earlier ones."""
 from __future__ import annotations
 
 import math
@@ -33,6 +35,7 @@ from ..task_kinds import get_task_kind
 # Answers that count: work a worker handed in, decided or not.
 ANSWERED = (AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED, AssignmentStatus.REJECTED)
 NO_MEASURE = "no agreement measure for this kind"
+REJECTED = AssignmentStatus.REJECTED
 _CHUNK = 2000
 _BATCH = 1000
 
@@ -81,6 +84,7 @@ def compute_quality(campaign: Campaign) -> QualityComputation:
     units: list[Unit] = []
     stored_agreement: dict[int, float | None] = {}  # assignment id -> its agreement as stored now
     answer_worker: dict[int, int] = {}
+    statuses: dict[int, str] = {}
     answers = 0
     unit_hit: int | None = None
     unit_items: dict[str, Any] = {}
@@ -105,6 +109,7 @@ def compute_quality(campaign: Campaign) -> QualityComputation:
             continue  # gold and onboarding HITs: gold accuracy only, never compared
         tally.items += 1
         answer_worker[pk] = worker_id
+        statuses[pk] = status
         if hit_id != unit_hit:
             close_unit()
             unit_hit, unit_items, unit_answers = hit_id, items, []
@@ -117,6 +122,14 @@ def compute_quality(campaign: Campaign) -> QualityComputation:
                 tallies[answer_row.worker].compared_items += 1
 
     measurement = _finite(_measure(campaign, units))
+    rejected = {a.assignment for unit in units for a in unit.answers if statuses[a.assignment] == REJECTED}
+    aggregated_units = units
+    if rejected:  # a rejected answer is measured (it shows why) but has no say in an item's aggregated answer
+        aggregated_units = [Unit(hit=u.hit, items=u.items, answers=kept) for u in units
+                            if (kept := [a for a in u.answers if a.assignment not in rejected])]
+        kept_measurement = _finite(_measure(campaign, aggregated_units))
+        measurement.aggregates, measurement.item_agreement = (kept_measurement.aggregates,
+                                                              kept_measurement.item_agreement)
     for assignment_id, value in measurement.answer_agreement.items():
         worker_id = answer_worker.get(assignment_id)
         if worker_id is not None and value is not None:
@@ -126,7 +139,7 @@ def compute_quality(campaign: Campaign) -> QualityComputation:
     with transaction.atomic():
         started = timezone.now()  # rows stored now are computed at or after it; older ones are gone figures
         _store_answer_agreement(stored_agreement, measurement.answer_agreement)
-        aggregated = _store_aggregates(campaign, units, measurement, started)
+        aggregated = _store_aggregates(campaign, aggregated_units, measurement, started)
         _store_worker_scores(campaign, tallies, measurement, pay, started)
         CampaignQuality.objects.update_or_create(
             campaign=campaign,

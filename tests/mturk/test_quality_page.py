@@ -122,9 +122,9 @@ def test_compute_then_the_figures_workers_and_items(researcher_client, crowd):
     ]
     assert f'href="{reverse("worker-page", args=[a.pk])}"' in section(page, "workers")
     assert f'href="{reverse("campaign-review", args=[campaign.pk])}?hit={first.pk}"' in section(page, "items")
-    # the adjudication queue: HIT 1 (1 of 3 pairs agree) before HIT 2 (1 of 1)
+    # the adjudication queue (equal agreement: by position); c's rejected "dog" has no say in HIT 1's aggregate
     assert rows(page, "items") == [
-        [f"#{first.position}", "3", "0.33", "cat", "most common text", f"Review the answers of HIT #{first.position}"],
+        [f"#{first.position}", "2", "1.00", "cat", "most common text", f"Review the answers of HIT #{first.position}"],
         [f"#{second.position}", "2", "1.00", "sun", "most common text",
          f"Review the answers of HIT #{second.position}"],
     ]

@@ -79,8 +79,9 @@ def test_answers_items_and_the_campaign_get_their_agreement(crowd):
     assert [v for (hit, _), v in agreement.items() if hit not in (first.pk, second.pk)] == [None] * 5
     aggregates = {g.hit_id: g for g in ItemAggregate.objects.filter(hit__campaign=campaign)}
     assert sorted(aggregates) == [first.pk, second.pk]
-    assert (aggregates[first.pk].answer, aggregates[first.pk].support) == ({"text": "cat"}, 3)
-    assert aggregates[first.pk].agreement == pytest.approx(1 / 3)  # of 3 pairs, a-b agree
+    # c's rejected "dog" has no say in the aggregate: a and b's "cat", on which they agree
+    assert (aggregates[first.pk].answer, aggregates[first.pk].support) == ({"text": "cat"}, 2)
+    assert aggregates[first.pk].agreement == 1.0
     assert (aggregates[second.pk].answer, aggregates[second.pk].agreement) == ({"text": "sun"}, 1.0)
     summary = CampaignQuality.objects.get(campaign=campaign)
     assert (summary.measure, summary.answers, summary.overall) == ("exact text match", 8,
