@@ -161,6 +161,54 @@ def copied_text() -> Answering:
     return lambda items, rng: {"text": COPIED_TEXT}
 
 
+# ---- caption judgements ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Pairs:
+    """judge_caption HITs on stored scenes: each HIT shows an image with its own caption and three mismatched
+    image-caption pairs (as a judging pool mostly holds pairs that do not match)."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)  # HIT items, {"pairs": [...]}, in the order made
+    relevant: list[list[bool]] = field(default_factory=list)  # per HIT, whether each of its pairs matches
+
+    def key(self, items: dict[str, Any]) -> int:
+        return self.items.index(items)
+
+    def truth(self, items: dict[str, Any]) -> list[bool]:
+        return self.relevant[self.key(items)]
+
+    def add(self, scenes: Scenes) -> list[dict[str, Any]]:
+        """Each scene's caption stored as its image's description; per scene n (of N) a HIT of 4 pairs: image n
+        with caption n (it matches), with captions n+1 and n+2, and image n+1 with caption n (they do not).
+        Returns the new HITs' items."""
+        from annotation.models import Description
+
+        images = list(scenes.truths)
+        captions = [Description.objects.create(image_id=image, text=scenes.truths[image].caption, source="gold").pk
+                    for image in images]
+        count, added = len(images), []
+        for n in range(count):
+            shown = [(n, n), (n, (n + 1) % count), (n, (n + 2) % count), ((n + 1) % count, n)]
+            added.append({"pairs": [{"image": images[i], "description": captions[d]} for i, d in shown]})
+            self.relevant.append([i == d for i, d in shown])
+        self.items += added
+        return added
+
+
+def careful_judge(pairs: Pairs, *, wrong: float = 0.05) -> Answering:
+    """A careful judge: right about each pair but now and then."""
+    def answer(items: dict[str, Any], rng: random.Random) -> Answer:
+        return {"judgements": [{"relevant": truth if rng.random() >= wrong else not truth}
+                               for truth in pairs.truth(items)]}
+    return answer
+
+
+def yes_clicker() -> Answering:
+    """A worker answering "yes" to every pair without looking."""
+    return lambda items, rng: {"judgements": [{"relevant": True} for _ in items["pairs"]]}
+
+
 # ---- story ratings ----------------------------------------------------------------------------------------
 
 STORY_TEXTS = ("We arrived at the lake early in the morning.", "The boat was waiting for us at the pier.",

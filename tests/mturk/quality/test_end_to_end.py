@@ -25,8 +25,10 @@ from mturk.services.review_rules import apply_rule, plan_rule, save_rule
 from mturk.states import AssignmentStatus
 from tests.mturk.quality.simulation import (
     VOCABULARY,
+    Pairs,
     Scenes,
     SimulatedWorker,
+    careful_judge,
     careless_boxes,
     constant_rating,
     copied_text,
@@ -37,6 +39,7 @@ from tests.mturk.quality.simulation import (
     store_scenes,
     store_stories,
     work,
+    yes_clicker,
 )
 
 pytestmark = pytest.mark.django_db
@@ -294,6 +297,36 @@ def test_a_worker_copying_one_text_everywhere_is_found_and_rejected(monkeypatch)
     per_worker = REAL_IMAGES + GOLD_IMAGES
     assert decided == Counter({("copier", "rejected"): per_worker,
                                **{(name, "approved"): per_worker for name in writers}})
+
+
+def test_a_judge_saying_yes_to_every_pair_is_found_and_rejected(monkeypatch):
+    pairs = Pairs()
+    real = pairs.add(store_scenes(range(200, 200 + REAL_IMAGES)))  # 20 HITs of 4 pairs, 1 of them matching
+    for items in pairs.add(store_scenes(range(300, 300 + GOLD_IMAGES))):
+        create_gold_item(task_kind="judge_caption", items=items,
+                         answer={"judgements": [{"relevant": truth} for truth in pairs.truth(items)]},
+                         note="the demo scenes' own captions")
+    campaign = create_campaign(name="judgements", task_kind="judge_caption", assignments_per_hit=5,
+                               gold_rate=GOLD_RATE, items=real)
+    publish_campaign(campaign)
+    campaign.refresh_from_db()
+    judges = [f"judge-{n}" for n in range(4)]
+    crowd = [SimulatedWorker(name, careful_judge(pairs), seed=50 + n) for n, name in enumerate(judges)]
+    crowd.append(SimulatedWorker("yes-clicker", yes_clicker(), seed=60))
+    work(campaign, crowd, pairs.key)
+    computed = compute_quality(campaign)
+    assert "Dawid-Skene" in computed.measure and computed.items == REAL_IMAGES
+    scores = scores_by_name({sim.name: sim for sim in crowd}, campaign)
+    # 1 pair in 4 matches: "yes" everywhere is right on a quarter of the known pairs
+    assert scores["yes-clicker"].gold_accuracy == pytest.approx(1 / 4)
+    assert min(scores[name].gold_accuracy for name in judges) >= 0.8
+    assert scores["yes-clicker"].agreement < 0.5 < 0.8 < min(scores[name].agreement for name in judges)
+    MarketplaceCalls(monkeypatch)
+    decided = applied(campaign, crowd, {"approve_min_gold": 0.8, "approve_min_agreement": 0.8,
+                                        "reject_below_gold": 0.5, "reject_below_agreement": 0.5})
+    per_worker = REAL_IMAGES + GOLD_IMAGES
+    assert decided == Counter({("yes-clicker", "rejected"): per_worker,
+                               **{(name, "approved"): per_worker for name in judges}})
 
 
 def test_a_rater_giving_the_same_rating_to_every_story_is_found_and_rejected(monkeypatch):
