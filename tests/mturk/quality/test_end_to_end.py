@@ -44,8 +44,8 @@ from tests.mturk.quality.simulation import (
 
 pytestmark = pytest.mark.django_db
 
-# 20 images: over 12 images the luckiest of three careful workers (8 % of objects missed, 4 % misnamed) too often
-# matches the merged boxes by chance; over 20 the comparison says something about the merge, not about luck.
+# 20 images: over 12, the luckiest of three careful workers (8 % of objects missed, 4 % misnamed) equals or beats
+# the merged boxes in 14 crowds of 100; over 20, in 1 (bench/quality.py --accuracy 100 [--accuracy-images 12]).
 REAL_IMAGES, GOLD_IMAGES = 20, 5
 GOLD_RATE = 0.2  # 20 real HITs -> round(20 * 0.2 / 0.8) = 5 gold HITs, one per gold image
 # A merged box needs 2 of the 5 answers (quorum 0.4): with 2 bad workers of 5, the default 0.5 (3 answers) drops an
