@@ -5,9 +5,10 @@ Options (draw_boxes' TaskDefaults.options): `iou_threshold` (a box matches anoth
 IoU >= it; gold, agreement and merge) and `quorum` (share of the HIT's answers a merged box needs)."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from metrics.box_consensus import Merge, answer_agreement, consensus, set_f1
+from metrics.box_consensus import Merge, answer_agreement, consensus, merge, set_f1
 from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from ..models import Concept, Image
@@ -30,9 +31,15 @@ def labelled_boxes(answer: dict[str, Any]) -> list[dict[str, Any]]:
             for b in answer.get("boxes", [])]
 
 
+# A worker's vote in the merge is their mean agreement over the campaign, at least this much (a worker nobody
+# agrees with still counts a little, and a HIT whose workers all disagree still has votes).
+MIN_WEIGHT = 0.05
+
+
 def method_text(threshold: float, quorum: float) -> str:
-    return (f"IoU clustering (IoU >= {threshold:g}, one box per worker, concept by vote, quorum {quorum:.0%}); "
-            "each box is the worker's box nearest the mean box")
+    return (f"IoU clustering (IoU >= {threshold:g}, one box per worker, concept by vote, quorum {quorum:.0%}, "
+            "votes weighted by each worker's mean agreement in the campaign); each box is the worker's box "
+            "nearest the mean box")
 
 
 @register_quality
@@ -77,7 +84,9 @@ class DrawBoxesQuality(KindQuality):
 
     def measure(self, options: dict[str, Any], units: list[Unit]) -> Measurement:
         """Per HIT: the F1 of every pair of answers (item agreement: their mean; an answer's agreement: its
-        mean F1 against the others) and, with two answers or more, the merged boxes."""
+        mean F1 against the others); then, with two answers or more, the merged boxes, each worker's vote
+        weighted by their mean agreement over the campaign (a random or careless worker's boxes count for little,
+        so two careful workers out of five can carry a box a third one missed)."""
         threshold = option(options, "iou_threshold", DEFAULT_IOU)
         quorum = option(options, "quorum", DEFAULT_QUORUM)
         method = method_text(threshold, quorum)
@@ -86,12 +95,14 @@ class DrawBoxesQuality(KindQuality):
         aggregates: dict[int, Aggregate] = {}
         f1s: list[float] = []
         iou_total, iou_pairs = 0.0, 0
+        compared: list[tuple[Unit, list[list[dict[str, Any]]]]] = []
+        per_worker: dict[int, list[float]] = {}
         for unit in units:
             sets = [labelled_boxes(a.answer) for a in unit.answers]
             if len(sets) < 2:
                 item_agreement[unit.hit] = None
                 continue
-            scores, merged = consensus(sets, threshold, quorum)
+            scores, _ = consensus(sets, threshold, quorum)
             item = sum(s.f1 for s in scores.values()) / len(scores)
             item_agreement[unit.hit] = item
             f1s.append(item)
@@ -102,7 +113,12 @@ class DrawBoxesQuality(KindQuality):
             for answer, value in zip(unit.answers, answer_agreement(scores, len(sets)), strict=True):
                 if value is not None:
                     answers[answer.assignment] = value
-            aggregates[unit.hit] = _aggregate(merged, len(sets), method)
+                    per_worker.setdefault(answer.worker, []).append(value)
+            compared.append((unit, sets))
+        weight = {worker: max(sum(values) / len(values), MIN_WEIGHT) for worker, values in per_worker.items()}
+        for unit, sets in compared:
+            weights = [weight.get(a.worker, MIN_WEIGHT) for a in unit.answers]
+            aggregates[unit.hit] = _aggregate(merge(sets, threshold, quorum, weights), sets, method)
         return Measurement(
             measure=f"box F1 at IoU >= {threshold:g} (same concept) and mean matched IoU",
             item_agreement=item_agreement, answer_agreement=answers, aggregates=aggregates,
@@ -111,13 +127,15 @@ class DrawBoxesQuality(KindQuality):
         )
 
 
-def _aggregate(merged: Merge, support: int, method: str) -> Aggregate:
+def _aggregate(merged: Merge, sets: list[list[dict[str, Any]]], method: str) -> Aggregate:
+    """The merged boxes in the answer's shape; per box the workers who drew it (`votes`), the concepts they gave it
+    (`label_votes`: concept -> workers) and the weight of their votes (`weight`, the sum of their agreements)."""
     boxes = [{"concept": m.box["label"], "x": m.box["x"], "y": m.box["y"], "width": m.box["width"],
               "height": m.box["height"]} for m in merged.boxes]
-    details = {
-        "boxes": [{"votes": int(m.votes), "label_votes": {str(label): int(votes)
-                                                          for label, votes in m.label_votes.items()}}
-                  for m in merged.boxes],
-        "dropped": merged.dropped,  # clusters below the quorum
-    }
-    return Aggregate(answer={"boxes": boxes}, method=method, support=support, details=details)
+    per_box = []
+    for m in merged.boxes:
+        labels = Counter(str(sets[s][b]["label"]) for s, b in m.members)
+        per_box.append({"votes": len(m.members), "label_votes": dict(labels.most_common()),
+                        "weight": round(m.votes, 3)})
+    details = {"boxes": per_box, "dropped": merged.dropped}  # dropped: clusters below the quorum
+    return Aggregate(answer={"boxes": boxes}, method=method, support=len(sets), details=details)

@@ -99,8 +99,9 @@ def test_aggregated_boxes_replace_one_workers_boxes_and_say_how_they_were_made(s
         "id": 1, "image_id": 1, "category_id": categories["woman"]["id"],
         "segmentation": [[100, 100, 300, 100, 300, 400, 100, 400]], "area": 60000, "bbox": [100, 100, 200, 300],
         "iscrowd": 0,
-        "aggregation": {"method": "IoU clustering (IoU >= 0.5, one box per worker, concept by vote, quorum 50%); "
-                                  "each box is the worker's box nearest the mean box",
+        "aggregation": {"method": "IoU clustering (IoU >= 0.5, one box per worker, concept by vote, quorum 50%, "
+                                  "votes weighted by each worker's mean agreement in the campaign); each box is the "
+                                  "worker's box nearest the mean box",
                         "votes": 3, "workers": 3, "label_votes": {"woman": 2, "dog": 1}},
     }
     assert kept == {"id": 2, "image_id": 2, "category_id": categories["dog"]["id"],

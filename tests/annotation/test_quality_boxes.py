@@ -188,12 +188,14 @@ def test_measure_on_a_campaign_agreement_and_merged_boxes_closer_to_the_truth(co
     aggregate = ItemAggregate.objects.get(hit__campaign=campaign)
     assert aggregate.agreement == pytest.approx((1 + 0.5 + 0.5 + 0 + 0 + 0) / 6)
     assert aggregate.support == 4
-    assert aggregate.method.startswith("IoU clustering (IoU >= 0.5, one box per worker, concept by vote, quorum 50%)")
+    assert aggregate.method.startswith(
+        "IoU clustering (IoU >= 0.5, one box per worker, concept by vote, quorum 50%, votes weighted")
     # each merged box is the member nearest the mean box (the third worker's, both times), labelled by vote
     assert aggregate.answer == {"boxes": truth}
     assert aggregate.details == {
-        "boxes": [{"votes": 3, "label_votes": {str(woman.pk): 3}},
-                  {"votes": 3, "label_votes": {str(dog.pk): 2, str(woman.pk): 1}}],
+        # weight: the three members' agreements in the campaign, 0.5 + 0.5 + 1/3 (the noisy worker's 0 is no member)
+        "boxes": [{"votes": 3, "label_votes": {str(woman.pk): 3}, "weight": 1.333},
+                  {"votes": 3, "label_votes": {str(dog.pk): 2, str(woman.pk): 1}, "weight": 1.333}],
         "dropped": 2,  # the noisy worker's two boxes, 1 vote of 4 each
     }
 

@@ -48,10 +48,6 @@ pytestmark = pytest.mark.django_db
 # the merged boxes in 14 crowds of 100; over 20, in 1 (bench/quality.py --accuracy 100 [--accuracy-images 12]).
 REAL_IMAGES, GOLD_IMAGES = 20, 5
 GOLD_RATE = 0.2  # 20 real HITs -> round(20 * 0.2 / 0.8) = 5 gold HITs, one per gold image
-# A merged box needs 2 of the 5 answers (quorum 0.4): with 2 bad workers of 5, the default 0.5 (3 answers) drops an
-# object as soon as one careful worker missed it (unless the careless one drew it well enough), and the merged
-# boxes usually come out worse than the best worker's (bench/quality.py --accuracy counts how often).
-QUORUM = 0.4
 REJECTION = ("Your answers did not match the known answers of the check items mixed into this study, and they "
              "disagreed with what other participants gave for the same items, so they cannot be used.")
 RULE = {"approve_min_gold": 0.8, "approve_min_agreement": 0.35, "reject_below_gold": 0.5,
@@ -100,7 +96,7 @@ def boxes_run() -> BoxesRun:
                          answer={"boxes": scenes.truths[image].boxes}, note="the demo scene's objects")
     campaign = create_campaign(name="boxes with gold", task_kind="draw_boxes", assignments_per_hit=5,
                                gold_rate=GOLD_RATE, items=[{"image": image} for image in images[:REAL_IMAGES]],
-                               options={"vocabulary": VOCABULARY, "quorum": QUORUM})
+                               options={"vocabulary": VOCABULARY})  # the default quorum, 0.5 of the votes
     publish_campaign(campaign)
     campaign.refresh_from_db()
     crowd = boxes_crowd(scenes)
