@@ -9,7 +9,9 @@ grade 1 before grade 2). Every method is deterministic: Dawid-Skene and majority
 seeded."""
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+import warnings
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +23,15 @@ Row = tuple[Hashable, Hashable, Hashable]  # task, worker, label
 DAWID_SKENE = "Dawid-Skene (crowd-kit)"
 MACE = "MACE (crowd-kit)"
 MAJORITY = "majority vote (crowd-kit)"
+
+
+@contextmanager
+def _crowdkit_quiet() -> Iterator[None]:
+    """crowd-kit 1.4 uses pandas calls that pandas 3 deprecates (about 70 warnings per fit): they say nothing about
+    the data, so they are kept out of the logs while a model is fitted."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module=r"crowdkit\.")
+        yield
 
 
 @dataclass(frozen=True)
@@ -91,7 +102,8 @@ def majority(rows: Iterable[Row]) -> Aggregation:
     if coded.frame.empty:
         return _empty(MAJORITY)
     model = MajorityVote()
-    model.fit(coded.frame)
+    with _crowdkit_quiet():
+        model.fit(coded.frame)
     assert model.probas_ is not None and model.skills_ is not None
     probas = model.probas_.sort_index(axis=1)
     return _result(MAJORITY, coded, probas, model.skills_)
@@ -107,7 +119,8 @@ def dawid_skene(rows: Iterable[Row], n_iter: int = 100, tol: float = 1e-5) -> Ag
     if coded.frame.empty:
         return _empty(DAWID_SKENE)
     model = DawidSkene(n_iter=n_iter, tol=tol)
-    model.fit(coded.frame)
+    with _crowdkit_quiet():
+        model.fit(coded.frame)
     assert model.probas_ is not None and model.errors_ is not None and model.priors_ is not None
     probas = model.probas_.sort_index(axis=1)
     return _result(DAWID_SKENE, coded, probas, _accuracy(model.errors_, model.priors_))
@@ -139,7 +152,8 @@ def mace(rows: Iterable[Row], seed: int = 0, n_iter: int = 50) -> Aggregation:
     if coded.frame.empty:
         return _empty(MACE)
     model = CrowdMace(n_restarts=1, n_iter=n_iter, random_state=seed)
-    model.fit(coded.frame)
+    with _crowdkit_quiet():
+        model.fit(coded.frame)
     assert model.probas_ is not None
     probas = model.probas_.sort_index(axis=1)
     _, order = pd.factorize(coded.frame["worker"])  # the workers in the order crowd-kit numbers them
