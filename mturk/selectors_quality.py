@@ -1,19 +1,23 @@
-"""Reads of measured quality: a campaign's workers and items, a worker across campaigns, the rule's audit.
+"""Reads of measured quality: a campaign's workers and items, a worker across campaigns and kinds, the rule's
+audit, the gold items with their use.
 
 Every function reads a constant number of queries, whatever the campaign's size."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Q
+from django.db.models import Avg, Count, F, Q, QuerySet
 
 from .models import (
     HIT,
     Assignment,
     Campaign,
     CampaignQuality,
+    GoldItem,
     ItemAggregate,
     QualityDecision,
     QualityRule,
@@ -153,3 +157,84 @@ def crowd_quality(campaign_ids: list[int]) -> dict[int, dict[str, Any]]:
         report[pk] = {"status": "computed", "measure": summary.measure, "overall": summary.overall,
                       "computed_at": summary.computed_at.replace(microsecond=0).isoformat(), "workers": workers[pk]}
     return report
+
+
+def gold_item_rows(*, task_kind: str = "", purpose: str = "", active: bool | None = None,
+                   item: int | None = None) -> QuerySet[GoldItem]:
+    """Gold items by kind, purpose and activity (or one item), each with the HITs that use it, the answers scored
+    against it and their mean score (one aggregate query per page)."""
+    queryset = GoldItem.objects.all()
+    if task_kind:
+        queryset = queryset.filter(task_kind=task_kind)
+    if purpose:
+        queryset = queryset.filter(purpose=purpose)
+    if active is not None:
+        queryset = queryset.filter(active=active)
+    if item is not None:
+        queryset = queryset.filter(pk=item)
+    scored = Q(hits__assignments__gold_score__isnull=False)
+    return queryset.annotate(
+        hit_count=Count("hits", distinct=True),
+        scored=Count("hits__assignments", filter=scored),
+        mean_score=Avg("hits__assignments__gold_score", filter=scored),
+        source_campaign=F("source_assignment__hit__campaign_id"),
+    ).order_by("task_kind", "pk")
+
+
+def _kind_label(task_kind: str) -> str:
+    try:
+        return get_task_kind(task_kind).label
+    except LookupError:
+        return task_kind
+
+
+@dataclass
+class KindTotals:
+    """A worker's scores in every campaign of one task kind, added up: gold accuracy weighted by gold items,
+    agreement by compared items (a campaign whose answers nobody else did counts once)."""
+
+    task_kind: str
+    label: str
+    campaigns: int = 0
+    items: int = 0
+    gold_items: int = 0
+    gold_accuracy: float | None = None
+    agreement: float | None = None
+    approved: int = 0
+    rejected: int = 0
+    pay: Decimal = Decimal("0")
+
+
+def _weighted(pairs: list[tuple[float, int]]) -> float | None:
+    weight = sum(w for _, w in pairs)
+    return sum(value * w for value, w in pairs) / weight if weight else None
+
+
+def kind_totals(scores: Iterable[WorkerScore]) -> list[KindTotals]:
+    """Totals per task kind, in the order the kinds first appear (no query: .campaign is loaded)."""
+    totals: dict[str, KindTotals] = {}
+    gold: dict[str, list[tuple[float, int]]] = {}
+    agreement: dict[str, list[tuple[float, int]]] = {}
+    for score in scores:
+        kind = score.campaign.task_kind
+        row = totals.setdefault(kind, KindTotals(kind, _kind_label(kind)))
+        row.campaigns += 1
+        row.items += score.items
+        row.gold_items += score.gold_items
+        row.approved += score.approved
+        row.rejected += score.rejected
+        row.pay += score.pay
+        if score.gold_accuracy is not None and score.gold_items:
+            gold.setdefault(kind, []).append((score.gold_accuracy, score.gold_items))
+        if score.agreement is not None:
+            agreement.setdefault(kind, []).append((score.agreement, score.compared_items or 1))
+    for kind, row in totals.items():
+        row.gold_accuracy = _weighted(gold.get(kind, []))
+        row.agreement = _weighted(agreement.get(kind, []))
+    return list(totals.values())
+
+
+def latest_answers(worker: Worker) -> QuerySet[Assignment]:
+    """The worker's submitted answers (confirmed by the marketplace: those the review shows), newest first."""
+    return (Assignment.objects.filter(worker=worker, confirmed=True, submitted_at__isnull=False)
+            .select_related("hit__campaign").order_by("-submitted_at", "-id"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Avg, Count, F, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
@@ -19,6 +19,7 @@ from ..importers import all_importers
 from ..models import Assignment, GoldItem
 from ..models_quality import GoldPurpose
 from ..quality import get_quality, quality_kind_names
+from ..selectors_quality import gold_item_rows
 from ..services.gold import GoldError, gold_from_assignment, set_gold_active
 from ..task_kinds import get_task_kind, task_kind_names
 from .researcher import researcher_required
@@ -50,24 +51,8 @@ class GoldFilters:
 
 
 def gold_items(filters: GoldFilters) -> QuerySet[GoldItem]:
-    """Gold items by kind, purpose and activity, each with the HITs that use it, the answers scored against it
-    and their mean score (one aggregate query per page)."""
-    queryset = GoldItem.objects.all()
-    if filters.kind:
-        queryset = queryset.filter(task_kind=filters.kind)
-    if filters.purpose:
-        queryset = queryset.filter(purpose=filters.purpose)
-    if filters.active:
-        queryset = queryset.filter(active=ACTIVE[filters.active])
-    if filters.item is not None:
-        queryset = queryset.filter(pk=filters.item)
-    scored = Q(hits__assignments__gold_score__isnull=False)
-    return queryset.annotate(
-        hit_count=Count("hits", distinct=True),
-        scored=Count("hits__assignments", filter=scored),
-        mean_score=Avg("hits__assignments__gold_score", filter=scored),
-        source_campaign=F("source_assignment__hit__campaign_id"),
-    ).order_by("task_kind", "pk")
+    return gold_item_rows(task_kind=filters.kind, purpose=filters.purpose,
+                          active=ACTIVE[filters.active] if filters.active else None, item=filters.item)
 
 
 def compact_json(value: Any) -> str:

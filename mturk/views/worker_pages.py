@@ -3,20 +3,15 @@ their measured quality in every campaign with totals per task kind, and their la
 its review card."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from decimal import Decimal
-
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_GET
 
-from ..models import Assignment, Worker, WorkerScore
-from ..selectors_quality import worker_quality
+from ..models import Worker
+from ..selectors_quality import kind_totals, latest_answers, worker_quality
 from ..selectors_run import provider_label
 from ..services.review import ReviewError, set_worker_blocked
 from .campaign_confirm import Confirmation
@@ -24,58 +19,6 @@ from .gold_page import answer_text, kind_label
 from .researcher import confirmed_action, researcher_required
 
 ANSWERS_PER_PAGE = 20
-
-
-@dataclass
-class KindTotals:
-    """A worker's scores in every campaign of one task kind, added up: gold accuracy weighted by gold items,
-    agreement by compared items (a campaign whose answers nobody else did counts once)."""
-
-    task_kind: str
-    label: str
-    campaigns: int = 0
-    items: int = 0
-    gold_items: int = 0
-    gold_accuracy: float | None = None
-    agreement: float | None = None
-    approved: int = 0
-    rejected: int = 0
-    pay: Decimal = Decimal("0")
-
-
-def _weighted(pairs: list[tuple[float, int]]) -> float | None:
-    weight = sum(w for _, w in pairs)
-    return sum(value * w for value, w in pairs) / weight if weight else None
-
-
-def kind_totals(scores: Iterable[WorkerScore]) -> list[KindTotals]:
-    """Totals per task kind, in the order the kinds first appear (no query: .campaign is loaded)."""
-    totals: dict[str, KindTotals] = {}
-    gold: dict[str, list[tuple[float, int]]] = {}
-    agreement: dict[str, list[tuple[float, int]]] = {}
-    for score in scores:
-        kind = score.campaign.task_kind
-        row = totals.setdefault(kind, KindTotals(kind, kind_label(kind)))
-        row.campaigns += 1
-        row.items += score.items
-        row.gold_items += score.gold_items
-        row.approved += score.approved
-        row.rejected += score.rejected
-        row.pay += score.pay
-        if score.gold_accuracy is not None and score.gold_items:
-            gold.setdefault(kind, []).append((score.gold_accuracy, score.gold_items))
-        if score.agreement is not None:
-            agreement.setdefault(kind, []).append((score.agreement, score.compared_items or 1))
-    for kind, row in totals.items():
-        row.gold_accuracy = _weighted(gold.get(kind, []))
-        row.agreement = _weighted(agreement.get(kind, []))
-    return list(totals.values())
-
-
-def latest_answers(worker: Worker) -> QuerySet[Assignment]:
-    """The worker's submitted answers (confirmed by the marketplace: those the review shows), newest first."""
-    return (Assignment.objects.filter(worker=worker, confirmed=True, submitted_at__isnull=False)
-            .select_related("hit__campaign").order_by("-submitted_at", "-id"))
 
 
 @require_GET
