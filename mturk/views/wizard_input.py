@@ -92,6 +92,11 @@ def read_options(post: QueryDict, kind_name: str, found: WizardInput) -> dict[st
                 found.error("options", f"{name}: enter a whole number")
                 continue
             options[name] = int(value)
+        elif isinstance(default, float):
+            try:
+                options[name] = float(value)
+            except ValueError:
+                found.error("options", f"{name}: enter a number, e.g. {default:g}")
         else:
             options[name] = value
     return options

@@ -106,7 +106,14 @@ def test_the_wizard_and_the_api_take_the_options(researcher_client, api, concept
         "item-images": [str(image.pk)], "provider": "local", "name": "Wizard bad", "opt-draw_boxes-quorum": "2",
     })
     assert refused.status_code == 400  # the form again, the error at its field
-    assert "option quorum must be a number above 0 and at most 1, not &#x27;2&#x27;" in refused.content.decode()
+    assert "option quorum must be a number above 0 and at most 1, not 2.0" in refused.content.decode()
+    typo = researcher_client.post("/campaigns/new/", {
+        "step": "draft", "flow": "campaign", "kind": "draw_boxes", "source": "images",
+        "item-images": [str(image.pk)], "provider": "local", "name": "Wizard bad", "opt-draw_boxes-quorum": "half",
+    })
+    assert typo.status_code == 400 and "quorum: enter a number, e.g. 0.5" in typo.content.decode()
+    form = researcher_client.get("/campaigns/new/").content.decode()
+    assert 'type="number" step="any" min="0" name="opt-draw_boxes-quorum"' in form
     body = {"name": "API boxes", "task_kind": "draw_boxes", "items": [{"image": image.pk}],
             "options": {"iou_threshold": 0.8}}
     assert api.post("/api/campaigns/", body, format="json").status_code == 201
