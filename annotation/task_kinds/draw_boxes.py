@@ -152,14 +152,16 @@ class DrawBoxes(TaskKind):
         images = review_images(a.hit.items["image"] for a in assignments)
         sets = answered_box_sets({a.hit_id for a in assignments})
         names = {c["id"]: c["name"] for p in payloads.values() for c in p.get("concepts", [])}
+        threshold = float(self.options(campaign)["iou_threshold"])  # the campaign's, as its quality measure uses
         agreements = {hit: set_agreement([[{**b, "label": b["concept"]} for b in boxes]  # same label: same concept
-                                          for _, _, _, boxes in hit_sets]) for hit, hit_sets in sets.items()}
+                                          for _, _, _, boxes in hit_sets], threshold)
+                      for hit, hit_sets in sets.items()}
         context = {}
         for a in assignments:
             image = images.get(a.hit.items["image"])
             ordered = sorted(sets[a.hit_id], key=lambda s: s[0] != a.pk)  # this assignment's set first
             drawn = [_drawn_set(index, row, a.pk, names, image) for index, row in enumerate(ordered)]
-            context[a.pk] = {"image": image, "sets": drawn, "agreement": agreements[a.hit_id],
+            context[a.pk] = {"image": image, "sets": drawn, "agreement": agreements[a.hit_id], "iou": threshold,
                              "overlay": [box for one in drawn for box in one["boxes"]]}
         return context
 

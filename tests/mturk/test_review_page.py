@@ -61,6 +61,16 @@ def test_draw_boxes_shows_every_workers_boxes_with_labels_and_their_agreement(re
     assert "mean best-match IoU 0.83, 100% of boxes matched (IoU ≥ 0.5, same label)" in mine
 
 
+def test_box_agreement_is_matched_at_the_campaigns_iou_threshold(researcher_client):
+    campaign = boxes_campaign(images=1, workers=2)
+    campaign.options = {**campaign.options, "iou_threshold": 0.7}
+    campaign.save(update_fields=["options"])
+    first = Assignment.objects.filter(hit__campaign=campaign).order_by("pk").first()
+    mine = card_html(page_of(researcher_client, campaign), first.pk)
+    # the women overlap at IoU 2/3 < 0.7: only the two dogs match, 2 of 4 boxes
+    assert "mean best-match IoU 0.83, 50% of boxes matched (IoU ≥ 0.7, same label)" in mine
+
+
 def test_a_different_label_is_no_agreement(researcher_client):
     concepts = street_vocabulary()
     campaign = boxes_campaign(images=1, workers=1)
