@@ -24,7 +24,7 @@ STAGE_SOURCE = "stage"  # the output of another campaign (a chained stage)
 CAMPAIGN_FIELDS = ("title", "description", "instructions", "reward", "assignments_per_hit", "time_limit_seconds",
                    "budget_cap", "max_assignments_per_worker", "tasks_per_submission", "keywords")
 GOLD_FIELDS = ("gold_rate", "onboarding_items", "onboarding_pass")  # quality: known answers mixed in, a qualifying set
-STAGE_FIELDS = ("reward", "assignments_per_hit", "time_limit_seconds", "budget_cap", "instructions")
+STAGE_FIELDS = ("reward", "assignments_per_hit", "time_limit_seconds", "budget_cap", "instructions", *GOLD_FIELDS)
 
 
 @dataclass(frozen=True)

@@ -145,3 +145,16 @@ def test_the_wizard_shows_the_gold_settings_and_their_errors(required_words, res
         "provider": "local", "name": "too golden", "gold_rate": "0.7"})
     assert response.status_code == 400
     assert "Ensure this value is less than or equal to 0.5." in response.content.decode()
+
+
+def test_a_workflow_stage_takes_a_gold_rate_as_a_setting(required_words):
+    from mturk.services.chains import create_chain
+
+    gold_item(("dog",))
+    pictures = [make_image() for _ in range(4)]
+    stages = {"describe": {"task_kind": "describe_image", "source": None}}
+    chain = create_chain("chained", stages, [{"image": p.pk} for p in pictures],
+                         settings={"describe": {"gold_rate": 0.2}})
+    campaign = chain["describe"]
+    assert campaign.gold_rate == 0.2
+    assert campaign.hits.exclude(gold_item=None).count() == gold_share(4, 0.2) == 1
