@@ -58,8 +58,22 @@ def worker_scores(campaign: Campaign) -> list[WorkerScore]:
     )
 
 
-def campaign_quality(campaign: Campaign) -> CampaignQualityView:
-    """The campaign's quality summary, rule and workers (four queries)."""
+WORKER_SORTS = ("gold_accuracy", "agreement", "items")
+
+
+def sorted_worker_scores(campaign: Campaign, sort: str = "gold_accuracy",
+                         descending: bool = True) -> QuerySet[WorkerScore]:
+    """The campaign's WorkerScores with .worker loaded, by one column (WORKER_SORTS), a worker without a value last
+    either way, ties by worker id: sorted and paged by the database."""
+    if sort not in WORKER_SORTS:
+        raise ValueError(f"unknown sort {sort!r} (one of {', '.join(WORKER_SORTS)})")
+    column = F(sort).desc(nulls_last=True) if descending else F(sort).asc(nulls_last=True)
+    return WorkerScore.objects.filter(campaign=campaign).select_related("worker").order_by(column, "worker_id")
+
+
+def campaign_quality(campaign: Campaign, *, with_workers: bool = True) -> CampaignQualityView:
+    """The campaign's quality summary, rule and workers (four queries; three without the workers, for a page that
+    reads them sorted and paged: sorted_worker_scores)."""
     summary = CampaignQuality.objects.filter(campaign=campaign).first()
     rule = QualityRule.objects.filter(campaign=campaign).first()
     counts = HIT.objects.filter(campaign=campaign).aggregate(
@@ -70,7 +84,7 @@ def campaign_quality(campaign: Campaign) -> CampaignQualityView:
         hit__campaign=campaign, confirmed=True, gold_score__isnull=False,
     ).filter(Q(hit__gold_item__isnull=False) | Q(hit__onboarding=True)).count()
     return CampaignQualityView(
-        campaign=campaign, summary=summary, rule=rule, workers=worker_scores(campaign),
+        campaign=campaign, summary=summary, rule=rule, workers=worker_scores(campaign) if with_workers else [],
         gold_hits=counts["gold"] or 0, onboarding_hits=counts["onboarding"] or 0, gold_answers=gold_answers,
     )
 

@@ -22,7 +22,7 @@ from ..models import Campaign, QualityDecision, QualityRule, WorkerScore
 from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
 from ..quality import GOLD_PASS_MARK
 from ..selectors_prolific import REJECTION_CHOICES
-from ..selectors_quality import CampaignQualityView, campaign_quality, decisions, item_rows
+from ..selectors_quality import CampaignQualityView, campaign_quality, decisions, item_rows, sorted_worker_scores
 from ..selectors_run import provider_label
 from ..services.quality import compute_quality
 from ..services.review_rules import RulePlan, apply_rule, plan_rule, save_rule
@@ -163,15 +163,6 @@ def _page_links(page: Page, state: PageState, name: str, anchor: str) -> dict[st
     return links
 
 
-def _sorted_workers(scores: list[WorkerScore], state: PageState) -> list[WorkerScore]:
-    """Sorted by the chosen column; a worker with no value is last either way."""
-    known = [s for s in scores if getattr(s, state.sort) is not None]
-    unknown = [s for s in scores if getattr(s, state.sort) is None]
-    known.sort(key=lambda s: s.worker_id)
-    known.sort(key=lambda s: getattr(s, state.sort), reverse=state.descending)  # stable: ties by worker id
-    return known + unknown
-
-
 def _sort_headers(state: PageState) -> dict[str, dict[str, Any]]:
     headers = {}
     for value, label in SORTS.items():
@@ -263,10 +254,11 @@ def _figure(value: Any) -> str:
 
 def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None, status: int = 200) -> HttpResponse:
     state = PageState.of(request.GET, reverse("campaign-quality-page", args=[campaign.pk]))
-    view = campaign_quality(campaign)
+    view = campaign_quality(campaign, with_workers=False)
     if form is None:
         form = RuleForm(initial=rule_initial(view.rule), campaign=campaign)
-    workers = Paginator(_sorted_workers(view.workers, state), WORKERS_PER_PAGE).get_page(state.workers)
+    workers = Paginator(sorted_worker_scores(campaign, state.sort, state.descending),
+                        WORKERS_PER_PAGE).get_page(state.workers)
     items = item_rows(campaign, page=_number(state.items), per_page=ITEMS_PER_PAGE)
     audit = decisions(campaign, page=_number(state.audit), per_page=DECISIONS_PER_PAGE)
     plan: RulePlan | None = plan_rule(campaign) if state.preview and view.rule is not None else None
