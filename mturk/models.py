@@ -361,11 +361,12 @@ from .models_quality import (  # noqa: E402  (worker quality)
     GoldItem,
     ItemAggregate,
     QualityDecision,
+    QualityJob,
     QualityRule,
     WorkerScore,
 )
 
 __all__ = ["HIT", "Assignment", "Bonus", "BonusState", "Campaign", "CampaignQuality", "DatasetExport", "GoldItem",
            "ImportJob", "ItemAggregate", "MarketplaceEvent", "MarketplaceHITType", "MarketplaceQualification",
-           "ProlificStudy", "ProlificSubmission", "QualificationGrant", "QualityDecision", "QualityRule", "Worker",
-           "WorkerScore", "submitted_answer"]
+           "ProlificStudy", "ProlificSubmission", "QualificationGrant", "QualityDecision", "QualityJob", "QualityRule",
+           "Worker", "WorkerScore", "submitted_answer"]

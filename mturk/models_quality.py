@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from .models_jobs import BackgroundJob
+
 
 class GoldPurpose(models.TextChoices):
     GOLD = "gold", "gold (mixed into the campaign's HITs)"
@@ -162,3 +164,17 @@ class CampaignQuality(models.Model):
     overall = models.JSONField(default=dict, blank=True)
     answers = models.PositiveIntegerField(default=0)
     computed_at = models.DateTimeField(auto_now=True)
+
+
+class QualityJob(BackgroundJob):
+    """A computation of a campaign's quality asked for from the console or the API, run by a background job
+    (services.quality_jobs); `result` is what it measured (QualityComputation)."""
+
+    campaign = models.ForeignKey("mturk.Campaign", on_delete=models.CASCADE, related_name="quality_jobs")
+    result = models.JSONField(default=dict, blank=True)
+
+    class Meta(BackgroundJob.Meta):
+        pass
+
+    def __str__(self) -> str:
+        return f"quality job #{self.pk} of campaign {self.campaign_id} ({self.status})"

@@ -20,6 +20,7 @@ from .models import (
     GoldItem,
     ItemAggregate,
     QualityDecision,
+    QualityJob,
     QualityRule,
     Worker,
     WorkerScore,
@@ -252,3 +253,8 @@ def latest_answers(worker: Worker) -> QuerySet[Assignment]:
     """The worker's submitted answers (confirmed by the marketplace: those the review shows), newest first."""
     return (Assignment.objects.filter(worker=worker, confirmed=True, submitted_at__isnull=False)
             .select_related("hit__campaign").order_by("-submitted_at", "-id"))
+
+
+def latest_quality_job(campaign: Campaign) -> QualityJob | None:
+    """The campaign's latest quality computation asked for (one query)."""
+    return QualityJob.objects.filter(campaign=campaign).order_by("-created_at", "-id").first()

@@ -112,3 +112,13 @@ def apply_review_rules() -> dict:
     from .services.review_rules import apply_enabled_rules
 
     return apply_enabled_rules()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def compute_campaign_quality(job_id: int) -> str:
+    """Compute a campaign's quality as a researcher asked (acks late: a worker killed mid-way gets the job
+    redelivered and it computes again)."""
+    from .models import QualityJob
+    from .services.quality_jobs import run_quality_job
+
+    return run_quality_job(QualityJob.objects.select_related("campaign").get(pk=job_id)).status

@@ -12,19 +12,26 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ..models import Campaign, QualityDecision, QualityRule, WorkerScore
+from ..models import Campaign, QualityDecision, QualityJob, QualityRule, WorkerScore
 from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
 from ..quality import GOLD_PASS_MARK
 from ..selectors_prolific import REJECTION_CHOICES
-from ..selectors_quality import CampaignQualityView, campaign_quality, decisions, item_rows, sorted_worker_scores
+from ..selectors_quality import (
+    CampaignQualityView,
+    campaign_quality,
+    decisions,
+    item_rows,
+    latest_quality_job,
+    sorted_worker_scores,
+)
 from ..selectors_run import provider_label
-from ..services.quality import compute_quality
+from ..services.quality_jobs import request_quality
 from ..services.review_rules import RulePlan, apply_rule, plan_rule, save_rule
 from .campaign_confirm import Confirmation, currency
 from .researcher import researcher_required
@@ -265,6 +272,7 @@ def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None
     # the decisions, then the work left to a person with why
     planned = (Paginator([*plan.decisions, *getattr(plan, "leaves", [])], PLANNED_PER_PAGE).get_page(state.planned)
                if plan is not None else None)
+    job = latest_quality_job(campaign)
     context = {
         "campaign": campaign,
         "view": view,
@@ -288,6 +296,8 @@ def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None
         "planned_links": _page_links(planned, state, "planned", "preview") if planned is not None else {},
         "currency": currency(campaign),
         "review_url": reverse("campaign-review", args=[campaign.pk]),
+        "job": job,
+        "computing": job is not None and job.status in (QualityJob.Status.QUEUED, QualityJob.Status.RUNNING),
     }
     return render(request, "mturk/quality/page.html", context, status=status)
 
@@ -313,15 +323,33 @@ def quality_page(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @researcher_required
 def recompute(request: HttpRequest, pk: int) -> HttpResponse:
+    """Ask for a computation: a background job (run at once without a broker); the page follows it."""
     campaign = get_object_or_404(Campaign, pk=pk)
-    try:
-        result = compute_quality(campaign)
-    except ValueError as exc:
-        messages.error(request, f"Not computed: {exc}")
+    job = request_quality(campaign, request.user)
+    job.refresh_from_db()
+    if job.status == QualityJob.Status.DONE:
+        r = job.result
+        messages.success(request, f"Quality computed: {r['answers']} answer(s) of {r['workers']} worker(s) on "
+                                  f"{r['items']} item(s), {r['aggregated']} item(s) aggregated ({r['measure']}).")
+    elif job.status == QualityJob.Status.FAILED:
+        messages.error(request, f"Not computed: {job.error}")
     else:
-        messages.success(request, f"Quality computed: {result.answers} answer(s) of {result.workers} worker(s) on "
-                                  f"{result.items} item(s), {result.aggregated} item(s) aggregated ({result.measure}).")
+        messages.info(request, "Quality is being computed in the background; this page shows the new figures "
+                               "when it is done.")
     return redirect("campaign-quality-page", pk=campaign.pk)
+
+
+@require_GET
+@researcher_required
+def job_status(request: HttpRequest, pk: int) -> JsonResponse:
+    """The latest computation's state, as JSON, for the page to follow it."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    job = latest_quality_job(campaign)
+    if job is None:
+        return JsonResponse({"status": None, "finished": True, "error": ""})
+    return JsonResponse({"status": job.status, "finished": job.status in (QualityJob.Status.DONE,
+                                                                          QualityJob.Status.FAILED),
+                         "error": job.error, "created_at": job.created_at.isoformat()})
 
 
 @require_POST
@@ -392,6 +420,7 @@ def apply(request: HttpRequest, pk: int) -> HttpResponse:
 urlpatterns: list[URLPattern] = [
     path("", quality_page, name="campaign-quality-page"),
     path("recompute/", recompute, name="campaign-quality-recompute"),
+    path("status/", job_status, name="campaign-quality-status"),
     path("rule/", save, name="campaign-quality-rule"),
     path("rule/apply/", apply, name="campaign-quality-apply"),
 ]

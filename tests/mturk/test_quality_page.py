@@ -100,6 +100,7 @@ def test_before_any_computation_the_page_says_so_and_offers_to_compute(researche
     assert "Save a rule to preview and apply it." in page and 'id="apply-rule"' not in page
 
 
+@pytest.mark.django_db(transaction=True)  # real commits: without a broker the job runs as its request commits
 def test_compute_then_the_figures_workers_and_items(researcher_client, crowd):
     campaign, (first, second), (a, b, c) = crowd
     response = researcher_client.post(url(campaign, "campaign-quality-recompute"), follow=True)
@@ -403,3 +404,45 @@ def test_without_javascript_the_confirmation_is_a_page_of_its_own(researcher_cli
     page = researcher_client.get(url(campaign, "campaign-quality-apply")).content.decode()
     assert "<title>Apply the review rule of campaign Street scenes</title>" in page
     assert '<header class="site">' in page and 'name="csrfmiddlewaretoken"' in page
+
+
+def test_a_computation_runs_in_the_background_and_the_page_follows_it(researcher_client, crowd,
+                                                                      django_capture_on_commit_callbacks):
+    from mturk.models import QualityJob
+    from mturk.services.quality_jobs import run_quality_job
+
+    campaign, _, _ = crowd
+    status = reverse("campaign-quality-status", args=[campaign.pk])
+    assert researcher_client.get(status).json() == {"status": None, "finished": True, "error": ""}
+    with django_capture_on_commit_callbacks(execute=False) as queued:  # a broker: the job waits for a worker
+        response = researcher_client.post(url(campaign, "campaign-quality-recompute"), follow=True)
+        researcher_client.post(url(campaign, "campaign-quality-recompute"))  # asked again meanwhile
+    assert len(queued) == 1 and QualityJob.objects.filter(campaign=campaign).count() == 1  # one job
+    page = response.content.decode()
+    assert "Quality is being computed in the background" in text(page)
+    summary = section(page, "summary")
+    assert "Computing quality since" in text(summary) and f'data-status="{status}"' in summary
+    assert re.search(r'<button class="button" type="submit" id="recompute" disabled>Computing…</button>', summary)
+    assert researcher_client.get(status).json()["finished"] is False
+    job = run_quality_job(QualityJob.objects.get(campaign=campaign))  # what the worker does
+    assert job.status == "done" and job.result["answers"] == 8
+    assert researcher_client.get(status).json()["finished"] is True
+    summary = text(section(researcher_client.get(url(campaign)).content.decode(), "summary"))
+    assert "Measure exact text match" in summary and "Computing" not in summary
+
+
+def test_a_failed_computation_is_shown_with_why(researcher_client, crowd, monkeypatch,
+                                                django_capture_on_commit_callbacks):
+    from mturk.services import quality_jobs
+
+    def broken(campaign):
+        raise RuntimeError("the measure broke")
+
+    monkeypatch.setattr(quality_jobs, "compute_quality", broken)
+    campaign, _, _ = crowd
+    with pytest.raises(RuntimeError), django_capture_on_commit_callbacks(execute=True):
+        researcher_client.post(url(campaign, "campaign-quality-recompute"))
+    page = researcher_client.get(url(campaign)).content.decode()
+    assert "The last computation failed: RuntimeError: the measure broke" in text(section(page, "summary"))
+    assert researcher_client.get(reverse("campaign-quality-status", args=[campaign.pk])).json()["error"] == \
+        "RuntimeError: the measure broke"

@@ -1,0 +1,52 @@
+"""Quality computations asked for from the console: one open job per campaign (a lost one is replaced after
+STALE_AFTER), run by the Celery task; a redelivered job computes again."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from mturk.models import CampaignQuality, QualityJob
+from mturk.services.quality_jobs import STALE_AFTER, request_quality, run_quality_job
+from mturk.tasks import compute_campaign_quality
+
+from . import quality_fakes
+from .quality_fakes import answer, quality_campaign, real_hits, worker
+
+text_quality = quality_fakes.text_quality  # fixture
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("text_quality")]
+
+
+def small_campaign():
+    campaign = quality_campaign(images=1)
+    (hit,) = real_hits(campaign)
+    answer(hit, worker("a"), "cat")
+    answer(hit, worker("b"), "cat")
+    return campaign
+
+
+def test_one_open_job_per_campaign_and_a_lost_one_is_replaced(django_capture_on_commit_callbacks):
+    campaign = small_campaign()
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        first = request_quality(campaign)
+        assert request_quality(campaign) == first
+    assert len(queued) == 1
+    QualityJob.objects.filter(pk=first.pk).update(status=QualityJob.Status.RUNNING,
+                                                  created_at=timezone.now() - STALE_AFTER - timedelta(seconds=1))
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        second = request_quality(campaign)
+    assert second != first and len(queued) == 1
+
+
+def test_the_task_runs_the_job_and_a_redelivered_one_computes_again(django_capture_on_commit_callbacks):
+    campaign = small_campaign()
+    with django_capture_on_commit_callbacks(execute=False):
+        job = request_quality(campaign)
+    assert compute_campaign_quality(job.pk) == "done"
+    job.refresh_from_db()
+    assert (job.status, job.result["answers"], job.result["aggregated"], job.error) == ("done", 2, 1, "")
+    assert CampaignQuality.objects.get(campaign=campaign).answers == 2
+    QualityJob.objects.filter(pk=job.pk).update(status=QualityJob.Status.RUNNING)  # a worker died mid-way
+    assert run_quality_job(job).status == "done"
+    assert run_quality_job(job).status == "done"  # a finished job is not run again
