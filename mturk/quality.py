@@ -111,7 +111,7 @@ def get_quality(task_kind: str) -> KindQuality:
 
 
 def has_quality(task_kind: str) -> bool:
-    return task_kind in _QUALITY.names()
+    return task_kind in _QUALITY  # read on every submission: no sorted list of names
 
 
 def quality_kind_names() -> list[str]:

@@ -27,6 +27,9 @@ class Registry(Generic[T]):
             raise self.unknown(f"unknown {self.what} '{name}' (available: {', '.join(self.names()) or 'none'})") \
                 from None
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
     def names(self) -> list[str]:
         return sorted(self._items)
 
