@@ -11,8 +11,16 @@ class Image(models.Model):
         max_length=200, unique=True,
         help_text="Stable dataset id used in exports and imports (default: the file name without extension).",
     )
-    sha256 = models.CharField(max_length=64, unique=True)
-    original = models.FileField(upload_to="images/originals/", max_length=255)
+    sha256 = models.CharField(
+        max_length=64, unique=True, null=True, blank=True,
+        help_text="Digest of the stored file; empty for an image known only by reference (a COCO import without "
+                  "its image files).",
+    )
+    original = models.FileField(upload_to="images/originals/", max_length=255, blank=True)
+    source_url = models.URLField(
+        max_length=500, blank=True,
+        help_text="Where the image is published (COCO's coco_url): shown when the platform holds no file of it.",
+    )
     original_name = models.CharField(max_length=255)
     format = models.CharField(max_length=10)
     width = models.PositiveIntegerField()
@@ -33,13 +41,21 @@ class Image(models.Model):
         return self.original_name
 
     @property
+    def has_file(self) -> bool:
+        """False for an image known only by reference (imported annotations without the image file)."""
+        return bool(self.original)
+
+    @property
     def display_url(self) -> str:
-        """The 1024 px rendition for task pages (the original only until thumbnails exist)."""
-        return (self.thumb_large or self.original).url
+        """The 1024 px rendition for task pages (the original only until thumbnails exist; the published
+        address of an image known only by reference)."""
+        stored = self.thumb_large or self.original
+        return stored.url if stored else self.source_url
 
     @property
     def small_url(self) -> str:
-        return (self.thumb_small or self.thumb_large or self.original).url
+        stored = self.thumb_small or self.thumb_large or self.original
+        return stored.url if stored else self.source_url
 
 
 class RenditionJob(models.Model):
@@ -112,11 +128,18 @@ class Box(models.Model):
     assignment = models.ForeignKey(
         "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="boxes"
     )
+    external_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The annotation's id in the dataset it was imported from (COCO's id)."
+    )
 
     class Meta:
         ordering = ["image_id", "number"]
         verbose_name_plural = "boxes"
-        constraints = [models.UniqueConstraint(fields=["image", "number"], name="box_number_unique_per_image")]
+        constraints = [
+            models.UniqueConstraint(fields=["image", "number"], name="box_number_unique_per_image"),
+            models.UniqueConstraint(fields=["source", "external_id"], condition=models.Q(external_id__isnull=False),
+                                    name="box_external_id_once"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.image_id}#{self.number} {self.concept_id}"
@@ -137,10 +160,17 @@ class Description(models.Model):
         "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="description"
     )
     source = models.CharField(max_length=20, default="crowd")
+    external_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The caption's id in the dataset it was imported from (COCO's id)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["image_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "external_id"], condition=models.Q(external_id__isnull=False),
+                                    name="description_external_id_once"),
+        ]
 
 
 class Correspondence(models.Model):
@@ -173,4 +203,12 @@ class WordLink(models.Model):
             models.UniqueConstraint(fields=["correspondence", "token_index"], name="one_box_per_token")
         ]
 
+from .models_compositional import (  # noqa: E402,F401  (compositional generalization)
+    CaptionParse,
+    CompositionalEvaluation,
+    ConceptPair,
+    ImageOrigin,
+    LexicalConcept,
+    ParseJob,
+)
 from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool  # noqa: E402,F401  (ranking evaluation)

