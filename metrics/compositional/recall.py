@@ -30,6 +30,20 @@ from .types import ConceptPair, ImageCaptions
 
 AGREEMENT_LEVELS = 5  # the seed's COCO images have 5 reference captions (a few have 6 or 7)
 UNCATEGORISED = "uncategorised"
+DEFINITIONS = {
+    "match": "A caption contains a pair when a word of the modifier's synonym set (an adjective, or a verb) is "
+             "attached to a word of the noun's synonym set in the caption's dependency parse, both found by word "
+             "form or lemma: the adjective modifies the noun (attributive, or predicative: \"the cat is black\"); "
+             "the noun is the verb's subject, or the verb modifies the noun as a participle or relative clause "
+             "(\"a man eating\", \"a man who eats\"). A noun that is only the verb's object does not count.",
+    "recall": "Recall@K of a pair: the share of its evaluation images (D_eval images with at least one reference "
+              "caption containing the pair) for which at least one of the first K generated captions contains "
+              "the pair (Nikolaus et al., Eqn. 1).",
+    "category": "The mean of the Recall@K of the category's pairs; the average is the mean over all pairs. Pairs "
+                "without evaluation images have no recall and are left out of the means.",
+    "agreement": "Recall@K over the evaluation images where at least n of the reference captions contain the "
+                 "pair (n = 1 is every evaluation image), per pair and averaged over the pairs with such images.",
+}
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 

@@ -1,0 +1,132 @@
+"""A self-contained HTML page for a compositional evaluation (the result a stored CompositionalEvaluation holds).
+
+One file, no external assets, no JavaScript: the page of `metrics.report_html` and inline SVG bar charts of
+`metrics.story_plots` (Recall@K of each pair, one chart per category, and the average recall by reference
+agreement). Recall is shown in percent, as the seed reports it. A figure whose denominator is empty shows as "—"
+with its 0 images, never as 0. Every string that comes from the data (system, pair and category names, notes) goes
+through `html.escape`.
+
+The result it reads (`evaluation_result`'s keys): system, k, parser, split {mode, seed, eval_images, heldout},
+recall (`RecallReport.to_json()`), caption_metrics (`caption_metrics`), uploaded {images, captions, short_images,
+long_images, ignored_images}, notes, definitions.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from metrics.report_html import esc, html_page
+from metrics.story_plots import bar_chart
+
+KIND_LABELS = {"adjective_noun": "adjective–noun", "noun_verb": "noun–verb"}
+SCROLL = '<div style="overflow-x:auto">{}</div>'
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}"
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _figure_cell(figure: Mapping[str, Any]) -> str:
+    return (f'<td class=num>{percent(figure["recall"])} <small>({esc(figure["images"])} '
+            f'image{"" if figure["images"] == 1 else "s"})</small></td>')
+
+
+def _summary_section(result: Mapping[str, Any]) -> str:
+    recall, k = result["recall"], result["k"]
+    rows = [f'<tr><th scope=row>average over pairs</th><td class=num>{percent(recall["average"]["recall"])}</td>'
+            f'<td class=num>{esc(recall["average"]["pairs"])}</td><td class=num>{esc(recall["average"]["images"])}'
+            "</td></tr>"]
+    rows += [f'<tr><td>{esc(row["category"])}</td><td class=num>{percent(row["recall"])}</td>'
+             f'<td class=num>{esc(row["pairs"])}</td><td class=num>{esc(row["images"])}</td></tr>'
+             for row in recall["categories"]]
+    split = result.get("split", {})
+    uploaded = result.get("uploaded", {})
+    facts = [
+        f"System <strong>{esc(result['system'])}</strong>, K = {esc(k)}, captions parsed by "
+        f"<code>{esc(result.get('parser', ''))}</code>.",
+        f"{esc(split.get('eval_images', 0))} evaluation images (split mode {esc(split.get('mode', ''))}, seed "
+        f"<code>{esc(split.get('seed', ''))}</code>); {esc(uploaded.get('images', 0))} images and "
+        f"{esc(uploaded.get('captions', 0))} captions uploaded.",
+    ]
+    notes = "".join(f"<li>{esc(note)}</li>" for note in result.get("notes", []))
+    return (f"<h2>Recall@{esc(k)}</h2><p>{' '.join(facts)}</p>"
+            f"<table><caption>Recall@{esc(k)} (%) per category and on average</caption>"
+            "<tr><th scope=col>category</th><th scope=col>Recall@K (%)</th><th scope=col>pairs averaged</th>"
+            f"<th scope=col>evaluation images</th></tr>{''.join(rows)}</table>"
+            + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else ""))
+
+
+def _pairs_section(result: Mapping[str, Any]) -> str:
+    recall = result["recall"]
+    levels = len(recall["by_agreement"])
+    header = "".join(f"<th scope=col>≥ {n} refs</th>" for n in range(1, levels + 1))
+    rows = []
+    for row in recall["pairs"]:
+        cells = "".join(_figure_cell(figure) for figure in row["by_agreement"])
+        rows.append(f'<tr><th scope=row>{esc(row["name"])}</th><td>{esc(KIND_LABELS.get(row["kind"], row["kind"]))}'
+                    f'</td><td>{esc(row["category"])}</td><td>{esc(row["heldout_group"])}</td>'
+                    f'<td class=num>{esc(row["images"])}</td><td class=num>{esc(row["hits"])}</td>'
+                    f'<td class=num>{percent(row["recall"])}</td>{cells}</tr>')
+    averages = "".join(_figure_cell({"recall": mean["recall"], "images": mean["images"]})
+                       for mean in recall["by_agreement"])
+    rows.append(f'<tr class=first><th scope=row colspan=6>average over pairs</th>'
+                f'<td class=num>{percent(recall["average"]["recall"])}</td>{averages}</tr>')
+    table = ("<table><caption>Recall@K (%) per pair, and restricted to the images where at least n reference "
+             "captions contain the pair</caption><tr><th scope=col>pair</th><th scope=col>kind</th>"
+             "<th scope=col>category</th><th scope=col>held-out group</th><th scope=col>images</th>"
+             f"<th scope=col>recalled</th><th scope=col>Recall@K</th>{header}</tr>{''.join(rows)}</table>")
+    return "<h2>Per pair</h2>" + SCROLL.format(table)
+
+
+def _plots_section(result: Mapping[str, Any]) -> str:
+    recall, k = result["recall"], result["k"]
+    figures = []
+    for category in recall["categories"]:
+        name = category["category"]
+        pairs = [row for row in recall["pairs"] if (row["category"] or "uncategorised") == name]
+        bars = [(row["name"], 100 * row["recall"]) for row in pairs if row["recall"] is not None]
+        empty = [row["name"] for row in pairs if row["recall"] is None]
+        caption = f"Recall@{k} (%) of the {name} pairs"
+        if empty:
+            caption += f" (no evaluation image, not drawn: {', '.join(empty)})"
+        figures.append(bar_chart(bars, f"Recall@{k} (%)", caption, x_label="pair", widest=60) if bars
+                       else f"<p>{esc(caption)}.</p>")
+    agreement = [(f"≥ {n}", 100 * mean["recall"]) for n, mean in enumerate(recall["by_agreement"], 1)
+                 if mean["recall"] is not None]
+    if agreement:
+        figures.append(bar_chart(agreement, f"Recall@{k} (%)", f"Average Recall@{k} (%) over the images where at "
+                                 "least n reference captions contain the pair", x_label="n", widest=60))
+    return "<h2>Figures</h2>" + "".join(figures)
+
+
+def _caption_metrics_section(result: Mapping[str, Any]) -> str:
+    metrics = result.get("caption_metrics") or {}
+    if not metrics:
+        return ""
+    definitions = metrics.get("definitions", {})
+    meteor_note = (f'<p>No METEOR: {esc(metrics["meteor_error"])}</p>' if metrics.get("meteor_error") else "")
+    rows = "".join(f"<tr><th scope=row>{label}</th><td class=num>{_number(metrics.get(key))}</td>"
+                   f"<td>{esc(definitions.get(key, ''))}</td></tr>"
+                   for label, key in (("BLEU-4", "bleu4"), ("METEOR", "meteor"), ("CIDEr", "cider")))
+    return ("<h2>Caption metrics</h2><p>Each evaluation image's first generated caption against its "
+            f"reference captions ({esc(metrics.get('images', 0))} images; "
+            f"{esc(definitions.get('tokens', ''))}).</p>"
+            "<table><tr><th scope=col>metric</th><th scope=col>score</th><th scope=col>definition</th></tr>"
+            f"{rows}</table>{meteor_note}")
+
+
+def _definitions_section(result: Mapping[str, Any]) -> str:
+    items = "".join(f"<dt>{esc(name)}</dt><dd>{esc(text)}</dd>"
+                    for name, text in result.get("definitions", {}).items())
+    return f"<h2>Definitions</h2><p>K = {esc(result['k'])}.</p><dl>{items}</dl>"
+
+
+def compositional_report_html(result: Mapping[str, Any], title: str = "") -> str:
+    """The whole evaluation as one HTML page."""
+    title = title or f"Compositional generalization: {result['system']} (Recall@{result['k']})"
+    return html_page(title, [_summary_section(result), _plots_section(result), _pairs_section(result),
+                             _caption_metrics_section(result), _definitions_section(result)])
