@@ -1,4 +1,5 @@
-"""The console's importers of this app (mturk/importers.py): images, a concept vocabulary, an ImageCLEF dataset.
+"""The console's importers of this app (mturk/importers.py): images, a concept vocabulary, an ImageCLEF dataset,
+COCO annotations.
 
 Each reuses the import service the CLI uses: images keep the good files of a batch and report the bad ones by
 name; concepts and ImageCLEF datasets are all or nothing (ImportProblems names each problem's file and line)."""
@@ -17,9 +18,10 @@ from mturk.services.campaigns import CampaignError, add_hits
 from mturk.states import CampaignStatus
 
 from .models import Vocabulary
+from .services.coco_import import CocoFile, CocoImportError, ImageFiles, import_coco
 from .services.concepts import ConceptImportError, import_concepts, parse_concepts
 from .services.imageclef_import import ImageCLEFImportError, import_imageclef
-from .services.images import ImportFailed, ImportReport, import_named_files, import_zip
+from .services.images import ImportFailed, ImportReport, import_named_files, import_zip, unsafe_member_reason
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp")
 # Task kinds whose HITs are one image each ({"image": id}): an image import can add one HIT per image to them.
@@ -127,6 +129,54 @@ def run_imageclef(path: Path, options: dict[str, Any], progress: Progress) -> di
     }
 
 
+def _coco_files(archive: zipfile.ZipFile) -> tuple[CocoFile, CocoFile | None, ImageFiles | None]:
+    """The captions file, the instances file and the image files of a zip (the console packs several uploaded
+    files into one): JSON files whose names hold "captions" and "instances" (a lone JSON file is the captions
+    file), images by file name anywhere in it."""
+    names = [info.filename for info in archive.infolist() if not info.is_dir()]
+    json_names = [name for name in names if name.lower().endswith(".json") and not name.startswith("__MACOSX")]
+    captions = [name for name in json_names if "captions" in PurePosixPath(name).name.lower()]
+    instances = [name for name in json_names if "instances" in PurePosixPath(name).name.lower()]
+    if not captions and len(json_names) == 1:
+        captions = json_names
+    if len(captions) != 1 or len(instances) > 1:
+        raise ImportProblems([("zip", "expected one captions JSON file (a name holding 'captions') and at most one "
+                                      f"instances JSON file, found {', '.join(json_names) or 'no JSON file'}")])
+
+    def member(name: str) -> CocoFile:
+        return CocoFile(PurePosixPath(name).name, lambda: archive.open(name))
+
+    images = {PurePosixPath(name).name: name for name in names
+              if name.lower().endswith(IMAGE_EXTENSIONS) and not unsafe_member_reason(name)}
+
+    def read_image(file_name: str) -> bytes | None:
+        return archive.read(images[file_name]) if file_name in images else None
+
+    return member(captions[0]), member(instances[0]) if instances else None, read_image if images else None
+
+
+def run_coco(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """All or nothing: every record checked, then written (progress in records)."""
+    progress(0, None)
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                captions, instances, images = _coco_files(archive)
+                summary = import_coco(captions, instances, images, options.get("subset") or None, progress)
+        else:
+            summary = import_coco(CocoFile(path.name, lambda: path.open("rb")), None, None,
+                                  options.get("subset") or None, progress)
+    except CocoImportError as exc:
+        raise ImportProblems.from_messages(exc.errors) from None
+    return {
+        "summary": str(summary),
+        "counts": summary.as_counts(),
+        "imported": [{"name": path.name, "detail": str(summary)}],
+        "refused": [],
+        "notes": summary.notes,
+    }
+
+
 VOCABULARY = ImportOption("vocabulary", "Vocabulary name", help="Default: the file name without extension.",
                           max_length=100)
 
@@ -172,4 +222,22 @@ register_importer(Importer(
                           help="Default: the zip's name without extension.", max_length=100),),
     documentation="docs/formats/imageclef.md",
     check_options=_vocabulary_option,
+))
+register_importer(Importer(
+    name="coco",
+    label="COCO annotations (JSON)",
+    description="A COCO captions file (captions_*.json), or a zip of it with an instances file (instances_*.json, "
+                "boxes and categories) and the image files. Images are matched by file name; those without a file "
+                "are known by reference (their coco_url). Every record is checked first: each problem names its "
+                "file and record and nothing changes. The full COCO files are too large to upload one by one: zip "
+                "them, or use the import_coco command.",
+    extensions=(".json", ".zip"),
+    run=run_coco,
+    options=(ImportOption("subset", "Subset", help="Optional, e.g. val2014. Default: read from the file names.",
+                          max_length=40),),
+    multiple=True,
+    file_label="COCO JSON files, or a zip",
+    progress_unit="records",
+    position=45,
+    documentation="docs/formats/coco.md",
 ))

@@ -138,6 +138,7 @@ class _Plan:
     images: dict[int, _Image] = field(default_factory=dict)  # COCO id -> image
     reused: dict[int, tuple[int, bool]] = field(default_factory=dict)  # COCO id -> (platform image id, has origin)
     with_file: set[int] = field(default_factory=set)  # new images whose file is imported
+    refused: set[int] = field(default_factory=set)  # ids of images with a problem (reported once)
     categories: dict[int, str] = field(default_factory=dict)  # COCO category id -> name
     records: int = 0  # records checked: the write pass goes over as many
 
@@ -241,6 +242,8 @@ def _check_images(source: CocoFile, plan: _Plan, keys: dict[str, int], problems:
             problems.add(f"{where}: the id is given twice")
             continue
         here.add(image_id)
+        if image_id in plan.refused:  # the captions file's record of it is wrong: reported there
+            continue
         file_name, width, height, url = record.get("file_name"), record.get("width"), record.get("height"), _url(record)
         problem = _file_name_problem(file_name)
         if problem is None and not (_whole(width) and _whole(height) and width > 0 and height > 0):
@@ -249,6 +252,8 @@ def _check_images(source: CocoFile, plan: _Plan, keys: dict[str, int], problems:
             problem = "coco_url / flickr_url must be an http(s) address of at most 500 characters"
         if problem:
             problems.add(f"{where}: {problem}")
+            plan.refused.add(image_id)
+            plan.images.pop(image_id, None)
             continue
         image = _Image(file_name, width, height, url or "")
         known = plan.images.get(image_id)
@@ -286,7 +291,7 @@ def _check_captions(source: CocoFile, plan: _Plan, problems: _Problems, counter:
             continue
         ids.add(caption_id)
         image_id, caption = record.get("image_id"), record.get("caption")
-        if not _whole(image_id) or image_id not in plan.images:
+        if not _whole(image_id) or image_id not in plan.images and image_id not in plan.refused:
             problems.add(f"{where}: image_id {_show(image_id)} is not among the images")
         if not isinstance(caption, str) or not caption.strip():
             problems.add(f"{where}: caption must be a non-empty text, got {_show(caption)}")
@@ -354,7 +359,7 @@ def _check_instances(source: CocoFile, plan: _Plan, problems: _Problems, counter
         ids.add(box_id)
         image_id, category_id = record.get("image_id"), record.get("category_id")
         image = plan.images.get(image_id) if _whole(image_id) else None
-        if image is None:
+        if image is None and image_id not in plan.refused:
             problems.add(f"{where}: image_id {_show(image_id)} is not among the images")
         if not _whole(category_id) or category_id not in plan.categories:
             problems.add(f"{where}: category_id {_show(category_id)} is not among the categories")
