@@ -28,6 +28,7 @@ UD_LABELS = {"acl:relcl": "relcl", "nsubj:pass": "nsubjpass", "aux:pass": "auxpa
              "csubj:pass": "csubjpass"}
 ADJECTIVE_PREDICATE = frozenset({"acomp", "attr"})
 SUBJECT = "nsubj"
+NOUN_MODIFIER_CLAUSE = frozenset({"acl", "relcl", "amod"})
 PASSIVE_MARKERS = frozenset({"auxpass", "nsubjpass", "csubjpass", "agent"})
 RELATIVE_PRONOUN_TAGS = frozenset({"WDT", "WP"})
 RELATIVE_PRONOUNS = frozenset({"that", "who", "which", "whom"})
@@ -236,9 +237,10 @@ class _Tree:
         for _ in range(MAX_CHAIN):
             dep = self.deps[verb]
             out = self.subjects(verb)
-            if dep in ("acl", "relcl") and not self._is_passive(verb) and not any(
+            if dep in NOUN_MODIFIER_CLAUSE and not self._is_passive(verb) and not any(
                     self.deps[c] == SUBJECT for c in self.children[verb]):
-                # An active participle or a subjectless relative clause modifying a noun: "a man eating".
+                # An active participle modifying a noun ("a man eating", "a flying bird"), or a relative clause
+                # without a subject of its own.
                 out |= self._with_conjuncts([self.heads[verb]])
             if out or any(self.deps[c] in (SUBJECT, "nsubjpass") for c in self.children[verb]):
                 return out
