@@ -79,7 +79,20 @@ def _pairs_section(result: Mapping[str, Any]) -> str:
              "captions contain the pair</caption><tr><th scope=col>pair</th><th scope=col>kind</th>"
              "<th scope=col>category</th><th scope=col>held-out group</th><th scope=col>images</th>"
              f"<th scope=col>recalled</th><th scope=col>Recall@K</th>{header}</tr>{''.join(rows)}</table>")
-    return "<h2>Per pair</h2>" + SCROLL.format(table)
+    return "<h2>Per pair</h2>" + SCROLL.format(table) + _examples_section(result)
+
+
+def _examples_section(result: Mapping[str, Any]) -> str:
+    examples = result.get("examples") or {}
+    rows = "".join(f"<tr><th scope=row>{esc(name)}</th><td>{esc(row['image'])}</td><td class=num>{esc(row['rank'])}"
+                   f"</td><td>{esc(row['caption'])}</td></tr>"
+                   for name, found in examples.items() for row in found)
+    if not rows:
+        return ""
+    return ("<details><summary>Recalled images: the first few per pair, with the generated caption that holds the "
+            "pair</summary>" + SCROLL.format("<table><tr><th scope=col>pair</th><th scope=col>image</th>"
+                                             f"<th scope=col>rank</th><th scope=col>caption</th></tr>{rows}</table>")
+            + "</details>")
 
 
 def _plots_section(result: Mapping[str, Any]) -> str:
