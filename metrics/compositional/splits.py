@@ -73,3 +73,49 @@ def split_images(images: Sequence[ImageCaptions], heldout: Sequence[str], *, see
         for name in found:
             (split.eval_by_pair if evaluation else split.val_by_pair)[name].append(image.key)
     return split
+
+
+SPLIT_KEYS = (("train", "train_images_split"), ("val", "val_images_split"), ("eval", "test_images_split"))
+
+
+@dataclass(frozen=True)
+class SplitOverlap:
+    """One split of two dataset_splits files compared: sizes, shared images, and those in one file only."""
+
+    split: str  # train, val or eval (the authors' test_images_split)
+    ours: int
+    theirs: int
+    common: int
+
+    @property
+    def only_ours(self) -> int:
+        return self.ours - self.common
+
+    @property
+    def only_theirs(self) -> int:
+        return self.theirs - self.common
+
+    @property
+    def jaccard(self) -> float | None:
+        union = self.ours + self.theirs - self.common
+        return self.common / union if union else None
+
+
+def read_dataset_splits(data: object) -> dict[str, set[str]]:
+    """The three image sets of a dataset_splits document (the authors' format); ValueError saying what is wrong."""
+    if not isinstance(data, dict):
+        raise ValueError("not a dataset_splits object (expected train_images_split, val_images_split, "
+                         "test_images_split)")
+    splits: dict[str, set[str]] = {}
+    for split, key in SPLIT_KEYS:
+        ids = data.get(key)
+        if not isinstance(ids, list):
+            raise ValueError(f"{key} is missing or not a list")
+        splits[split] = {str(image_id) for image_id in ids}
+    return splits
+
+
+def compare_splits(ours: dict[str, set[str]], theirs: dict[str, set[str]]) -> list[SplitOverlap]:
+    """Per split (train, val, eval) how many images the two splits share."""
+    return [SplitOverlap(split, len(ours[split]), len(theirs[split]), len(ours[split] & theirs[split]))
+            for split, _ in SPLIT_KEYS]
