@@ -206,7 +206,9 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
         if background:
             from ..tasks import evaluate_compositional
 
-            transaction.on_commit(lambda: evaluate_compositional.delay(evaluation.pk))
+            # robust: without a broker the job runs here, and a failed run is recorded on the evaluation, not raised
+            # at the caller, who asked for it to be queued
+            transaction.on_commit(lambda: evaluate_compositional.delay(evaluation.pk), robust=True)
     return evaluation
 
 
