@@ -10,10 +10,10 @@ In short (spaCy's English labels; the Universal Dependencies spellings a swapped
   the noun's `nsubj`. An adjective `conj`-oined to, or `amod` of, a counted adjective counts too ("a white and brown
   dog" -> brown dog);
 - noun-verb: the verb (POS VERB) has the noun as `nsubj` ("a man eats"), or as relative pronoun subject of a `relcl`
-  ("a man who eats"), or modifies it as an active participle (`acl`: "a man eating"; not a passive one: "a pizza
-  eaten by a man" counts for neither eat-pizza nor eat-man). A verb `conj`-oined to a counted verb and without a
-  subject of its own shares its subjects ("a man standing and eating"); a noun `conj`-oined to a counted subject
-  is a subject too ("a man and a woman eating").
+  ("a man who eats"), or modifies it as an active participle (`acl`: "a man eating"; `amod`: "a flying bird"; not a
+  passive one: "a pizza eaten by a man" counts for neither eat-pizza nor eat-man). A verb `conj`-oined to a counted
+  verb and without a subject of its own shares its subjects ("a man standing and eating"); a noun `conj`-oined to a
+  counted subject is a subject too ("a man and a woman eating").
 """
 from __future__ import annotations
 

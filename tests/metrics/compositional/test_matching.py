@@ -254,7 +254,8 @@ def test_a_pair_of_unknown_kind_is_refused():
 def analyse():
     parser = load_parser()
     matcher = PairMatcher(seed_pairs() + [pair("eat", "woman"), pair("hold", "woman"), pair("hold", "man"),
-                                          pair("sit", "man"), pair("white", "dog"), pair("black", "dog")])
+                                          pair("sit", "man"), pair("white", "dog"), pair("black", "dog"),
+                                          pair("ride", "man"), pair("ride", "horse"), pair("stand", "man")])
 
     def run(text: str) -> frozenset[str]:
         return matcher.matches(parser.parse([text])[0])
@@ -293,6 +294,9 @@ def analyse():
     ("a black cat and a white dog", {"black_cat", "white_dog"}),
     ("the plane is small and white", {"small_plane"}),
     ("a flying bird", {"fly_bird"}),
+    ("a horse that a man rides", {"ride_man"}),
+    ("a man stands and a horse eats", {"stand_man", "eat_horse"}),
+    ("a man with a bite", set()),
 ])
 def test_real_sentences(analyse, text, expected):
     assert analyse(text) == expected
