@@ -13,7 +13,8 @@ In short (spaCy's English labels; the Universal Dependencies spellings a swapped
   ("a man who eats"), or modifies it as an active participle (`acl`: "a man eating"; `amod`: "a flying bird"; not a
   passive one: "a pizza eaten by a man" counts for neither eat-pizza nor eat-man). A verb `conj`-oined to a counted
   verb and without a subject of its own shares its subjects ("a man standing and eating"); a noun `conj`-oined to a
-  counted subject is a subject too ("a man and a woman eating").
+  counted subject is a subject too ("a man and a woman eating"), and so are the members of a collective subject ("a
+  flock of birds flying": flock, birds).
 """
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ NOUN_MODIFIER_CLAUSE = frozenset({"acl", "relcl", "amod"})
 PASSIVE_MARKERS = frozenset({"auxpass", "nsubjpass", "csubjpass", "agent"})
 RELATIVE_PRONOUN_TAGS = frozenset({"WDT", "WP"})
 RELATIVE_PRONOUNS = frozenset({"that", "who", "which", "whom"})
+# "a flock of birds flying": the verb's subject is the flock, the birds fly. A subject (or a noun modified by a verb)
+# that is one of these nouns stands for the object of its "of" as well.
+COLLECTIVE_NOUNS = frozenset({"group", "couple", "pair", "flock", "herd", "bunch", "team", "crowd", "family", "lot",
+                              "number", "few", "line", "row", "pack", "litter", "gaggle", "swarm", "troop", "fleet"})
 MAX_CHAIN = 16  # conj/amod chains followed at most this far (a guard against malformed parses)
 
 _WORD_PARTS = re.compile(r"[^\s-]+|-")
@@ -191,6 +196,7 @@ class _Tree:
     def __init__(self, parse: Parse) -> None:
         n = len(parse.words)
         self.words = [w.lower() for w in parse.words]
+        self.lemmas = [lemma.lower() for lemma in parse.lemmas]
         self.pos = parse.pos
         self.tags = parse.tags
         self.deps = [UD_LABELS.get(d, d) for d in parse.deps]
@@ -204,7 +210,8 @@ class _Tree:
         return self.tags[i] in RELATIVE_PRONOUN_TAGS or self.words[i] in RELATIVE_PRONOUNS
 
     def _with_conjuncts(self, nouns: Iterable[int]) -> set[int]:
-        """The nouns and the nouns conj-oined to them ("a man and a woman")."""
+        """The nouns, the nouns conj-oined to them ("a man and a woman"), and the members of a collective noun ("a
+        flock of birds": flock, birds)."""
         out: set[int] = set()
         todo = list(nouns)
         while todo and len(out) < 4 * MAX_CHAIN:
@@ -212,7 +219,12 @@ class _Tree:
             if noun in out:
                 continue
             out.add(noun)
-            todo.extend(c for c in self.children[noun] if self.deps[c] == "conj")
+            for child in self.children[noun]:
+                if self.deps[child] == "conj":
+                    todo.append(child)
+                elif (self.deps[child] == "prep" and self.words[child] == "of"
+                      and (self.words[noun] in COLLECTIVE_NOUNS or self.lemmas[noun] in COLLECTIVE_NOUNS)):
+                    todo.extend(c for c in self.children[child] if self.deps[c] == "pobj")
         return out
 
     def subjects(self, predicate: int) -> set[int]:
@@ -255,8 +267,12 @@ class _Tree:
         base = adjective
         for _ in range(MAX_CHAIN):
             head = self.heads[base]
-            if head != base and self.deps[base] in ("conj", "amod") and self.pos[head] == "ADJ":
-                base = head  # "white and brown": brown counts where white does; "dark brown" likewise
+            dep = self.deps[base]
+            if head != base and ((dep in ("conj", "amod") and self.pos[head] == "ADJ")
+                                 or (dep == "amod" and self.deps[head] == "amod")):
+                # "white and brown": brown counts where white does; "dark brown" likewise; "a big grey seagull"
+                # with grey tagged a noun (big amod grey amod seagull): big describes the seagull.
+                base = head
             else:
                 break
         dep, head = self.deps[base], self.heads[base]

@@ -96,6 +96,17 @@ def test_a_conjoined_adjective_shares_the_noun():
     assert PairMatcher([pair("brown", "dog"), pair("white", "dog")]).matches(tree) == {"brown_dog", "white_dog"}
 
 
+def test_an_adjective_modifying_another_modifier_of_the_noun_describes_the_noun():
+    # "a big grey seagull", grey tagged a noun: big amod grey, grey amod seagull
+    tree = parse(("a", "a", "DET", "DT", "det", 3), ("big", "big", "ADJ", "JJ", "amod", 2),
+                 ("grey", "grey", "NOUN", "NN", "amod", 3), ("seagull", "seagull", "NOUN", "NN", "ROOT", 3))
+    assert contains_pair(tree, pair("big", "bird"))
+    # but not through a compound: "a big bird cage" (big amod cage, bird compound cage)
+    cage = parse(("a", "a", "DET", "DT", "det", 3), ("big", "big", "ADJ", "JJ", "amod", 3),
+                 ("bird", "bird", "NOUN", "NN", "compound", 3), ("cage", "cage", "NOUN", "NN", "ROOT", 3))
+    assert not contains_pair(cage, pair("big", "bird"))
+
+
 def test_an_attributive_adjective_does_not_spread_to_a_conjoined_noun():
     # "a black dog and a cat": cat conj dog; black describes the dog only
     tree = parse(("a", "a", "DET", "DT", "det", 2), ("black", "black", "ADJ", "JJ", "amod", 2),
@@ -205,6 +216,24 @@ def test_conjoined_subjects_share_the_verb():
     assert PairMatcher([pair("eat", "man"), pair("eat", "woman")]).matches(tree) == {"eat_man", "eat_woman"}
 
 
+def test_the_members_of_a_collective_subject_share_its_verb():
+    # "a flock of birds flying": flying acl flock, birds pobj of
+    tree = parse(("a", "a", "DET", "DT", "det", 1), ("flock", "flock", "NOUN", "NN", "ROOT", 1),
+                 ("of", "of", "ADP", "IN", "prep", 1), ("birds", "bird", "NOUN", "NNS", "pobj", 2),
+                 ("flying", "fly", "VERB", "VBG", "acl", 1))
+    assert contains_pair(tree, pair("fly", "bird"))
+    # Not any noun with "of": "a picture of a bird flying" is about the picture.
+    picture = parse(("a", "a", "DET", "DT", "det", 1), ("picture", "picture", "NOUN", "NN", "ROOT", 1),
+                    ("of", "of", "ADP", "IN", "prep", 1), ("a", "a", "DET", "DT", "det", 4),
+                    ("bird", "bird", "NOUN", "NN", "pobj", 2), ("flying", "fly", "VERB", "VBG", "acl", 1))
+    assert not contains_pair(picture, pair("fly", "bird"))
+    # Nor does an adjective of the collective noun describe its members: "a small flock of birds"
+    small = parse(("a", "a", "DET", "DT", "det", 2), ("small", "small", "ADJ", "JJ", "amod", 2),
+                  ("flock", "flock", "NOUN", "NN", "ROOT", 2), ("of", "of", "ADP", "IN", "prep", 2),
+                  ("birds", "bird", "NOUN", "NNS", "pobj", 3))
+    assert not contains_pair(small, pair("small", "bird"))
+
+
 def test_ud_labels_of_a_swapped_in_parser_are_read():
     # "a horse that eats" with UD's acl:relcl
     tree = parse(("a", "a", "DET", "DT", "det", 1), ("horse", "horse", "NOUN", "NN", "root", 1),
@@ -294,6 +323,9 @@ def analyse():
     ("a black cat and a white dog", {"black_cat", "white_dog"}),
     ("the plane is small and white", {"small_plane"}),
     ("a flying bird", {"fly_bird"}),
+    ("A big grey seagull in the sky.", {"big_bird"}),
+    ("A flock of birds flying over the water", {"fly_bird"}),
+    ("A couple of men are riding horses", {"ride_man"}),
     ("a horse that a man rides", {"ride_man"}),
     ("a man stands and a horse eats", {"stand_man", "eat_horse"}),
     ("a man with a bite", set()),
