@@ -14,24 +14,37 @@ from metrics.run_format import RunFormatError, evaluate_run
 from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
 
-from .models import Image
+from .models import Image, ImageOrigin
 from .selectors import grounded_dataset
 from .services.image_batch import BatchRefused, import_batch
 
 
+class ImageOriginSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ImageOrigin
+        fields = ["dataset", "external_id", "subset"]
+        read_only_fields = fields
+
+
 class ImageSerializer(serializers.ModelSerializer):
-    original_url = serializers.SerializerMethodField()
+    original_url = serializers.SerializerMethodField(
+        help_text="The stored file; null for an image known only by reference (has_file false).")
     thumbnail_url = serializers.SerializerMethodField()
     display_url = serializers.CharField(read_only=True)
+    has_file = serializers.BooleanField(
+        read_only=True, help_text="False for an image known only by reference (a COCO import without its files): "
+                                  "no sha256, no file, no thumbnails; display_url is its source_url.")
+    origin = ImageOriginSerializer(read_only=True, allow_null=True,
+                                   help_text="The image's id in a public dataset (COCO), when imported from one.")
 
     class Meta:
         model = Image
-        fields = ["id", "key", "sha256", "original_name", "format", "width", "height", "file_size",
-                  "original_url", "display_url", "thumbnail_url", "created_at"]
+        fields = ["id", "key", "sha256", "original_name", "format", "width", "height", "file_size", "has_file",
+                  "original_url", "display_url", "thumbnail_url", "source_url", "origin", "created_at"]
         read_only_fields = fields
 
-    def get_original_url(self, image: Image) -> str:
-        return image.original.url
+    def get_original_url(self, image: Image) -> str | None:
+        return image.original.url if image.original else None
 
     def get_thumbnail_url(self, image: Image) -> str | None:
         return image.thumb_small.url if image.thumb_small else None
@@ -64,7 +77,7 @@ class BatchRefusedSerializer(serializers.Serializer):
 
 
 class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    queryset = Image.objects.order_by("id")
+    queryset = Image.objects.select_related("origin").order_by("id")
     serializer_class = ImageSerializer
 
     @extend_schema(request={"multipart/form-data": ImageUploadSerializer},

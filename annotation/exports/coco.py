@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .coco_aggregated import NOTE as AGGREGATED_NOTE
 from .coco_aggregated import aggregated_boxes, aggregated_option
-from .imageclef import boxes_of, descriptions_of, image_path, is_simulated, root_names, sorted_images
+from .imageclef import boxes_of, copy_image_files, descriptions_of, is_simulated, root_names, sorted_images
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
@@ -57,9 +57,7 @@ def _image_records(images: list[ImageRow]) -> Iterator[dict]:
 def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
     """Write the COCO captions and instances files; returns the number of captions (descriptions)."""
     images = sorted_images(dataset)
-    for image in images:
-        bundle.copy_stored_file(image_path(image), image.original)
-        bundle.advance()
+    copy_image_files(bundle, images)
     with bundle.open_text("annotations/image_keys.json") as handle:
         handle.write("{")
         for number, image in enumerate(images, start=1):

@@ -13,7 +13,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
-from .imageclef import boxes_of, descriptions_of, image_path, is_simulated, root_names, sorted_images
+from .imageclef import (
+    boxes_of,
+    by_reference_note,
+    descriptions_of,
+    image_path,
+    is_simulated,
+    root_names,
+    sorted_images,
+)
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
@@ -78,7 +86,7 @@ def write_flickr30k(bundle: ExportBundle, dataset: GroundedDataset) -> int:
     """Write Sentences/, Annotations/ and images/; returns the number of descriptions."""
     images = sorted_images(dataset)
     roots = root_names(dataset.concepts)
-    box_count = description_count = phrase_count = 0
+    box_count = description_count = phrase_count = without_file = 0
     for image in images:
         boxes = boxes_of(dataset, image)
         box_count += len(boxes)
@@ -90,11 +98,17 @@ def write_flickr30k(bundle: ExportBundle, dataset: GroundedDataset) -> int:
                 description_count += 1
                 phrase_count += phrases
         bundle.write_text(f"Annotations/{image.key}.xml", annotation_xml(image, boxes))
-        bundle.copy_stored_file(image_path(image), image.original)
+        if image.original:
+            bundle.copy_stored_file(image_path(image), image.original)
+        else:  # known only by reference: no file to copy
+            without_file += 1
         bundle.advance()
     bundle.counts.update({
         "images": len(images), "boxes": box_count, "descriptions": description_count, "phrases": phrase_count,
     })
+    if without_file:
+        bundle.counts["images without file (by reference)"] = without_file
+        bundle.notes.append(by_reference_note(without_file))
     bundle.simulated |= is_simulated(dataset)
     bundle.notes.append(
         "Flickr30k Entities layout (docs/formats/flickr30k.md): `Sentences/<key>.txt` (one description per line, "

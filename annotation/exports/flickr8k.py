@@ -22,6 +22,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from metrics.categorical import dawid_skene
@@ -30,7 +31,7 @@ from mturk.states import AssignmentStatus
 
 from ..models import Description, Image
 from ..models_ranking import CaptionJudgement, PoolImage, TestPool
-from .imageclef import key_problem
+from .imageclef import by_reference_note, key_problem
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
@@ -89,9 +90,10 @@ def flickr8k_data(campaigns: list[Campaign]) -> Flickr8kData:
     for pk, image_id, text, tokens in rows.order_by("image_id", "pk").values_list("pk", "image_id", "text", "tokens"):
         by_image[image_id].append((pk, caption_text(text, tokens)))
     images = [
-        CaptionedImage(pk, key, f"{key}.{name.rsplit('.', 1)[-1].lower()}", name, by_image[pk][:CAPTIONS_PER_IMAGE])
-        for pk, key, name in Image.objects.filter(pk__in=list(by_image)).order_by("key").values_list(
-            "pk", "key", "original")
+        CaptionedImage(pk, key, f"{key}{PurePosixPath(name or imported_as).suffix.lower()}", name,
+                       by_image[pk][:CAPTIONS_PER_IMAGE])
+        for pk, key, name, imported_as in Image.objects.filter(pk__in=list(by_image)).order_by("key").values_list(
+            "pk", "key", "original", "original_name")  # an image known by reference: the name it came under
     ]
     problems = [problem for image in images if (problem := file_key_problem(image.key))]
     if problems:
@@ -254,10 +256,16 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
             for n, (_, text) in enumerate(image.captions):
                 handle.write(f"{image.file_name}#{n}\t{text}\n")
                 captions += 1
+    without_file = 0
     for image in data.images:  # an archive member is written at a time: the files once the token file is closed
-        if with_images:
+        if with_images and image.original:
             bundle.copy_stored_file(f"{IMAGES_FOLDER}/{image.file_name}", image.original)
+        elif with_images:  # known only by reference: no file to copy
+            without_file += 1
         bundle.advance()
+    if without_file:
+        bundle.counts["images without file (by reference)"] = without_file
+        bundle.notes.append(by_reference_note(without_file))
     files = {image.key: image.file_name for image in data.images}
     splits = split_images(list(files), seed, pool_image_keys(pool) if pool else None)
     for split, name in SPLIT_FILES.items():

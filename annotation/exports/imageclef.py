@@ -10,7 +10,9 @@
 writers (image keys that are safe in file names and TSV lines, root concepts) live here too."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
 from typing import IO, TYPE_CHECKING
 
 from ..markup import render
@@ -48,12 +50,56 @@ def sorted_images(dataset: GroundedDataset) -> list[ImageRow]:
         from mturk.exports import ExportError
 
         raise ExportError("images that cannot be exported: " + "; ".join(problems))
-    return sorted(dataset.images, key=lambda image: image.key)
+    return sorted(with_reference_names(dataset.images), key=lambda image: image.key)
+
+
+def reference_file_names(images: Iterable[tuple[int, str, str]]) -> dict[int, str]:
+    """The file names of images known only by reference (no stored file), from (pk, key, stored original):
+    <key>.<extension of the name it was imported under> (COCO's file_name). One query when there are any."""
+    from ..models import Image
+
+    ids = [pk for pk, _, original in images if not original]
+    if not ids:
+        return {}
+    return {pk: f"{key}{PurePosixPath(name).suffix.lower()}" for pk, key, name in
+            Image.objects.filter(pk__in=ids).values_list("pk", "key", "original_name")}
+
+
+def with_reference_names(images: list[ImageRow]) -> list[ImageRow]:
+    """The rows with the file name of each image known only by reference (its stored original is empty)."""
+    names = reference_file_names((image.pk, image.key, image.original) for image in images)
+    return [dataclasses.replace(image, file_name=names[image.pk]) if image.pk in names else image
+            for image in images]
 
 
 def image_path(image: ImageRow) -> str:
     """Where an export puts the image file: images/<key>.<extension of the original>."""
     return f"images/{image.file_name}"
+
+
+def by_reference_note(count: int) -> str:
+    """The dataset card's paragraph on images listed without their file."""
+    return (f"{count} image(s) are known to the platform only by reference (annotations imported without the "
+            "image files, e.g. from COCO): they are listed with their annotations but their files are not in this "
+            "zip; fetch them from their source (COCO's `coco_url`, or the dataset's own download).")
+
+
+def copy_image_files(bundle: ExportBundle, images: Iterable[ImageRow],
+                     path: Callable[[ImageRow], str] = image_path, advance: bool = True) -> int:
+    """Copy the stored file of each image into the bundle (one step each when `advance`); images known only by
+    reference have none: they are counted and named in the bundle's notes. Returns how many were skipped."""
+    skipped = 0
+    for image in images:
+        if image.original:
+            bundle.copy_stored_file(path(image), image.original)
+        else:
+            skipped += 1
+        if advance:
+            bundle.advance()
+    if skipped:
+        bundle.counts["images without file (by reference)"] = skipped
+        bundle.notes.append(by_reference_note(skipped))
+    return skipped
 
 
 def boxes_of(dataset: GroundedDataset, image: ImageRow) -> list[BoxRow]:
@@ -103,9 +149,7 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
     bundle.write_text("concepts.tsv", concepts_tsv(dataset.concepts))
     with bundle.open_text("images.tsv") as handle:
         _write_rows(handle, IMAGES_HEADER, ([i.key, image_path(i), i.width, i.height] for i in images))
-    for image in images:
-        bundle.copy_stored_file(image_path(image), image.original)
-        bundle.advance()
+    copy_image_files(bundle, images)
     with bundle.open_text("boxes.tsv") as handle:
         boxes = _write_rows(handle, BOXES_HEADER, (
             [image.key, box.number, box.concept, box.x, box.y, box.width, box.height]

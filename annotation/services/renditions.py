@@ -1,4 +1,7 @@
-"""The 320 and 1024 px renditions of images: making them, and giving older ones the current recipe."""
+"""The 320 and 1024 px renditions of images: making them, and giving older ones the current recipe.
+
+Images known only by reference (no stored file: a COCO import without its image files) have no renditions:
+they are skipped, and rendition runs neither count nor visit them."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -17,6 +20,8 @@ FAILURES_KEPT = 100
 
 def rendition_name(image: Image) -> str:
     """Where a rendition of the image is stored, below its field's folder (images/320/, images/1024/)."""
+    if image.sha256 is None:
+        raise ValueError(f"image {image.key} has no stored file, hence no renditions")
     return f"{image.sha256[:2]}/{image.sha256}.{RENDITION_EXTENSION}"
 
 
@@ -34,7 +39,10 @@ def ensure_thumbnails(image: Image) -> Image:
     """Give the image current renditions (320 and 1024 px) unless it has them (idempotent).
 
     The row is pointed at the new files before older files are removed, so a page never refers to a
-    missing file; the older files go once that change is committed."""
+    missing file; the older files go once that change is committed. An image known only by reference (no file)
+    is returned as it is."""
+    if not image.has_file:
+        return image
     if image.renditions_version == RENDITIONS_VERSION and image.thumb_small and image.thumb_large:
         return image
     previous = {name for name in (image.thumb_small.name, image.thumb_large.name) if name}
@@ -55,8 +63,8 @@ def ensure_thumbnails(image: Image) -> Image:
 
 
 def stale_images():
-    """Images whose renditions are missing or made by an older recipe."""
-    return Image.objects.filter(renditions_version__lt=RENDITIONS_VERSION)
+    """Images whose renditions are missing or made by an older recipe (images without a file have none)."""
+    return Image.objects.filter(renditions_version__lt=RENDITIONS_VERSION).exclude(original="")
 
 
 def current_job() -> tuple[RenditionJob, bool]:

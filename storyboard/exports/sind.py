@@ -80,6 +80,7 @@ class SindWriter:
         self.scope = StoryScope.of(campaigns)
         self.seed = str(bundle.options.get("split_seed") or "sind")
         self.with_images = bool(bundle.options.get("images"))
+        self.without_file = 0  # photos known only by reference (no stored file), left out of images/
         self.collected = Collected()
         worker_rows = Worker.objects.values_list("pk", "provider", "external_id")
         self.workers = WorkerIds({pk: (p, e) for pk, p, e in worker_rows})
@@ -317,6 +318,9 @@ class SindWriter:
             images = Image.objects.in_bulk([image for _, image in photos])
             for photo, image_pk in photos:
                 image, name = images[image_pk], f"images/{split}/{photo}.jpg"
+                if not image.has_file:  # known only by reference: no file to copy
+                    self.without_file += 1
+                    continue
                 if image.format == "JPEG":
                     self.bundle.copy_stored_file(name, image.original.name)
                     continue
@@ -390,4 +394,8 @@ def write_sind(bundle: ExportBundle, campaigns: list[Campaign],
         "Worker ids are de-identified. `text` is normalized (lowercased, Penn-Treebank tokens, names anonymized); "
         "`original_text` is what the worker typed."
     )
+    if writer.without_file:
+        bundle.counts["photos without file (by reference)"] = writer.without_file
+        bundle.notes.append(f"{writer.without_file} photo(s) are known to the platform only by reference (no stored "
+                            "file): they are not in `images/`.")
     return records, writer
