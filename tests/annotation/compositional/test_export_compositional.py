@@ -28,6 +28,7 @@ from annotation.services.caption_parses import parse_all
 from annotation.services.coco_import import import_coco
 from annotation.services.concept_pairs import load_seed_pairs
 from mturk.exports import ExportError, check_scope, write_export
+from mturk.models import DatasetExport
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, submitted
 
@@ -193,3 +194,27 @@ def test_command(coco, tmp_path):
         call_command("export_dataset", "--format", "compositional", "--option", "pairs=purple_dog",
                      "--out", str(tmp_path / "x.zip"))
     assert not (tmp_path / "x.zip").exists()
+
+
+def request(api, captured, options: dict) -> dict:
+    """POST an export request, run the background build it hands over, and GET the export."""
+    with captured(execute=True):
+        response = api.post("/api/exports/", {"format": "compositional", "options": options}, format="json")
+    if response.status_code != 202:
+        return {"status_code": response.status_code, **response.json()}
+    return api.get(f"/api/exports/{response.json()['id']}/").json()
+
+
+def test_api_request_built_and_refusals(coco, api, django_capture_on_commit_callbacks):
+    body = request(api, django_capture_on_commit_callbacks, {"pairs": ["black_cat", "eat_man"]})
+    assert body["status"] == "done" and body["records"] == 8
+    assert body["counts"]["train images"] == 5 and body["counts"]["eval images containing eat_man"] == 0
+    refused = request(api, django_capture_on_commit_callbacks, {"pairs": "black_cat,purple_dog"})
+    assert refused["status_code"] == 400 and "purple_dog" in refused["detail"]
+    assert DatasetExport.objects.count() == 1
+    # a caption stored after the parse: the build fails saying what to do
+    Description.objects.create(image=Image.objects.get(key="COCO_train2014_000000000009"), text="A cat.",
+                               source="coco")
+    failed = request(api, django_capture_on_commit_callbacks, {"group": 1})
+    assert failed["status"] == "failed"
+    assert failed["error"].startswith("1 caption has no parse by spacy/") and "parse_captions" in failed["error"]
