@@ -53,150 +53,121 @@ class CaptionAnalysis:
 
 
 EMPTY = frozenset[str]()
+NOUN, ADJECTIVE, VERB = 0, 1, 2
+MODIFIER_ROLE = {ADJECTIVE_NOUN: ADJECTIVE, NOUN_VERB: VERB}
+MODIFIER_POS = {ADJECTIVE: "ADJ", VERB: "VERB"}
 
 
-class _Lexicon:
-    """Word form -> concept ids, for single-word synonyms, and last word -> (preceding words, concept id) for
-    synonyms of several words ("air plane"; "light-blue" read as light - blue, as tokenizers split it)."""
+class PairMatcher:
+    """Matches many pairs at once (word forms and lemmas looked up in precomputed tables).
 
-    def __init__(self, concepts: Sequence[LexicalConcept]) -> None:
-        self.single: dict[str, set[int]] = {}
-        self.multi: dict[str, list[tuple[tuple[str, ...], int]]] = {}
-        for cid, concept in enumerate(concepts):
+    Each distinct concept in a role (the noun of some pair, the adjective or the verb of some pair) gets an id; one
+    table maps every word form to the ids it expresses (single words), another the last word of each synonym of
+    several words ("air plane"; "light-blue" read as light - blue, as tokenizers split it) to its other words."""
+
+    def __init__(self, pairs: Sequence[ConceptPair]) -> None:
+        self.pairs = list(pairs)
+        ids: dict[tuple[int, LexicalConcept], int] = {}
+        self._roles: list[int] = []
+        names: list[set[str]] = []  # id -> names of the pairs whose noun (or modifier) it is
+
+        def concept_id(role: int, concept: LexicalConcept) -> int:
+            if (role, concept) not in ids:
+                ids[role, concept] = len(self._roles)
+                self._roles.append(role)
+                names.append(set())
+            return ids[role, concept]
+
+        self._pair_names: dict[tuple[int, int], frozenset[str]] = {}  # (modifier id, noun id) -> pair names
+        for pair in self.pairs:
+            if pair.kind not in MODIFIER_ROLE:
+                raise ValueError(f"pair {pair.name!r}: unknown kind {pair.kind!r}")
+            noun = concept_id(NOUN, pair.noun)
+            modifier = concept_id(MODIFIER_ROLE[pair.kind], pair.modifier)
+            names[noun].add(pair.name)
+            names[modifier].add(pair.name)
+            self._pair_names[modifier, noun] = self._pair_names.get((modifier, noun), EMPTY) | {pair.name}
+        self._names = [frozenset(n) for n in names]
+
+        single: dict[str, set[int]] = {}
+        multi: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+        for (_role, concept), cid in ids.items():
             for synonym in concept.synonyms:
                 form = synonym.strip().lower()
                 if not form:
                     continue
-                self.single.setdefault(form, set()).add(cid)
+                single.setdefault(form, set()).add(cid)
                 parts = tuple(_WORD_PARTS.findall(form))
                 if len(parts) > 1:
-                    self.multi.setdefault(parts[-1], []).append((parts[:-1], cid))
+                    multi.setdefault(parts[-1], []).append((parts[:-1], cid))
+        self._single = {form: frozenset(cids) for form, cids in single.items()}
+        self._multi = multi
 
-    def lookup(self, words: Sequence[str], lemmas: Sequence[str]) -> list[frozenset[int]] | None:
-        """The concept ids each token expresses (None when no token expresses any)."""
-        found: list[frozenset[int]] | None = None
-        single, multi = self.single, self.multi
+    def _lookup(self, words: list[str], lemmas: list[str]) -> dict[int, frozenset[int]]:
+        """Token index -> the concept ids the token expresses (tokens expressing none left out)."""
+        single, multi = self._single, self._multi
+        found: dict[int, frozenset[int]] = {}
         for i, word in enumerate(words):
             lemma = lemmas[i]
-            ids: set[int] | None = None
-            for form in (word, lemma) if lemma != word else (word,):
-                hit = single.get(form)
-                if hit:
-                    ids = set(hit) if ids is None else ids | hit
-                for before, cid in multi.get(form, ()):
-                    start = i - len(before)
-                    if start >= 0 and tuple(words[start:i]) == before:
-                        ids = {cid} if ids is None else ids | {cid}
-            if ids:
-                if found is None:
-                    found = [EMPTY_IDS] * len(words)
-                found[i] = frozenset(ids)
+            hit = single.get(word)
+            if lemma != word:
+                other = single.get(lemma)
+                if other:
+                    hit = hit | other if hit else other
+            if multi and (word in multi or lemma in multi):
+                for form in {word, lemma}:
+                    for before, cid in multi.get(form, ()):
+                        start = i - len(before)
+                        if start >= 0 and tuple(words[start:i]) == before:
+                            hit = hit | {cid} if hit else frozenset({cid})
+            if hit:
+                found[i] = hit
         return found
 
-
-EMPTY_IDS = frozenset[int]()
-
-
-class PairMatcher:
-    """Matches many pairs at once (word forms and lemmas looked up in precomputed tables)."""
-
-    def __init__(self, pairs: Sequence[ConceptPair]) -> None:
-        self.pairs = list(pairs)
-        nouns: list[LexicalConcept] = []
-        adjectives: list[LexicalConcept] = []
-        verbs: list[LexicalConcept] = []
-
-        def index(concepts: list[LexicalConcept], concept: LexicalConcept) -> int:
-            try:
-                return concepts.index(concept)
-            except ValueError:
-                concepts.append(concept)
-                return len(concepts) - 1
-
-        # (modifier id, noun id) -> names, per kind; concept id -> names of the pairs it is the noun/modifier of.
-        self._adjective_pairs: dict[tuple[int, int], set[str]] = {}
-        self._verb_pairs: dict[tuple[int, int], set[str]] = {}
-        noun_names: dict[int, set[str]] = {}
-        adjective_names: dict[int, set[str]] = {}
-        verb_names: dict[int, set[str]] = {}
-        for pair in self.pairs:
-            noun = index(nouns, pair.noun)
-            noun_names.setdefault(noun, set()).add(pair.name)
-            if pair.kind == ADJECTIVE_NOUN:
-                modifier = index(adjectives, pair.modifier)
-                adjective_names.setdefault(modifier, set()).add(pair.name)
-                self._adjective_pairs.setdefault((modifier, noun), set()).add(pair.name)
-            elif pair.kind == NOUN_VERB:
-                modifier = index(verbs, pair.modifier)
-                verb_names.setdefault(modifier, set()).add(pair.name)
-                self._verb_pairs.setdefault((modifier, noun), set()).add(pair.name)
-            else:
-                raise ValueError(f"pair {pair.name!r}: unknown kind {pair.kind!r}")
-        self._nouns = _Lexicon(nouns)
-        self._adjectives = _Lexicon(adjectives)
-        self._verbs = _Lexicon(verbs)
-        self._noun_names = {k: frozenset(v) for k, v in noun_names.items()}
-        self._adjective_names = {k: frozenset(v) for k, v in adjective_names.items()}
-        self._verb_names = {k: frozenset(v) for k, v in verb_names.items()}
-
     def analyse(self, parse: Parse) -> CaptionAnalysis:
-        n = len(parse.words)
-        if n == 0:
+        if not parse.words:
             return CaptionAnalysis(EMPTY, EMPTY, EMPTY)
         words = [w.lower() for w in parse.words]
         lemmas = [lemma.lower() for lemma in parse.lemmas]
-        noun_ids = self._nouns.lookup(words, lemmas)
-        adjective_ids = self._adjectives.lookup(words, lemmas) if self._adjective_names else None
-        verb_ids = self._verbs.lookup(words, lemmas) if self._verb_names else None
-        nouns = _names(noun_ids, self._noun_names)
-        modifiers = _names(adjective_ids, self._adjective_names) | _names(verb_ids, self._verb_names)
-        if noun_ids is None or not modifiers:
+        found = self._lookup(words, lemmas)
+        if not found:
+            return CaptionAnalysis(EMPTY, EMPTY, EMPTY)
+        roles, names = self._roles, self._names
+        noun_ids: set[int] = set()
+        modifier_ids: set[int] = set()
+        for cids in found.values():
+            for cid in cids:
+                (noun_ids if roles[cid] == NOUN else modifier_ids).add(cid)
+        nouns = frozenset().union(*(names[c] for c in noun_ids)) if noun_ids else EMPTY
+        modifiers = frozenset().union(*(names[c] for c in modifier_ids)) if modifier_ids else EMPTY
+        pair_names = self._pair_names
+        if not any((m, n) in pair_names for m in modifier_ids for n in noun_ids):
             return CaptionAnalysis(EMPTY, nouns, modifiers)
 
-        tree = _Tree(parse)
-        found: set[str] = set()
-        if adjective_ids is not None:
-            for i, ids in enumerate(adjective_ids):
-                if ids and tree.pos[i] == "ADJ":
-                    for noun in tree.nouns_of_adjective(i):
-                        _add(found, self._adjective_pairs, ids, noun_ids[noun])
-        if verb_ids is not None:
-            for i, ids in enumerate(verb_ids):
-                if ids and tree.pos[i] == "VERB":
-                    for noun in tree.subjects_of_verb(i):
-                        _add(found, self._verb_pairs, ids, noun_ids[noun])
-        return CaptionAnalysis(frozenset(found), nouns, modifiers)
+        tree = _Tree(parse, words, lemmas)
+        attached: set[str] = set()
+        for i, cids in found.items():
+            for cid in cids:
+                role = roles[cid]
+                if role == NOUN or tree.pos[i] != MODIFIER_POS[role]:
+                    continue
+                targets = tree.nouns_of_adjective(i) if role == ADJECTIVE else tree.subjects_of_verb(i)
+                for target in targets:
+                    for noun in found.get(target, ()):
+                        attached |= pair_names.get((cid, noun), EMPTY)
+        return CaptionAnalysis(frozenset(attached), nouns, modifiers)
 
     def matches(self, parse: Parse) -> frozenset[str]:
         return self.analyse(parse).pairs
 
 
-def _names(ids: list[frozenset[int]] | None, names: dict[int, frozenset[str]]) -> frozenset[str]:
-    if ids is None:
-        return EMPTY
-    out: set[str] = set()
-    for token_ids in ids:
-        for cid in token_ids:
-            out |= names.get(cid, EMPTY)
-    return frozenset(out)
-
-
-def _add(found: set[str], table: dict[tuple[int, int], set[str]], modifier_ids: Iterable[int],
-         noun_ids: Iterable[int]) -> None:
-    for noun in noun_ids:
-        for modifier in modifier_ids:
-            names = table.get((modifier, noun))
-            if names:
-                found |= names
-
-
 class _Tree:
     """A parse as a tree: labels normalised to spaCy's, children per token."""
 
-    def __init__(self, parse: Parse) -> None:
-        n = len(parse.words)
-        self.words = [w.lower() for w in parse.words]
-        self.lemmas = [lemma.lower() for lemma in parse.lemmas]
+    def __init__(self, parse: Parse, words: list[str], lemmas: list[str]) -> None:
+        n = len(words)
+        self.words = words  # lowercased
+        self.lemmas = lemmas
         self.pos = parse.pos
         self.tags = parse.tags
         self.deps = [UD_LABELS.get(d, d) for d in parse.deps]
