@@ -7,14 +7,14 @@ In short (spaCy's English labels; the Universal Dependencies spellings a swapped
   synonym of several words ("air plane") is expressed by its last word when the words before it come right before;
 - adjective-noun: the adjective (POS ADJ) is an `amod` of the noun; or predicative, `acomp`/`attr` of a verb (the
   copula) whose subject is the noun ("the cat is black", "a cat that is black"); or, with a UD parser, the head of
-  the noun's `nsubj`. An adjective `conj`-oined to, or `amod` of, a counted adjective counts too ("a white and brown
-  dog" -> brown dog);
-- noun-verb: the verb (POS VERB) has the noun as `nsubj` ("a man eats"), or as relative pronoun subject of a `relcl`
-  ("a man who eats"), or modifies it as an active participle (`acl`: "a man eating"; `amod`: "a flying bird"; not a
-  passive one: "a pizza eaten by a man" counts for neither eat-pizza nor eat-man). A verb `conj`-oined to a counted
-  verb and without a subject of its own shares its subjects ("a man standing and eating"); a noun `conj`-oined to a
-  counted subject is a subject too ("a man and a woman eating"), and so are the members of a collective subject ("a
-  flock of birds flying": flock, birds).
+  the noun's `nsubj`. An adjective `conj`-oined to, or `amod` of, a counted adjective (or `amod` of another `amod`
+  of the noun) counts too ("a white and brown dog" -> brown dog);
+- noun-verb: the verb (POS VERB, or heading an `nsubj` whatever its tag) has the noun as `nsubj` ("a man eats"),
+  or as relative pronoun subject of a `relcl` ("a man who eats"), or modifies it as an active participle (`acl`:
+  "a man eating"; `amod`: "a flying bird"; not a passive one: "a pizza eaten by a man" counts for neither eat-pizza
+  nor eat-man). A verb `conj`-oined to a counted verb and without a subject of its own shares its subjects ("a man
+  standing and eating"); a noun `conj`-oined to a counted subject is a subject too ("a man and a woman eating"),
+  and so are the members of a collective subject ("a flock of birds flying": flock, birds).
 """
 from __future__ import annotations
 
@@ -149,7 +149,8 @@ class PairMatcher:
         for i, cids in found.items():
             for cid in cids:
                 role = roles[cid]
-                if role == NOUN or tree.pos[i] != MODIFIER_POS[role]:
+                if role == NOUN or (tree.pos[i] != MODIFIER_POS[role]
+                                    and not (role == VERB and tree.has_subject(i))):
                     continue
                 targets = tree.nouns_of_adjective(i) if role == ADJECTIVE else tree.subjects_of_verb(i)
                 for target in targets:
@@ -176,6 +177,11 @@ class _Tree:
         for i, head in enumerate(self.heads):
             if head != i:
                 self.children[head].append(i)
+
+    def has_subject(self, i: int) -> bool:
+        """Whether the token heads an `nsubj`: the parser reads it as a predicate even where the tagger does not
+        ("a giant black bird flies in the sky": flies tagged NNS, bird its nsubj)."""
+        return any(self.deps[c] == SUBJECT for c in self.children[i])
 
     def _is_relative_pronoun(self, i: int) -> bool:
         return self.tags[i] in RELATIVE_PRONOUN_TAGS or self.words[i] in RELATIVE_PRONOUNS

@@ -145,6 +145,15 @@ def test_the_verb_must_be_a_verb():
     assert analysis.pairs == set() and analysis.modifiers == {"eat_man"}
 
 
+def test_a_verb_tagged_otherwise_counts_when_the_parser_gives_it_a_subject():
+    # "a giant bird flies in the sky" as the small English pipeline parses it: flies tagged NNS, bird nsubj flies
+    tree = parse(("a", "a", "DET", "DT", "det", 2), ("giant", "giant", "ADJ", "JJ", "amod", 2),
+                 ("bird", "bird", "NOUN", "NN", "nsubj", 3), ("flies", "fly", "NOUN", "NNS", "ROOT", 3),
+                 ("in", "in", "ADP", "IN", "prep", 3), ("the", "the", "DET", "DT", "det", 6),
+                 ("sky", "sky", "NOUN", "NN", "pobj", 4))
+    assert PairMatcher([pair("fly", "bird"), pair("big", "bird")]).matches(tree) == {"fly_bird", "big_bird"}
+
+
 def test_an_active_participle_modifying_the_noun_counts():
     # "men eating": eating acl men (lemma man: the plural is matched through the lemma)
     tree = parse(("men", "man", "NOUN", "NNS", "ROOT", 0), ("eating", "eat", "VERB", "VBG", "acl", 0))
@@ -325,6 +334,7 @@ def analyse():
     ("a flying bird", {"fly_bird"}),
     ("A big grey seagull in the sky.", {"big_bird"}),
     ("A flock of birds flying over the water", {"fly_bird"}),
+    ("A giant black bird flies in the sky.", {"big_bird", "black_bird", "fly_bird"}),
     ("A couple of men are riding horses", {"ride_man"}),
     ("a horse that a man rides", {"ride_man"}),
     ("a man stands and a horse eats", {"stand_man", "eat_horse"}),
