@@ -275,6 +275,14 @@ def test_a_synonym_of_several_words_needs_all_its_words():
     assert analysis.pairs == set() and analysis.nouns == set()
 
 
+def test_a_malformed_parse_ends_without_a_match():
+    # heads in a cycle (black conj white conj black) and a head out of range
+    tree = parse(("black", "black", "ADJ", "JJ", "conj", 1), ("white", "white", "ADJ", "JJ", "conj", 0),
+                 ("cat", "cat", "NOUN", "NN", "nsubj", 9), ("eats", "eat", "VERB", "VBZ", "conj", 3))
+    analysis = PairMatcher([pair("black", "cat"), pair("eat", "man")]).analyse(tree)
+    assert analysis.pairs == set() and analysis.nouns == {"black_cat"}
+
+
 def test_an_empty_parse_matches_nothing():
     empty = Parse((), (), (), (), (), ())
     assert PairMatcher(seed_pairs()).analyse(empty) == CaptionAnalysis(frozenset(), frozenset(), frozenset())
