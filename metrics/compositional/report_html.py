@@ -1,14 +1,14 @@
 """A self-contained HTML page for a compositional evaluation (the result a stored CompositionalEvaluation holds).
 
-One file, no external assets, no JavaScript: the page of `metrics.report_html` and inline SVG bar charts of
-`metrics.story_plots` (Recall@K of each pair, one chart per category, and the average recall by reference
-agreement). Recall is shown in percent, as the seed reports it. A figure whose denominator is empty shows as "—"
-with its 0 images, never as 0. Every string that comes from the data (system, pair and category names, notes) goes
-through `html.escape`.
+One file, no external assets, no JavaScript: the page of `metrics.report_html` and inline SVG bar charts in the
+layout of `metrics.story_plots` on a fixed 0-100 axis (Recall@K of each pair, one chart per category, and the
+average recall by reference agreement), scaled down to a phone's width. Recall is shown in percent, as the seed
+reports it. A figure whose denominator is empty shows as "—" with its 0 images, never as 0. Every string that comes
+from the data (system, pair and category names, captions, notes) goes through `html.escape`.
 
-The result it reads (`evaluation_result`'s keys): system, k, parser, split {mode, seed, eval_images, heldout},
-recall (`RecallReport.to_json()`), caption_metrics (`caption_metrics`), uploaded {images, captions, short_images,
-long_images, ignored_images}, notes, definitions.
+The result it reads (as the evaluation service stores it): system, k, parser, split {mode, seed, eval_images, heldout},
+recall (`RecallReport.to_json()`), examples, caption_metrics (`caption_metrics`), uploaded {images, captions,
+short_images, long_images, ignored_images}, notes, definitions.
 """
 from __future__ import annotations
 
@@ -16,10 +16,40 @@ from collections.abc import Mapping
 from typing import Any
 
 from metrics.report_html import esc, html_page
-from metrics.story_plots import bar_chart
+from metrics.story_plots import BAR, BOTTOM, HEIGHT, LEFT, PLOT_H, PLOT_W, TOP, WIDTH
 
 KIND_LABELS = {"adjective_noun": "adjective–noun", "noun_verb": "noun–verb"}
 SCROLL = '<div style="overflow-x:auto">{}</div>'
+
+
+def recall_chart(bars: list[tuple[str, float]], y_label: str, caption: str, x_label: str) -> str:
+    """Bars of recall in percent on a fixed 0-100 axis (so that plots of different categories compare), each bar
+    labelled with its value; the plot scales down to the page's width (a phone's)."""
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{WIDTH}" height="{HEIGHT}" '
+             f'viewBox="0 0 {WIDTH} {HEIGHT}" style="max-width:100%;height:auto" aria-label="{esc(caption)}">'
+             f"<title>{esc(caption)}</title>"]
+    for tick in range(0, 101, 20):
+        y = TOP + PLOT_H - tick / 100 * PLOT_H
+        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}" stroke="#eee"/>'
+                     f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick}</text>')
+    parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + PLOT_H}" stroke="#222"/>'
+                 f'<line x1="{LEFT}" y1="{TOP + PLOT_H}" x2="{LEFT + PLOT_W}" y2="{TOP + PLOT_H}" stroke="#222"/>')
+    middle = TOP + PLOT_H / 2
+    parts.append(f'<text x="14" y="{middle:.1f}" text-anchor="middle" transform="rotate(-90 14 {middle:.1f})">'
+                 f"{esc(y_label)}</text>")
+    slot = PLOT_W / max(len(bars), 1)
+    bar_w = min(slot * 0.6, 60.0)
+    for index, (label, value) in enumerate(bars):
+        height = min(max(value, 0.0), 100.0) / 100 * PLOT_H
+        centre = LEFT + (index + 0.5) * slot
+        y = TOP + PLOT_H - height
+        parts.append(f'<rect x="{centre - bar_w / 2:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{height:.1f}" '
+                     f'fill="{BAR}"><title>{esc(label)}: {value:.1f}</title></rect>'
+                     f'<text x="{centre:.1f}" y="{y - 4:.1f}" text-anchor="middle">{value:.1f}</text>'
+                     f'<text x="{centre:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">{esc(label)}</text>')
+    parts.append(f'<text x="{LEFT + PLOT_W / 2:.1f}" y="{HEIGHT - BOTTOM + 42}" text-anchor="middle">'
+                 f"{esc(x_label)}</text></svg>")
+    return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption></figure>'
 
 
 def percent(value: float | None) -> str:
@@ -53,10 +83,10 @@ def _summary_section(result: Mapping[str, Any]) -> str:
         f"{esc(uploaded.get('captions', 0))} captions uploaded.",
     ]
     notes = "".join(f"<li>{esc(note)}</li>" for note in result.get("notes", []))
-    return (f"<h2>Recall@{esc(k)}</h2><p>{' '.join(facts)}</p>"
-            f"<table><caption>Recall@{esc(k)} (%) per category and on average</caption>"
-            "<tr><th scope=col>category</th><th scope=col>Recall@K (%)</th><th scope=col>pairs averaged</th>"
-            f"<th scope=col>evaluation images</th></tr>{''.join(rows)}</table>"
+    table = (f"<table><caption>Recall@{esc(k)} (%) per category and on average</caption>"
+             "<tr><th scope=col>category</th><th scope=col>Recall@K (%)</th><th scope=col>pairs averaged</th>"
+             f"<th scope=col>evaluation images</th></tr>{''.join(rows)}</table>")
+    return (f"<h2>Recall@{esc(k)}</h2><p>{' '.join(facts)}</p>" + SCROLL.format(table)
             + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else ""))
 
 
@@ -106,13 +136,13 @@ def _plots_section(result: Mapping[str, Any]) -> str:
         caption = f"Recall@{k} (%) of the {name} pairs"
         if empty:
             caption += f" (no evaluation image, not drawn: {', '.join(empty)})"
-        figures.append(bar_chart(bars, f"Recall@{k} (%)", caption, x_label="pair", widest=60) if bars
+        figures.append(recall_chart(bars, f"Recall@{k} (%)", caption, "pair") if bars
                        else f"<p>{esc(caption)}.</p>")
     agreement = [(f"≥ {n}", 100 * mean["recall"]) for n, mean in enumerate(recall["by_agreement"], 1)
                  if mean["recall"] is not None]
     if agreement:
-        figures.append(bar_chart(agreement, f"Recall@{k} (%)", f"Average Recall@{k} (%) over the images where at "
-                                 "least n reference captions contain the pair", x_label="n", widest=60))
+        figures.append(recall_chart(agreement, f"Recall@{k} (%)", f"Average Recall@{k} (%) over the images where at "
+                                    "least n reference captions contain the pair", "n"))
     return "<h2>Figures</h2>" + "".join(figures)
 
 
@@ -128,8 +158,8 @@ def _caption_metrics_section(result: Mapping[str, Any]) -> str:
     return ("<h2>Caption metrics</h2><p>Each evaluation image's first generated caption against its "
             f"reference captions ({esc(metrics.get('images', 0))} images; "
             f"{esc(definitions.get('tokens', ''))}).</p>"
-            "<table><tr><th scope=col>metric</th><th scope=col>score</th><th scope=col>definition</th></tr>"
-            f"{rows}</table>{meteor_note}")
+            + SCROLL.format("<table><tr><th scope=col>metric</th><th scope=col>score</th><th scope=col>definition"
+                            f"</th></tr>{rows}</table>") + meteor_note)
 
 
 def _definitions_section(result: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ def result(system: str = "BUTD <beam>") -> dict:
         "recall": compositional_recall(GENERATED, REFERENCES, PAIRS, EVAL_BY_PAIR, k=2).to_json(),
         "caption_metrics": metrics,
         "uploaded": {"images": 6, "captions": 10},
+        "examples": {"black_cat": [{"image": "a", "rank": 2, "caption": "a <black> cat"}], "white_dog": []},
         "notes": ["2 images have fewer than K = 2 captions <sic>"],
         "definitions": DEFINITIONS,
     }
@@ -41,8 +42,11 @@ def test_report_tables_plots_and_definitions():
     # one bar chart for colour (2 bars), none drawn for size, one for the agreement averages (5 bars)
     assert page.count("<svg") == 2
     assert "Recall@2 (%) of the size pairs (no evaluation image, not drawn: big_dog)." in page
-    assert "<title>black_cat: 50</title>" in page and "<title>≥ 5: 100</title>" in page
+    assert "<title>black_cat: 50.0</title>" in page and "<title>≥ 5: 100.0</title>" in page
+    assert "<title>≥ 2: 16.7</title>" in page  # (1/3 + 0) / 2, on the fixed 0-100 axis:
+    assert '<text x="54" y="19.0" text-anchor="end">100</text>' in page
     assert "No METEOR: METEOR needs Java" in page
     assert "<th scope=row>BLEU-4</th>" in page
     assert "fewer than K = 2 captions &lt;sic&gt;" in page
+    assert "<tr><th scope=row>black_cat</th><td>a</td><td class=num>2</td><td>a &lt;black&gt; cat</td></tr>" in page
     assert "A noun that is only the verb&#x27;s object does not count." in page
