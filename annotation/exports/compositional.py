@@ -23,6 +23,7 @@ from django.db.models import QuerySet
 
 from metrics.compositional.matching import PairMatcher
 from metrics.compositional.occurrence_files import (
+    PairOccurrences,
     count_occurrences,
     occurrences_json,
     occurrences_tsv,
@@ -196,8 +197,21 @@ def parser_versions(parser: str) -> str:
     return parser
 
 
+def pair_table(rows: list[PairOccurrences]) -> list[str]:
+    """The card's per-pair occurrence table (occurrences.tsv has every column)."""
+    lines = ["| pair | images with it | D_val | D_eval | captions with it | mean per image | images with 1 / 2 / 3 "
+             "/ 4 / 5+ captions with it |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        by = row.by_count
+        spread = " / ".join(str(by[n]) for n in range(1, 5)) + f" / {sum(c for n, c in by.items() if n >= 5)}"
+        mean = "–" if row.mean_per_image is None else f"{row.mean_per_image:.2f}"
+        lines.append(f"| {row.pair.name} | {row.total_images} | {row.images['val']} | {row.images['eval']} "
+                     f"| {row.captions} | {mean} | {spread} |")
+    return lines
+
+
 def card_notes(split: CompositionalSplit, pairs: list[ConceptPair], parser: str, seeded_pairs: bool,
-               options: dict[str, Any]) -> list[str]:
+               options: dict[str, Any], rows: list[PairOccurrences]) -> list[str]:
     def synonyms(pair: ConceptPair) -> str:
         return (f"`{pair.name}` ({pair.kind.replace('_', '-')}{', ' + pair.category if pair.category else ''}): "
                 f"{pair.modifier.part_of_speech} {{{', '.join(sorted(pair.modifier.synonyms))}}} + noun "
@@ -217,7 +231,7 @@ def card_notes(split: CompositionalSplit, pairs: list[ConceptPair], parser: str,
         "## Compositional splits", "",
         "Held out together (docs/formats/compositional.md): " + "; ".join(synonyms(p) for p in pairs) + ".", "",
         f"Split mode: {mode}. D_train: {len(split.train)} images, D_val: {len(split.val)}, D_eval: {len(split.eval)}.",
-        "",
+        "", *pair_table(rows), "",
         "Matching: a caption contains a pair when a word of the modifier's synonym set (by its form or lemma) is "
         "attached to a word of the noun's set in the caption's dependency parse: the adjective modifies the noun "
         "(attributive or predicative), or the noun is the verb's subject or is modified by it as a participle or "
@@ -276,5 +290,5 @@ def export_compositional(bundle: ExportBundle, campaigns: list[Campaign]) -> int
         **{f"eval images containing {name}": len(split.eval_by_pair[name]) for name in names},
     })
     seeded_pairs = StoredPair.objects.filter(name__in=names, source="seed").exists()
-    bundle.notes.extend(card_notes(split, pairs, scan.parser, seeded_pairs, bundle.options))
+    bundle.notes.extend(card_notes(split, pairs, scan.parser, seeded_pairs, bundle.options, rows))
     return len(split.train) + len(split.val) + len(split.eval)

@@ -94,6 +94,7 @@ def test_coco_mode_black_cat(coco):
     assert "- Eval images containing black cat: 1" in card
     assert "COCO subsets" in card and "Apache-2.0" in card and "docs/compositional.md" in card
     assert pairs["parser"] in card
+    assert "| black_cat | 2 | 1 | 1 | 5 | 2.50 | 0 / 1 / 1 / 0 / 0 |" in card
 
 
 def test_held_out_group_removes_every_pair_from_train(coco):
