@@ -20,7 +20,8 @@ of the parser's model:
   the seed's pairs, held out at once).
 
 SQLite is the file /tmp/compositional-bench.sqlite3 (deleted before each store); PostgreSQL the database that
---postgres names (every table flushed before each store; never point it at data you keep). Each part runs
+--postgres names (created when missing, every table flushed before each store: never point it at data you keep;
+analyzed after the store, as autovacuum would, before the split is timed). Each part runs
 --runs times; the table gives the median and the range. The load average before and after is printed."""
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -42,6 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 SQLITE_PATH = Path(tempfile.gettempdir()) / "compositional-bench.sqlite3"
 BATCH = 512
 RESULT = "RESULT "
+T = TypeVar("T")
 
 
 # ---- the children: one measured step each --------------------------------------------------------------------
@@ -55,21 +58,34 @@ def _setup_django() -> None:
     django.setup()
 
 
+class Steps:
+    """Wall and CPU seconds (of this process: a database server's work is not in it) of each named step."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, tuple[float, float]] = {}
+
+    def run(self, name: str, call: Callable[[], T]) -> T:
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = call()
+        self.times[name] = (time.perf_counter() - wall, time.process_time() - cpu)
+        return result
+
+
 def child_parse(args: argparse.Namespace) -> dict[str, Any]:
     from caption_corpus import generate_corpus
 
     from metrics.compositional.parser import load_parser
 
     texts = [c for image in generate_corpus(args.images, args.captions_per_image) for c in image.captions]
-    started = time.perf_counter()
-    parser = load_parser(args.parser)
-    loaded = time.perf_counter()
-    tokens = 0
-    for start in range(0, len(texts), BATCH):
-        tokens += sum(len(parse.words) for parse in parser.parse(texts[start:start + BATCH]))
-    done = time.perf_counter()
-    return {"parser": parser.name, "captions": len(texts), "tokens": tokens, "load_s": loaded - started,
-            "parse_s": done - loaded}
+    steps = Steps()
+    parser = steps.run("model load", lambda: load_parser(args.parser))
+
+    def parse() -> int:
+        return sum(len(parse.words) for start in range(0, len(texts), BATCH)
+                   for parse in parser.parse(texts[start:start + BATCH]))
+
+    tokens = steps.run("parse", parse)
+    return {"parser": parser.name, "captions": len(texts), "tokens": tokens, "steps": steps.times}
 
 
 def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
@@ -78,7 +94,14 @@ def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
         SQLITE_PATH.unlink(missing_ok=True)
     _setup_django()
     from django.core.management import call_command
+    from django.db import connection
 
+    if args.database != "sqlite":
+        name = connection.settings_dict["NAME"]
+        with connection._nodb_cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+            if cursor.fetchone() is None:
+                cursor.execute(f'CREATE DATABASE "{name}"')
     call_command("migrate", verbosity=0)
     if args.database != "sqlite":
         call_command("flush", interactive=False, verbosity=0)
@@ -94,41 +117,42 @@ def child_store(args: argparse.Namespace) -> dict[str, Any]:
     from annotation.models_compositional import CaptionParse
     from annotation.services.caption_parses import parse_all
 
-    started = time.perf_counter()
-    call_command("import_coco", str(args.captions_json), verbosity=0)
-    imported = time.perf_counter()
-    parse_all(batch_size=BATCH)
-    parsed = time.perf_counter()
+    steps = Steps()
+    steps.run("import_coco", lambda: call_command("import_coco", str(args.captions_json), verbosity=0))
+    steps.run("parse_all (model load, parse, store)", lambda: parse_all(batch_size=BATCH))
     return {"descriptions": Description.objects.count(), "parses": CaptionParse.objects.count(),
-            "import_s": imported - started, "parse_s": parsed - imported}
+            "steps": steps.times}
 
 
 def child_split(args: argparse.Namespace) -> dict[str, Any]:
     _setup_django()
     from annotation.selectors_compositional import scan_corpus, stored_pairs
+    from annotation.services.caption_parses import current_parser
     from metrics.compositional.seed import seed_pairs
     from metrics.compositional.splits import split_images
 
     names = [pair.name for pair in seed_pairs()]
-    started = time.perf_counter()
-    pairs = stored_pairs(names)
-    scan = scan_corpus(pairs)
-    scanned = time.perf_counter()
-    eval_images = {}
-    for name in names:
-        eval_images[name] = len(split_images(scan.images, [name]).eval)
-    split_each = time.perf_counter()
+    if args.database != "sqlite":  # statistics, as autovacuum soon gathers them after a load (not timed)
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    steps = Steps()
+    # scan_corpus reads the parses of the current parser, which it loads to know its name: timed apart.
+    steps.run("parser load (its name)", current_parser)
+    pairs = steps.run("stored_pairs", lambda: stored_pairs(names))
+    scan = steps.run("scan_corpus, 24 pairs", lambda: scan_corpus(pairs))
+    eval_images = steps.run("split_images x 24 (one pair each)",
+                            lambda: {name: len(split_images(scan.images, [name]).eval) for name in names})
     groups: dict[str, list[str]] = {}
     for pair in pairs:
         groups.setdefault(pair.heldout_group or pair.name, []).append(pair.name)
     group_name, group = next(iter(groups.items()))
-    split = split_images(scan.images, group)
-    done = time.perf_counter()
-    return {"images": len(scan.images), "captions": scan.captions, "unparsed": scan.unparsed,
-            "scan_s": scanned - started, "split_each_s": split_each - scanned, "split_group_s": done - split_each,
+    split = steps.run("split_images, one group (6 pairs)", lambda: split_images(scan.images, group))
+    return {"images": len(scan.images), "captions": scan.captions, "unparsed": scan.unparsed, "steps": steps.times,
             "group": group_name, "group_pairs": group,
             "group_sizes": {"train": len(split.train), "val": len(split.val), "eval": len(split.eval),
-                            "unused": len(getattr(split, "unused", []))},
+                            "unused": len(split.unused)},
             "eval_images_per_pair": eval_images}
 
 
@@ -162,6 +186,24 @@ def spread(values: list[float], unit: str = "s", digits: int = 1) -> str:
     if len(values) == 1:
         return f"{values[0]:.{digits}f} {unit}"
     return f"{statistics.median(values):.{digits}f} {unit} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
+
+
+def process_rows(part: str, what: str, runs: list[dict[str, Any]]) -> list[tuple[str, str, str, str, str]]:
+    """The process's row, then one per step it timed."""
+    rows = [(part, what, spread([r["wall_s"] for r in runs]), spread([r["cpu_s"] for r in runs]),
+             spread([r["rss_mb"] for r in runs], "MiB", 0))]
+    for step in runs[0]["steps"]:
+        walls = [r["steps"][step][0] for r in runs]
+        digits = 1 if min(walls) >= 1 else 3
+        rows.append(("", step, spread(walls, digits=digits),
+                     spread([r["steps"][step][1] for r in runs], digits=digits), ""))
+    return rows
+
+
+def rate_row(what: str, runs: list[dict[str, Any]], step: str, count: str) -> tuple[str, str, str, str, str]:
+    """Items per second of wall time and per second of the process's CPU time in one step."""
+    return ("", what, spread([r[count] / r["steps"][step][0] for r in runs], "/s", 0),
+            spread([r[count] / r["steps"][step][1] for r in runs], "/CPU s", 0), "")
 
 
 def load_average() -> str:
@@ -207,12 +249,8 @@ def main() -> None:
         for run in range(args.runs):
             runs.append(run_child("parse", args, os.environ.copy()))
             print(f"  parse run {run + 1}: {runs[-1]['wall_s']:.1f} s", flush=True)
-        rows.append(("parse, no database", "process (model load + parse)", spread([r["wall_s"] for r in runs]),
-                     spread([r["cpu_s"] for r in runs]), spread([r["rss_mb"] for r in runs], "MiB", 0)))
-        rows.append(("", "model load", spread([r["load_s"] for r in runs], digits=2), "", ""))
-        rows.append(("", "parse", spread([r["parse_s"] for r in runs]), "", ""))
-        rates = [r["captions"] / r["parse_s"] for r in runs]
-        rows.append(("", "captions/s (parse)", spread(rates, "/s", 0), "", ""))
+        rows += process_rows("parse, no database", "process (Python, model load, parse)", runs)
+        rows.append(rate_row("captions/s (parse)", runs, "parse", "captions"))
         notes.append(f"parser {runs[0]['parser']}: {runs[0]['captions']} captions, {runs[0]['tokens']} tokens")
 
     with tempfile.TemporaryDirectory() as folder:
@@ -235,21 +273,9 @@ def main() -> None:
                 print(f"  {database} run {run + 1}: store {stores[-1]['wall_s']:.1f} s, "
                       f"split {splits[-1]['wall_s']:.1f} s", flush=True)
             label = "SQLite" if database == "sqlite" else "PostgreSQL"
-            rows.append((f"{label}: store", "process (import_coco + parse_all)",
-                         spread([r["wall_s"] for r in stores]), spread([r["cpu_s"] for r in stores]),
-                         spread([r["rss_mb"] for r in stores], "MiB", 0)))
-            rows.append(("", "import_coco", spread([r["import_s"] for r in stores]), "", ""))
-            rows.append(("", "parse_all (parse + store)", spread([r["parse_s"] for r in stores]), "", ""))
-            rows.append(("", "captions/s (parse_all)",
-                         spread([r["parses"] / r["parse_s"] for r in stores], "/s", 0), "", ""))
-            rows.append((f"{label}: split", "process (scan + 25 splits)",
-                         spread([r["wall_s"] for r in splits]), spread([r["cpu_s"] for r in splits]),
-                         spread([r["rss_mb"] for r in splits], "MiB", 0)))
-            rows.append(("", "scan_corpus, 24 pairs", spread([r["scan_s"] for r in splits], digits=2), "", ""))
-            rows.append(("", "split_images x 24 (one pair each)",
-                         spread([r["split_each_s"] for r in splits], digits=2), "", ""))
-            rows.append(("", "split_images, one group",
-                         spread([r["split_group_s"] for r in splits], digits=3), "", ""))
+            rows += process_rows(f"{label}: store", "process (Python, Django, import_coco, parse_all)", stores)
+            rows.append(rate_row("captions/s (parse_all)", stores, "parse_all (model load, parse, store)", "parses"))
+            rows += process_rows(f"{label}: split", "process (Python, Django, scan, 25 splits)", splits)
             last_store, last = stores[-1], splits[-1]
             notes.append(f"{label}: {last_store['descriptions']} descriptions, {last_store['parses']} parses stored; "
                          f"scan: {last['images']} images, {last['captions']} captions, {last['unparsed']} unparsed; "
@@ -259,7 +285,7 @@ def main() -> None:
     print(f"load average after: {load_average()}")
     print(f"\n{captions} generated captions ({args.images} images x {args.captions_per_image}), "
           f"{args.runs} runs each, median [min–max]\n")
-    header = ("part", "what", "wall", "CPU", "peak RSS")
+    header = ("part", "what", "wall", "CPU of the process", "peak RSS")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
