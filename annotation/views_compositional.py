@@ -244,6 +244,16 @@ def recall_average(result: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def percent(value: Any) -> str:
+    """A recall as the report writes it: a percentage with one decimal; "none" when it has no images."""
+    return f"{100 * value:.1f}" if isinstance(value, int | float) else "none"
+
+
+def _average_percent(result: dict[str, Any]) -> str | None:
+    """The average as a percentage; None when the evaluation has no result yet."""
+    return percent(recall_average(result)) if _recall(result) else None
+
+
 def _rows(value: Any) -> list[dict[str, Any]]:
     return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
 
@@ -260,8 +270,11 @@ class Summary:
     @classmethod
     def of(cls, result: dict[str, Any]) -> Summary:
         metrics = result.get("caption_metrics")
-        return cls(_rows(_recall(result).get("categories")), _rows(_recall(result).get("by_agreement")),
-                   metrics if isinstance(metrics, dict) else {})
+        categories = [{**row, "percent": percent(row.get("recall"))}
+                      for row in _rows(_recall(result).get("categories"))]
+        by_agreement = [{**row, "percent": percent(row.get("recall"))}
+                        for row in _rows(_recall(result).get("by_agreement"))]
+        return cls(categories, by_agreement, metrics if isinstance(metrics, dict) else {})
 
 
 def _evaluations_page(request: HttpRequest, form: EvaluationForm | None = None, errors: Sequence[str] = (),
@@ -270,7 +283,7 @@ def _evaluations_page(request: HttpRequest, form: EvaluationForm | None = None, 
     evaluations = list(CompositionalEvaluation.objects.defer("generated")[:EVALUATIONS_SHOWN])
     return render(request, "annotation/compositional/evaluations.html", {
         "form": form or EvaluationForm(pairs=pairs), "errors": errors,
-        "rows": [(e, recall_average(e.result or {})) for e in evaluations],
+        "rows": [(e, _average_percent(e.result or {})) for e in evaluations],
         "shown": EVALUATIONS_SHOWN,
     }, status=status)
 
@@ -306,7 +319,7 @@ def evaluations(request: HttpRequest) -> HttpResponse:
 def evaluation(request: HttpRequest, pk: int) -> HttpResponse:
     item = get_object_or_404(CompositionalEvaluation.objects.defer("generated"), pk=pk)
     return render(request, "annotation/compositional/evaluation.html", {
-        "evaluation": item, "open": item.status in OPEN, "average": recall_average(item.result or {}),
+        "evaluation": item, "open": item.status in OPEN, "average": _average_percent(item.result or {}),
         "summary": Summary.of(item.result or {}),
         "done": item.status == CompositionalEvaluation.Status.DONE,
     })

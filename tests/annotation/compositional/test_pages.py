@@ -163,7 +163,8 @@ def test_pairs_page_query_count_does_not_grow_with_pairs(researcher_client, pars
 
 
 def generated_for_307(first: str) -> bytes:
-    return json.dumps({"307": [first, "a car parked on a street", "a cat on a car", "a car", "an animal"]}).encode()
+    captions = [first, "a car parked on a street", "a black cat on a car", "a car", "an animal"]
+    return json.dumps({"307": captions}).encode()
 
 
 def test_submit_an_evaluation_follow_it_and_read_it(researcher_client, parsed):
@@ -178,12 +179,12 @@ def test_submit_an_evaluation_follow_it_and_read_it(researcher_client, parsed):
     assert not CompositionalEvaluation.objects.exists()
 
     response = researcher_client.post("/compositional/evaluations/", {
-        "system": "writer", "k": 5, "split_seed": "compositional", "pairs": ["black_cat"],
+        "system": "writer", "k": 2, "split_seed": "compositional", "pairs": ["black_cat"],
         "file": SimpleUploadedFile("g.json", generated_for_307("a black cat sitting on a car"))})
     assert response.status_code == 302
     evaluation = CompositionalEvaluation.objects.get()
     assert response["Location"] == f"/compositional/evaluations/{evaluation.pk}/"
-    assert (evaluation.system, evaluation.pairs, evaluation.k) == ("writer", ["black_cat"], 5)
+    assert (evaluation.system, evaluation.pairs, evaluation.k) == ("writer", ["black_cat"], 2)
     queued = researcher_client.get(response["Location"]).content.decode()
     assert 'id="evaluation-progress"' in queued and "<iframe" not in queued
     assert researcher_client.get(f"/compositional/evaluations/{evaluation.pk}/status/").json()["finished"] is False
@@ -191,11 +192,11 @@ def test_submit_an_evaluation_follow_it_and_read_it(researcher_client, parsed):
 
     run_evaluation_by_id(evaluation.pk)  # what the background job does
     done = researcher_client.get(response["Location"]).content.decode()
-    # 307's first generated caption contains black_cat: Recall@5 = 1 of 1 image
-    assert re.search(r'<dd class="average">\s*1\.000\s*</dd>', done)
-    assert "<dt>Colour</dt><dd>1.000" in done  # black_cat is the colour category's one pair
+    # 307's first generated caption contains black_cat: Recall@2 = 1 of 1 image
+    assert '<dt>Average Recall@2 (%)</dt><dd class="average">100.0</dd>' in done
+    assert "<dt>Colour</dt><dd>100.0" in done  # black_cat is the colour category's one pair
     # 307 has 2 reference captions with black_cat: it counts for n = 1 and 2, no image for n = 3..5
-    assert "n = 2: 1.000</span> · <span>n = 3: none" in done
+    assert "n = 2: 100.0</span> · <span>n = 3: none" in done
     assert "METEOR" in done and "CIDEr 0.000" in done  # one image: every n-gram in all its documents, IDF 0
     assert f'<iframe class="report-frame" src="/compositional/evaluations/{evaluation.pk}/report.html"' in done
     report = researcher_client.get(f"/compositional/evaluations/{evaluation.pk}/report.html")
@@ -205,7 +206,13 @@ def test_submit_an_evaluation_follow_it_and_read_it(researcher_client, parsed):
     assert download["Content-Disposition"].startswith("attachment;")
     listed = researcher_client.get("/compositional/evaluations/").content.decode()
     assert f'href="/compositional/evaluations/{evaluation.pk}/">writer</a>' in listed
-    assert '<td data-label="Average Recall@K">1.000</td>' in listed
+    assert '<td data-label="Average Recall@K (%)">100.0</td>' in listed
+    # only the third caption has the pair: not in the first 2
+    missed = submit_evaluation(system="late", content=generated_for_307("a cat sitting on a car"), pairs=["black_cat"],
+                               k=2)
+    run_evaluation_by_id(missed.pk)
+    assert ('<dd class="average">0.0</dd>' in
+            researcher_client.get(f"/compositional/evaluations/{missed.pk}/").content.decode())
 
 
 def test_a_failed_evaluation_says_why(researcher_client, corpus):
