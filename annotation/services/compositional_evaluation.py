@@ -104,7 +104,7 @@ def read_generated(content: bytes, errors: _Errors) -> tuple[dict[str, list[str]
                 continue
             key = _image_key(entry.get("image_id"))
             if key is None:
-                errors.add(f"[{index}]: image_id must be a number or a non-empty string")
+                errors.add(f"[{index}]: image_id must be a whole number or a non-empty string")
                 continue
             if (problem := _caption_problem(entry.get("caption"))) is not None:
                 errors.add(f"[{index}] (image {key}): {problem}")

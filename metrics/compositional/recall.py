@@ -30,6 +30,7 @@ from .types import ConceptPair, ImageCaptions
 
 AGREEMENT_LEVELS = 5  # the seed's COCO images have 5 reference captions (a few have 6 or 7)
 UNCATEGORISED = "uncategorised"
+SEED_CATEGORIES = ("colour", "size", "transitive", "intransitive")  # the order of the seed's Table 3
 DEFINITIONS = {
     "match": "A caption contains a pair when a word of the modifier's synonym set (an adjective, or a verb) is "
              "attached to a word of the noun's synonym set in the caption's dependency parse, both found by word "
@@ -100,7 +101,7 @@ class PairRecall:
 class RecallReport:
     k: int
     pairs: tuple[PairRecall, ...]
-    categories: dict[str, Mean]  # in order of first appearance among the pairs
+    categories: dict[str, Mean]  # the seed's (colour, size, transitive, intransitive), then the others by name
     average: Mean
     by_agreement: tuple[Mean, ...]  # [n - 1]: mean over pairs of their recall at agreement >= n
 
@@ -146,13 +147,18 @@ def compositional_recall(generated: Mapping[str, Sequence[frozenset[str]]], refe
         rows.append(PairRecall(pair.name, pair.kind, pair.category, pair.heldout_group, Recall(len(images), recalled),
                                tuple(Recall(t, h) for t, h in zip(totals, hits, strict=True))))
     categories: dict[str, list[Recall]] = {}
-    for row in rows:
+    for row in sorted(rows, key=lambda row: _category_rank(row.category or UNCATEGORISED)):
         categories.setdefault(row.category or UNCATEGORISED, []).append(row.overall)
     return RecallReport(
         k=k, pairs=tuple(rows),
         categories={name: Mean.of(figures) for name, figures in categories.items()},
         average=Mean.of([row.overall for row in rows]),
         by_agreement=tuple(Mean.of([row.by_agreement[level] for row in rows]) for level in range(levels)))
+
+
+def _category_rank(category: str) -> tuple[int, str]:
+    """The seed's categories first, in its order, then the others by name."""
+    return (SEED_CATEGORIES.index(category), "") if category in SEED_CATEGORIES else (len(SEED_CATEGORIES), category)
 
 
 def caption_tokens(text: str) -> str:

@@ -24,7 +24,7 @@ SCROLL = '<div style="overflow-x:auto">{}</div>'
 
 def recall_chart(bars: list[tuple[str, float]], y_label: str, caption: str, x_label: str) -> str:
     """Bars of recall in percent on a fixed 0-100 axis (so that plots of different categories compare), each bar
-    labelled with its value; the plot scales down to the page's width (a phone's)."""
+    labelled with its value, long labels in two rows; the plot scales down to the page's width (a phone's)."""
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{WIDTH}" height="{HEIGHT}" '
              f'viewBox="0 0 {WIDTH} {HEIGHT}" style="max-width:100%;height:auto" aria-label="{esc(caption)}">'
              f"<title>{esc(caption)}</title>"]
@@ -39,16 +39,20 @@ def recall_chart(bars: list[tuple[str, float]], y_label: str, caption: str, x_la
                  f"{esc(y_label)}</text>")
     slot = PLOT_W / max(len(bars), 1)
     bar_w = min(slot * 0.6, 60.0)
+    stagger = slot < 7.5 * max((len(label) for label, _ in bars), default=0)  # long labels: two rows
     for index, (label, value) in enumerate(bars):
+        label_y = TOP + PLOT_H + 17 + (13 if stagger and index % 2 else 0)
         height = min(max(value, 0.0), 100.0) / 100 * PLOT_H
         centre = LEFT + (index + 0.5) * slot
         y = TOP + PLOT_H - height
         parts.append(f'<rect x="{centre - bar_w / 2:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{height:.1f}" '
                      f'fill="{BAR}"><title>{esc(label)}: {value:.1f}</title></rect>'
                      f'<text x="{centre:.1f}" y="{y - 4:.1f}" text-anchor="middle">{value:.1f}</text>'
-                     f'<text x="{centre:.1f}" y="{TOP + PLOT_H + 17}" text-anchor="middle">{esc(label)}</text>')
-    parts.append(f'<text x="{LEFT + PLOT_W / 2:.1f}" y="{HEIGHT - BOTTOM + 42}" text-anchor="middle">'
-                 f"{esc(x_label)}</text></svg>")
+                     f'<text x="{centre:.1f}" y="{label_y}" text-anchor="middle">{esc(label)}</text>')
+    if x_label:
+        parts.append(f'<text x="{LEFT + PLOT_W / 2:.1f}" y="{HEIGHT - BOTTOM + 42}" text-anchor="middle">'
+                     f"{esc(x_label)}</text>")
+    parts.append("</svg>")
     return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption></figure>'
 
 
@@ -136,7 +140,7 @@ def _plots_section(result: Mapping[str, Any]) -> str:
         caption = f"Recall@{k} (%) of the {name} pairs"
         if empty:
             caption += f" (no evaluation image, not drawn: {', '.join(empty)})"
-        figures.append(recall_chart(bars, f"Recall@{k} (%)", caption, "pair") if bars
+        figures.append(recall_chart(bars, f"Recall@{k} (%)", caption, "") if bars
                        else f"<p>{esc(caption)}.</p>")
     agreement = [(f"≥ {n}", 100 * mean["recall"]) for n, mean in enumerate(recall["by_agreement"], 1)
                  if mean["recall"] is not None]

@@ -51,6 +51,9 @@ class Command(BaseCommand):
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done - bar.n)
+            if done == total:
+                bar.close()
+                self.stderr.write("Scoring: Recall@K, then BLEU-4, METEOR (one JVM) and CIDEr of the first captions")
 
         try:
             evaluation = run_evaluation(evaluation, progress=progress)

@@ -112,7 +112,7 @@ def test_the_upload_as_an_object_and_a_held_out_group(corpus, no_java):
     (body([{"image_id": 307, "caption": " "}, "oops", {"image_id": True, "caption": "x"},
            {"image_id": 999, "caption": "a cat"}, {"image_id": 303, "caption": 5}]), {},
      ["[0] (image 307): the caption is empty", "[1]: expected an object with image_id and caption",
-      "[2]: image_id must be a number or a non-empty string", "[4] (image 303): the caption is not a string",
+      "[2]: image_id must be a whole number or a non-empty string", "[4] (image 303): the caption is not a string",
       "[3]: image 999 is not in the corpus (or none of its captions is parsed)",
       "3 of the 3 evaluation images have no generated caption: 303, 305, 307"]),
     (body({"307": [], "303": ["a dog", ""], "305": ["a horse"]}), {},

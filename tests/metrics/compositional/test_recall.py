@@ -105,3 +105,11 @@ def test_caption_metrics_with_the_meteor_jar():
     with Meteor() as meteor:
         result = caption_metrics({"a": "A black cat sits on a mat."}, {"a": ["a black cat sits on a mat"]}, meteor)
     assert result["meteor"] == pytest.approx(1.0) and result["meteor_error"] is None
+
+
+def test_categories_in_the_seeds_order_then_by_name():
+    pairs = [pair("furry", "cat", "texture"), pair("big", "dog", "size"), pair("old", "man", ""),
+             pair("black", "cat", "colour")]
+    report = compositional_recall(GENERATED, REFERENCES, pairs, {p.name: [] for p in pairs}, k=2)
+    assert list(report.categories) == ["colour", "size", "texture", "uncategorised"]
+    assert [p.name for p in report.pairs] == ["furry_cat", "big_dog", "old_man", "black_cat"]  # as given
