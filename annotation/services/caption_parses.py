@@ -82,9 +82,11 @@ def _parse_batch(job: ParseJob, parser: CaptionParser, batch_size: int) -> int:
     if len(parses) != len(rows):
         raise RuntimeError(f"the parser {parser.name} returned {len(parses)} parses for {len(rows)} captions")
     with transaction.atomic():
+        # A description deleted while its batch was parsed is skipped (its parse would have nothing to belong to).
+        still = set(Description.objects.filter(pk__in=[pk for pk, _ in rows]).values_list("pk", flat=True))
         CaptionParse.objects.bulk_create(
             [CaptionParse(description_id=pk, parser=parser.name, data=parse.to_json())
-             for (pk, _), parse in zip(rows, parses, strict=True)],
+             for (pk, _), parse in zip(rows, parses, strict=True) if pk in still],
             update_conflicts=True, unique_fields=["description"], update_fields=["parser", "data"])
         job.done += len(rows)
         job.total = max(job.total, job.done)

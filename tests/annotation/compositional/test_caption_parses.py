@@ -12,6 +12,7 @@ from annotation.models import Description, Image
 from annotation.models_compositional import CaptionParse, ParseJob
 from annotation.selectors_compositional import latest_parse_job, parse_coverage
 from annotation.services.caption_parses import current_parser, parse_all, request_parse, run_parse_job
+from metrics.compositional.parser import DEFAULT_PARSER, load_parser
 from metrics.compositional.types import Parse
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +35,22 @@ class BrokenParser:
 
 def broken_parser() -> BrokenParser:
     return BrokenParser()
+
+
+class DeletingParser:
+    """The real parser; while it parses, the second caption is deleted (as a researcher might)."""
+
+    def __init__(self) -> None:
+        self.real = load_parser(DEFAULT_PARSER)
+        self.name = self.real.name
+
+    def parse(self, texts: Sequence[str]) -> list[Parse]:
+        Description.objects.filter(text=TEXTS[1]).delete()
+        return self.real.parse(texts)
+
+
+def deleting_parser() -> DeletingParser:
+    return DeletingParser()
 
 
 def test_parse_all_stores_one_parse_per_description_by_the_current_parser():
@@ -120,6 +137,13 @@ def test_a_failure_is_recorded_on_the_job_and_nothing_of_the_batch_is_stored(set
     assert not CaptionParse.objects.exists()
     with pytest.raises(CommandError, match="^parsing failed: RuntimeError: the model ran out of memory$"):
         call_command("parse_captions")
+
+
+def test_a_description_deleted_while_its_batch_is_parsed_is_skipped(settings):
+    first, _, third = _captions()
+    settings.COMPOSITIONAL_PARSER = f"{__name__}:deleting_parser"
+    assert parse_all() == 3
+    assert sorted(CaptionParse.objects.values_list("description_id", flat=True)) == [first.pk, third.pk]
 
 
 def test_an_unknown_parser_is_named_by_the_command(settings):

@@ -4,6 +4,7 @@ occurrence table, checked by hand on real spaCy parses."""
 from __future__ import annotations
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -130,3 +131,20 @@ def test_the_scan_takes_one_query_whatever_the_corpus_size(corpus):
         table = pair_occurrences(pairs)
     assert table.images == 24  # the corpus's 4 (image c parsed now) and 20 more
     assert len(small.captured_queries) == len(large.captured_queries) == 1
+
+
+def test_list_command(corpus, capsys):
+    call_command("concept_pairs", "list", "--pairs", "black_cat,eat_man")
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split() for line in lines[:3]] == [
+        ["pair", "kind", "category", "group", "images", "captions", "n=1", "n=2", "n=3", "n=4", "n>=5", "mean", "n",
+         "noun", "images", "modifier", "images"],
+        ["black_cat", "adjective_noun", "colour", "1", "2", "3", "1", "1", "0", "0", "0", "1.50", "3", "3"],
+        ["eat_man", "noun_verb", "transitive", "1", "2", "2", "2", "0", "0", "0", "0", "1.00", "2", "2"],
+    ]
+    assert lines[3] == f"3 images, 7 parsed captions ({current_parser().name})"
+    assert lines[4].startswith("1 description(s) have no parse by the current parser")
+    with pytest.raises(CommandError, match="^unknown concept pair\\(s\\): purple_cow$"):
+        call_command("concept_pairs", "list", "--pairs", "purple_cow")
+    with pytest.raises(CommandError, match="^no campaign named or numbered 'nope'$"):
+        call_command("concept_pairs", "list", "--campaign", "nope")
