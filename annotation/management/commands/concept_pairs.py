@@ -78,7 +78,11 @@ class Command(BaseCommand):
         if not chosen:
             self.stdout.write("no concept pairs yet: `concept_pairs load-seed` loads the seed's 24")
             return
-        table = pair_occurrences(chosen, campaigns=[find_campaign(c) for c in campaign])
+        campaigns = [find_campaign(c) for c in campaign]
+        wrong = [c.name for c in campaigns if c.task_kind != "describe_image"]
+        if wrong:
+            raise CommandError(f"not describe_image campaign(s): {', '.join(wrong)}")
+        table = pair_occurrences(chosen, campaigns=campaigns)
         self.stdout.write("\n".join(occurrence_lines(table)))
 
     def _load_seed(self, **options: Any) -> None:

@@ -13,6 +13,7 @@ from annotation.models import Description, Image
 from annotation.models_compositional import CaptionParse, ConceptPair, LexicalConcept, ParseJob
 from annotation.services.caption_parses import current_parser
 from annotation.services.concept_pairs import load_seed_pairs, save_pair
+from mturk.models import Campaign
 from tests.factories import make_campaign
 
 pytestmark = pytest.mark.django_db
@@ -131,8 +132,11 @@ def test_occurrences_in_campaigns(api):
     load_seed_pairs()
     campaign = make_campaign(images=1)
     assert api.get(f"/api/compositional/occurrences/?pairs=black_cat&campaign={campaign.pk}").json()["images"] == 0
+    boxes = make_campaign(images=1, name="boxes", publish=False)
+    Campaign.objects.filter(pk=boxes.pk).update(task_kind="draw_boxes")
     for query, message in [("campaign=abc", "'abc' is not a campaign id"),
-                           (f"campaign={campaign.pk + 1000}", f"no campaign {campaign.pk + 1000}")]:
+                           (f"campaign={campaign.pk + 1000}", f"no campaign {campaign.pk + 1000}"),
+                           (f"campaign={campaign.pk},{boxes.pk}", "not describe_image campaign(s): boxes")]:
         refused = api.get(f"/api/compositional/occurrences/?{query}")
         assert refused.status_code == 400 and refused.json() == {"campaign": [message]}
 

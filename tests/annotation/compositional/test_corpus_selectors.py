@@ -13,6 +13,7 @@ from annotation.models_compositional import CaptionParse, ImageOrigin
 from annotation.selectors_compositional import UnknownPairs, pair_occurrences, scan_corpus, stored_pairs
 from annotation.services.caption_parses import current_parser, parse_all
 from annotation.services.concept_pairs import load_seed_pairs
+from mturk.models import Campaign
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, submitted
 
@@ -148,3 +149,7 @@ def test_list_command(corpus, capsys):
         call_command("concept_pairs", "list", "--pairs", "purple_cow")
     with pytest.raises(CommandError, match="^no campaign named or numbered 'nope'$"):
         call_command("concept_pairs", "list", "--campaign", "nope")
+    boxes = make_campaign(images=1, name="boxes", publish=False)
+    Campaign.objects.filter(pk=boxes.pk).update(task_kind="draw_boxes")
+    with pytest.raises(CommandError, match="^not describe_image campaign\\(s\\): boxes$"):
+        call_command("concept_pairs", "list", "--campaign", "boxes")
