@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotation.models import Description, Image
 from annotation.models_compositional import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob
 from annotation.services.caption_parses import parse_all
 from annotation.services.coco_import import import_coco
@@ -112,6 +113,22 @@ def test_seed_pairs_and_their_occurrences(researcher_client, parsed):
     assert "noun–verb" in eat_man
     assert "Counted over 12 images and 60 parsed captions." in html
     assert "--option pairs=big_bird,big_cat" in html  # the command, with the first stored pairs
+
+
+def test_occurrences_are_counted_again_when_the_parses_or_the_pairs_change(researcher_client, parsed):
+    load_seed_pairs()
+    first = queries_for(researcher_client, "/compositional/")
+    again = queries_for(researcher_client, "/compositional/")
+    assert again < first  # the table is reused: no pass over the parses
+    image = Image.objects.get(origin__external_id=9)
+    Description.objects.create(image=image, text="A black cat asleep on a sofa.", source="coco")
+    parse_all()
+    html = researcher_client.get("/compositional/").content.decode()
+    assert cell(row_of(html, "black_cat"), "Images") == "3"  # 9 now has a black cat
+    save_pair(name="black_cat", kind="adjective_noun", modifier="black", noun="cat", noun_synonyms=["dog"])
+    html = researcher_client.get("/compositional/").content.decode()
+    # the noun's forms are now cat and dog: 302's black dogs ("A cat next to a black dog.") count too
+    assert cell(row_of(html, "black_cat"), "Images") == "4"
 
 
 def test_add_a_pair_and_errors_at_their_fields(researcher_client, parsed):
