@@ -111,6 +111,8 @@ def save_pair(*, name: str, kind: str, modifier: str, noun: str, modifier_synony
     (noun_verb), its noun a noun, found by name; a concept not yet defined needs its synonyms (then it is created),
     and synonyms given for a defined concept replace its synonyms."""
     pair_name = _word(name, "name").replace(" ", "_")
+    if not re.fullmatch(r"[\w-]+", pair_name):
+        raise ConceptPairError(f"name: letters, digits, _ and - only (as in black_cat), not {pair_name!r}")
     if kind not in PAIR_KINDS:
         raise ConceptPairError(f"kind: one of {', '.join(PAIR_KINDS)}, not {kind!r}")
     category_label = _label(category, "category")

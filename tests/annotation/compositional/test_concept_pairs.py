@@ -59,6 +59,8 @@ def test_refusals_name_the_field_and_change_nothing():
         (dict(name="x", kind="noun_adjective", modifier="black", noun="cat"),
          "kind: one of adjective_noun, noun_verb, not 'noun_adjective'"),
         (dict(name=" ", kind="adjective_noun", modifier="black", noun="cat"), "name: a non-empty text is required"),
+        (dict(name="black/cat", kind="adjective_noun", modifier="black", noun="cat"),
+         "name: letters, digits, _ and - only (as in black_cat), not 'black/cat'"),
         (dict(name="black_kat", kind="adjective_noun", modifier="black", noun="kat"),
          "noun: 'kat' is not a defined noun; give noun_synonyms to define it (its synonyms, e.g. kat)"),
         (dict(name="x", kind="adjective_noun", modifier="black", noun="cat", category="c" * 41),
