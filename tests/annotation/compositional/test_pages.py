@@ -256,3 +256,14 @@ def test_evaluation_pages_query_counts_do_not_grow(researcher_client, parsed):
                                                                  total=4, done=1)
     assert queries_for(researcher_client, "/compositional/evaluations/") == few
     assert queries_for(researcher_client, f"/compositional/evaluations/{first.pk}/") == detail
+
+
+def test_a_file_over_the_limit_is_refused(researcher_client, corpus, monkeypatch):
+    from annotation import views_compositional
+
+    monkeypatch.setattr(views_compositional, "MAX_BYTES", 10)
+    refused = researcher_client.post("/compositional/evaluations/", {
+        "system": "big", "k": 5, "split_seed": "compositional",
+        "file": SimpleUploadedFile("g.json", generated_for_307("a black cat"))})
+    assert refused.status_code == 400 and "the file is larger than 10 bytes" in refused.content.decode()
+    assert not CompositionalEvaluation.objects.exists()
