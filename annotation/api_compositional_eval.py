@@ -17,10 +17,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mturk.api.fields import upload_too_large
+from mturk.api.fields import id_list, upload_too_large
+from mturk.models import Campaign
 
 from .models_compositional import CompositionalEvaluation
 from .services.compositional_evaluation import (
+    DEFAULT_EVAL_SHARE,
     MAX_BYTES,
     MAX_K,
     EvaluationRejected,
@@ -76,6 +78,12 @@ class EvaluationUploadSerializer(serializers.Serializer):
                                   help_text="the pairs of this held-out group")
     k = serializers.IntegerField(required=False, default=5, min_value=1, max_value=MAX_K)
     split_seed = serializers.CharField(required=False, allow_blank=True, default="compositional", max_length=100)
+    eval_share = serializers.FloatField(required=False, default=DEFAULT_EVAL_SHARE,
+                                        help_text="share of the matching images in D_eval when the corpus has no "
+                                                  "val2014 image, between 0 and 1 (both excluded)")
+    campaigns = id_list(Campaign.objects.all(), required=False,
+                        help_text="the corpus: approved captions of these describe_image campaigns (default: every "
+                                  "description)")
 
 
 def _evaluations():
@@ -111,7 +119,8 @@ class EvaluationsView(GenericAPIView):
         try:
             evaluation = submit_evaluation(system=data["system"], content=upload.read(), file_name=upload.name or "",
                                            pairs=pairs, group=data["group"], k=data["k"],
-                                           split_seed=data["split_seed"], user=request.user)
+                                           split_seed=data["split_seed"], eval_share=data["eval_share"],
+                                           campaigns=data.get("campaigns", []), user=request.user)
         except EvaluationRejected as exc:
             return Response({"detail": "the upload has errors", "errors": exc.errors},
                             status=status.HTTP_400_BAD_REQUEST)

@@ -15,8 +15,10 @@ the chosen pairs must have at least one caption; an image with fewer than K capt
 has (the report says how many such images there are), and captions past the K-th are not read. Images of the
 corpus that are not evaluation images are accepted and not scored; images the corpus does not know are refused.
 
-The evaluation images of each pair are those of the compositional export: `split_images` over the corpus (every
-description with a stored parse) with the same seed.
+The evaluation images of each pair are those of the compositional export given the same options: `split_images`
+over the corpus (every description, or the approved describe_image descriptions of the chosen campaigns) with the
+same split seed and eval share. As the export does, an upload is refused while some caption of the corpus has no
+parse by the current parser.
 """
 from __future__ import annotations
 
@@ -37,12 +39,15 @@ from metrics.compositional.report_html import compositional_report_html
 from metrics.compositional.splits import CompositionalSplit, split_images
 from metrics.compositional.types import ConceptPair
 from metrics.meteor import Meteor, MeteorError
+from mturk.models import Campaign
 
 from ..models_compositional import CompositionalEvaluation
 from ..selectors_compositional import UnknownPairs, scan_corpus, stored_pairs
 
 log = logging.getLogger(__name__)
 
+DEFAULT_EVAL_SHARE = 0.5  # as split_images and the compositional export
+_SHARE_ERROR = "eval_share: must be a number between 0 and 1 (both excluded)"
 MAX_ERRORS = 50  # a wholly wrong file would name every entry
 MAX_K = 100
 EXAMPLES = 3  # recalled captions kept per pair for the report
@@ -162,17 +167,27 @@ def evaluation_images(split: CompositionalSplit) -> list[str]:
     return [key for key in split.eval if key in wanted]
 
 
+def _unparsed(unparsed: int, parser: str) -> str:
+    return (f"{unparsed} caption{'s have' if unparsed != 1 else ' has'} no parse by {parser}: run `python manage.py "
+            "parse_captions` (or Parse captions on the Compositional page) first, so that the split sees every caption")
+
+
 def _sample(keys: Sequence[str], count: int = 5) -> str:
     return ", ".join(keys[:count]) + (", ..." if len(keys) > count else "")
 
 
 def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs: Sequence[str] | None = None,
                       group: str = "", k: int = 5, split_seed: str = "compositional", user: Any = None,
+                      campaigns: Sequence[Campaign] | None = None, eval_share: float = DEFAULT_EVAL_SHARE,
                       background: bool = True) -> CompositionalEvaluation:
     """Check the upload against the corpus and the chosen pairs (EvaluationRejected naming every problem; nothing
     stored), store it, and queue the evaluation once this transaction commits (`background=False`: the caller runs
-    `run_evaluation` itself)."""
+    `run_evaluation` itself). `campaigns`, `split_seed` and `eval_share` choose the corpus and the split as the
+    compositional export does (every description by default)."""
     errors = _Errors()
+    chosen_campaigns = list(campaigns or [])
+    if isinstance(eval_share, bool) or not isinstance(eval_share, int | float) or not 0 < eval_share < 1:
+        errors.add(_SHARE_ERROR)
     system = (system or "").strip()
     if not system:
         errors.add("system: give the system's name")
@@ -183,12 +198,14 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
     split_seed = (split_seed or "").strip() or "compositional"
     chosen = chosen_pairs(pairs, group, errors)
     generated, where = read_generated(content, errors)
-    if chosen and where:  # the images are checked against the corpus even when some entries have problems
-        scan = scan_corpus(chosen)
+    if chosen and where and not errors.count(_SHARE_ERROR):  # the images are checked even when entries are wrong
+        scan = scan_corpus(chosen, campaigns=chosen_campaigns or None)
+        if scan.unparsed:
+            errors.add(_unparsed(scan.unparsed, scan.parser))
         for key in generated:
             if key not in scan.image_ids:
                 errors.add(f"{where[key]}: image {key} is not in the corpus (or none of its captions is parsed)")
-        split = split_images(scan.images, [pair.name for pair in chosen], seed=split_seed)
+        split = split_images(scan.images, [pair.name for pair in chosen], seed=split_seed, eval_share=eval_share)
         evaluated = evaluation_images(split)
         if not evaluated:
             errors.add(f"the pairs {', '.join(p.name for p in chosen)} have no evaluation image in the corpus")
@@ -202,7 +219,8 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
         evaluation = CompositionalEvaluation.objects.create(
             system=system, k=k, pairs=[pair.name for pair in chosen], generated=generated,
             created_by=user if getattr(user, "is_authenticated", False) else None,
-            result={"request": {"file_name": file_name, "group": (group or "").strip(), "split_seed": split_seed}})
+            result={"request": {"file_name": file_name, "group": (group or "").strip(), "split_seed": split_seed,
+                                "eval_share": eval_share, "campaigns": [c.pk for c in chosen_campaigns]}})
         if background:
             from ..tasks import evaluate_compositional
 
@@ -269,8 +287,15 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
               progress: Progress | None) -> dict[str, Any]:
     pairs = stored_pairs(evaluation.pairs)
     seed = request.get("split_seed") or "compositional"
-    scan = scan_corpus(pairs, with_text=True)
-    split = split_images(scan.images, [pair.name for pair in pairs], seed=seed)
+    share = request.get("eval_share", DEFAULT_EVAL_SHARE)
+    campaign_ids = request.get("campaigns", [])
+    campaigns = list(Campaign.objects.filter(pk__in=campaign_ids))
+    if len(campaigns) != len(campaign_ids):
+        raise EvaluationFailed("a campaign of the corpus was deleted since the upload")
+    scan = scan_corpus(pairs, campaigns=campaigns or None, with_text=True)
+    if scan.unparsed:
+        raise EvaluationFailed(f"the corpus changed since the upload: {_unparsed(scan.unparsed, scan.parser)}")
+    split = split_images(scan.images, [pair.name for pair in pairs], seed=seed, eval_share=share)
     evaluated = evaluation_images(split)
     k, uploaded = evaluation.k, evaluation.generated
     missing = [key for key in evaluated if key not in uploaded]
@@ -300,8 +325,8 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
         notes.append(f"the generated captions were parsed by {parser_name}, the references by {scan.parser}")
     return {
         "system": evaluation.system, "k": k, "parser": parser_name,
-        "split": {"mode": split.mode, "seed": seed, "eval_images": len(evaluated), "heldout": list(split.heldout),
-                  "group": request.get("group", "")},
+        "split": {"mode": split.mode, "seed": seed, "eval_share": share, "eval_images": len(evaluated),
+                  "heldout": list(split.heldout), "group": request.get("group", ""), "campaigns": campaign_ids},
         "recall": recall.to_json(),
         "examples": _examples(pairs, split.eval_by_pair, captions, matched, k),
         "caption_metrics": metrics,

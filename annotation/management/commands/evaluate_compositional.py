@@ -7,8 +7,10 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from metrics.compositional.report_html import percent
+from mturk.management.commands._common import find_campaign
 
 from ...services.compositional_evaluation import (
+    DEFAULT_EVAL_SHARE,
     EvaluationRejected,
     evaluation_report_html,
     run_evaluation,
@@ -30,12 +32,19 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=5, help="captions read per image (default 5)")
         parser.add_argument("--split-seed", default="compositional",
                             help="seed of the split (as given to export_dataset; default compositional)")
+        parser.add_argument("--eval-share", type=float, default=DEFAULT_EVAL_SHARE,
+                            help="share of the matching images in D_eval when the corpus has no val2014 image (as "
+                                 "given to export_dataset; default 0.5)")
+        parser.add_argument("--campaign", action="append", default=[],
+                            help="the corpus: approved captions of this describe_image campaign (name or id; "
+                                 "repeatable); default every description")
         parser.add_argument("--system", default="", help="the system's name (default: the file name)")
         parser.add_argument("--html", type=Path, help="write the HTML report there")
         parser.add_argument("--json", dest="json_out", type=Path, help="write the result (JSON) there")
 
-    def handle(self, *args: Any, generated: Path, pairs: str, group: str, k: int, split_seed: str, system: str,
-               html: Path | None, json_out: Path | None, **options: Any) -> None:
+    def handle(self, *args: Any, generated: Path, pairs: str, group: str, k: int, split_seed: str, eval_share: float,
+               campaign: list[str], system: str, html: Path | None, json_out: Path | None, **options: Any) -> None:
+        campaigns = [find_campaign(name) for name in campaign]
         try:
             content = generated.read_bytes()
         except OSError as exc:
@@ -43,7 +52,8 @@ class Command(BaseCommand):
         names = [name.strip() for name in pairs.split(",") if name.strip()] or None
         try:
             evaluation = submit_evaluation(system=system or generated.stem, content=content, file_name=generated.name,
-                                           pairs=names, group=group, k=k, split_seed=split_seed, background=False)
+                                           pairs=names, group=group, k=k, split_seed=split_seed,
+                                           eval_share=eval_share, campaigns=campaigns, background=False)
         except EvaluationRejected as exc:
             raise CommandError(f"{generated}:\n" + "\n".join(exc.errors)) from None
         bar = tqdm(total=0, unit="caption", file=sys.stderr, desc="parsing generated captions")

@@ -53,6 +53,10 @@ def test_problems_are_a_400_and_nothing_is_stored(api, corpus):  # noqa: F811
     refused = upload(api, body({"307": ["a cat"]}), pairs="purple_cow")
     assert refused.json()["errors"] == ["unknown concept pair(s): purple_cow"]
     assert upload(api, body({"307": ["a cat"]}), k="0").status_code == 400  # the form: k from 1
+    refused = upload(api, body({"307": ["a cat"]}), pairs="black_cat", eval_share="1.5")
+    assert refused.json()["errors"] == ["eval_share: must be a number between 0 and 1 (both excluded)"]
+    refused = upload(api, body({"307": ["a cat"]}), campaigns="99999")
+    assert refused.status_code == 400 and "campaigns" in refused.json()
     assert api.post(URL, {"system": "s"}, format="multipart").status_code == 400  # no file
     assert not CompositionalEvaluation.objects.exists()
 

