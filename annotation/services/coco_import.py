@@ -25,11 +25,11 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import IO, Any, TypeGuard, cast
 
 import ijson
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, reset_queries, transaction
 from django.db.models import Max
 
 from config.text_input import column_length, unstorable
@@ -177,7 +177,7 @@ class _Counter:
             self.progress(self.done, self.total)
 
 
-def _whole(value: object) -> bool:
+def _whole(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -255,14 +255,14 @@ def _check_images(source: CocoFile, plan: _Plan, keys: dict[str, int], problems:
             plan.refused.add(image_id)
             plan.images.pop(image_id, None)
             continue
-        image = _Image(file_name, width, height, url or "")
+        image = _Image(cast(str, file_name), cast(int, width), cast(int, height), url or "")
         known = plan.images.get(image_id)
         if known is not None:  # given by the captions file too: must be the same image
             if (known.file_name, known.width, known.height) != (image.file_name, image.width, image.height):
                 problems.add(f"{where}: differs from image {image_id} of the captions file "
                              f"({known.file_name}, {known.width}x{known.height})")
             continue
-        key = PurePosixPath(file_name).stem
+        key = PurePosixPath(image.file_name).stem
         if keys.get(key, image_id) != image_id:
             problems.add(f"{where}: file_name {file_name!r} gives the same image key as image {keys[key]}")
             continue
@@ -421,10 +421,10 @@ def _check_stored(plan: _Plan, image_files: ImageFiles | None, summary: CocoImpo
             continue
         digests[digest] = coco_id
         plan.with_file.add(coco_id)
-    stored = {digest for chunk in _chunks(list(digests)) for digest in
-              Image.objects.filter(sha256__in=chunk).values_list("sha256", flat=True)}
-    for digest in stored:
-        coco_id = digests[digest]
+    stored = {known for chunk in _chunks(list(digests)) for known in
+              Image.objects.filter(sha256__in=chunk).values_list("sha256", flat=True) if known}
+    for known in sorted(stored):
+        coco_id = digests[known]
         plan.with_file.discard(coco_id)
         summary.notes.append(f"{plan.images[coco_id].file_name} is already stored under another key: known by "
                              "reference")
@@ -486,19 +486,24 @@ def _write_images(plan: _Plan, image_files: ImageFiles | None, subset: str | Non
             if origin.image_id is None:
                 origin.image_id = made[origin.external_id]
         ImageOrigin.objects.bulk_create(origins)
+        reset_queries()
     return image_ids
 
 
 def _batches(records: Iterator[tuple[int, Any]], counter: _Counter) -> Iterator[list[dict[str, Any]]]:
+    """The records in batches of BATCH. With DEBUG on (as when a command is run by hand), Django keeps the SQL of
+    the last 9000 queries, each bulk insert a few hundred kB long: that log is emptied after each batch."""
     batch: list[dict[str, Any]] = []
     for _, record in records:
         counter.step()
         batch.append(record)
         if len(batch) == BATCH:
             yield batch
+            reset_queries()
             batch = []
     if batch:
         yield batch
+        reset_queries()
 
 
 def _write_captions(source: CocoFile, image_ids: dict[int, int], summary: CocoImport, counter: _Counter) -> None:
