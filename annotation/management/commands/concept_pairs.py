@@ -91,7 +91,7 @@ class Command(BaseCommand):
 
     def _add(self, name: str, kind: str, modifier: str, noun: str, modifier_synonyms: str | None,
              noun_synonyms: str | None, category: str, group: str, **options: Any) -> None:
-        existed = ConceptPair.objects.filter(name=name.strip().lower()).exists()
+        existed = ConceptPair.objects.filter(name="_".join(name.lower().split())).exists()
         pair = save_pair(name=name, kind=kind, modifier=modifier, noun=noun,
                          modifier_synonyms=_words(modifier_synonyms), noun_synonyms=_words(noun_synonyms),
                          category=category, heldout_group=group)
