@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,16 +89,16 @@ class PairForm(forms.Form):
                          heldout_group=data["heldout_group"].strip())
 
     def add_service_error(self, exc: ConceptPairError) -> None:
-        """The service's message at the field it names (`field` attribute, or the field's name leading the
-        message), else above the form."""
+        """The service's message at the field it names (its `field`), without the field's name in front and with
+        the form's labels for the fields it mentions; else above the form."""
+        named = exc.field if exc.field in self.fields else None
         message = str(exc)
-        named = getattr(exc, "field", None)
-        if not named:
-            named = next((name for name in self.fields
-                          if message.startswith((f"{name}:", f"{name} ", f"{name.replace('_', ' ')}:"))), None)
-        if named == "group":
-            named = "heldout_group"
-        self.add_error(named if named in self.fields else None, message)
+        if named and message.startswith(f"{named}: "):
+            message = message[len(named) + 2:]
+        for name in sorted(self.fields, key=len, reverse=True):  # modifier_synonyms before modifier
+            label = str(self.fields[name].label or name)
+            message = re.sub(rf"\b{name}\b", f'"{label}"', message) if "_" in name else message
+        self.add_error(named, message)
 
 
 class EvaluationForm(forms.Form):

@@ -138,7 +138,9 @@ def test_add_a_pair_and_errors_at_their_fields(researcher_client, parsed):
     html = refused.content.decode()
     # a new concept needs its synonyms: said at the adjective's field, described by it, nothing stored
     error = re.search(r'<p class="field-error" id="id_modifier_error">(.*?)</p>', html).group(1)
-    assert "&#x27;striped&#x27; is not a defined adjective" in error
+    # the field named by its label, not by the service's parameter name
+    assert error.startswith("&#x27;striped&#x27; is not a defined adjective; "
+                            "give &quot;Adjective or verb synonyms&quot;")
     assert re.search(r'<input[^>]*aria-invalid="true"[^>]*aria-describedby="[^"]*id_modifier_error"[^>]*'
                      r'id="id_modifier"', html)
     assert 'value="striped_cat"' in html  # what was typed stays
