@@ -269,3 +269,16 @@ def test_a_file_over_the_limit_is_refused(researcher_client, corpus, monkeypatch
         "file": SimpleUploadedFile("g.json", generated_for_307("a black cat"))})
     assert refused.status_code == 400 and "the file is larger than 10 bytes" in refused.content.decode()
     assert not CompositionalEvaluation.objects.exists()
+
+
+def test_evaluate_a_held_out_group(researcher_client, parsed):
+    load_seed_pairs()
+    page = researcher_client.get("/compositional/evaluations/").content.decode()
+    assert '<option value="1">1</option>' in page and '<option value="4">4</option>' in page
+    # group 1's pairs have one evaluation image in the fixture: 307 (black_cat)
+    response = researcher_client.post("/compositional/evaluations/", {
+        "system": "grouped", "k": 5, "split_seed": "compositional", "group": "1",
+        "file": SimpleUploadedFile("g.json", generated_for_307("a black cat"))})
+    assert response.status_code == 302
+    evaluation = CompositionalEvaluation.objects.get()
+    assert sorted(evaluation.pairs) == ["big_bird", "black_cat", "eat_man", "lie_woman", "red_bus", "small_plane"]
