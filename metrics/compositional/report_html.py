@@ -83,8 +83,11 @@ def _summary_section(result: Mapping[str, Any]) -> str:
         f"System <strong>{esc(result['system'])}</strong>, K = {esc(k)}, captions parsed by "
         f"<code>{esc(result.get('parser', ''))}</code>.",
         f"{esc(split.get('eval_images', 0))} evaluation images (split mode {esc(split.get('mode', ''))}, seed "
-        f"<code>{esc(split.get('seed', ''))}</code>); {esc(uploaded.get('images', 0))} images and "
-        f"{esc(uploaded.get('captions', 0))} captions uploaded.",
+        f"<code>{esc(split.get('seed', ''))}</code>"
+        + (f", eval share {esc(split.get('eval_share'))}" if split.get("mode") == "seeded" else "")
+        + "; corpus: " + (f"the approved captions of campaigns {esc(', '.join(map(str, split['campaigns'])))}"
+                          if split.get("campaigns") else "every description")
+        + f"); {esc(uploaded.get('images', 0))} images and {esc(uploaded.get('captions', 0))} captions uploaded.",
     ]
     notes = "".join(f"<li>{esc(note)}</li>" for note in result.get("notes", []))
     table = (f"<table><caption>Recall@{esc(k)} (%) per category and on average</caption>"

