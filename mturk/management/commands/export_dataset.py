@@ -35,14 +35,18 @@ class Command(BaseCommand):
         parser.add_argument(
             "--images", action="store_true", help="include the image files (formats with an images option)"
         )
-        parser.add_argument("--split-seed", help="seed of the album split (sind; default: sind)")
+        parser.add_argument("--split-seed", help="seed of the split (sind, flickr8k, compositional)")
+        parser.add_argument("--pairs", help="held-out concept pairs, comma-separated (compositional), e.g. "
+                                            "black_cat,eat_man")
+        parser.add_argument("--group", help="a stored held-out group of concept pairs (compositional), e.g. 1")
         parser.add_argument("--report-sample", type=sample_size, metavar="N",
                             help="stories in the report's agreement sample (sind; default 1000, 0 = all)")
         parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", type=named_value,
                             help="any other option of the format, as text (repeatable), e.g. test_pool=NAME")
 
     def handle(self, *args, format: str, out: Path, campaign: list[str], images: bool, split_seed: str | None,
-               report_sample: int | None, option: list[tuple[str, str]], **options):
+               pairs: str | None, group: str | None, report_sample: int | None, option: list[tuple[str, str]],
+               **options):
         campaigns = [find_campaign(c) for c in campaign]
         format_options: dict[str, object] = dict(option)
         if images:
@@ -51,6 +55,10 @@ class Command(BaseCommand):
             format_options["split_seed"] = split_seed
         if report_sample is not None:
             format_options["report_sample"] = report_sample
+        if pairs is not None:
+            format_options["pairs"] = pairs
+        if group is not None:
+            format_options["group"] = group
         try:
             result = run_export(format, out, campaigns, format_options)
         except ExportError as exc:

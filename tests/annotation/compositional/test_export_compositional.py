@@ -195,6 +195,22 @@ def test_command(coco, tmp_path):
     assert not (tmp_path / "x.zip").exists()
 
 
+def test_command_pairs_and_group_flags(coco, tmp_path):
+    """`--pairs` and `--group` are the command's spelling of the pairs and group options."""
+    pairs, group = tmp_path / "pairs.zip", tmp_path / "group.zip"
+    call_command("export_dataset", "--format", "compositional", "--pairs", "black_cat,eat_man", "--out", str(pairs))
+    call_command("export_dataset", "--format", "compositional", "--group", "1", "--split-seed", "s", "--out",
+                 str(group))
+    with zipfile.ZipFile(pairs) as archive:
+        assert read(archive, "dataset_splits.json")["heldout_pairs"] == ["black_cat", "eat_man"]
+        assert read(archive, "dataset_splits.json")["val_images_split"] == ["301", "304"]
+    with zipfile.ZipFile(group) as archive:
+        assert len(read(archive, "dataset_splits.json")["heldout_pairs"]) == 6
+    with pytest.raises(CommandError, match="both|one of"):
+        call_command("export_dataset", "--format", "compositional", "--pairs", "black_cat", "--group", "1",
+                     "--out", str(tmp_path / "x.zip"))
+
+
 def request(api, captured, options: dict) -> dict:
     """POST an export request, run the background build it hands over, and GET the export."""
     with captured(execute=True):
