@@ -6,16 +6,17 @@ Run: .venv/bin/python bench/compositional.py [--images 20000] [--captions-per-im
 
 The captions are GENERATED (bench/caption_corpus.py, seeded: 20,000 scenes x 5 captions by default), not COCO's:
 no caption corpus ships in a package, and COCO's captions are not ours to commit. A third of the images are in
-val2014, as in COCO. Every measured step runs in a fresh process, measured from outside (wall time; CPU time and
-peak resident memory, ru_maxrss, from wait4), so each figure includes the start of Python, Django and the loading
-of the parser's model:
+val2014, as in COCO. Every measured part runs in a fresh process, measured from outside (wall time; CPU time and
+peak resident memory, ru_maxrss, from wait4), so its figures include the start of Python, Django and the loading
+of the parser's model; inside it each step is timed too (wall and the process's CPU time: on a shared machine the
+CPU time is the steadier figure; a database server's own work is in neither):
 
-- parse: `load_parser(spec).parse(...)` over every caption in batches of 512, no database (the model load and the
-  parse timed apart inside the process as well);
+- parse: `load_parser(spec).parse(...)` over every caption in batches of 512, no database;
 - store (per database): `import_coco CAPTIONS_JSON` of the corpus written as a COCO captions file (images by
   reference, one Description per caption), then `parse_all()` storing one CaptionParse per caption; on a
   freshly migrated database with the seed's pairs loaded (`concept_pairs load-seed`, not timed);
-- split (per database, on the data `store` left): `scan_corpus(seed pairs)` over the stored parses, then
+- split (per database, on the data `store` left): the parser loaded (scan_corpus reads the parses of the current
+  parser and loads it for its name: timed apart), `scan_corpus(seed pairs)` over the stored parses, then
   `split_images` for each of the 24 seed pairs held out alone, and for one held-out group (the first group of
   the seed's pairs, held out at once).
 
