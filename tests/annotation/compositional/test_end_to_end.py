@@ -68,9 +68,9 @@ def import_parse(images: bool) -> None:
     run("parse_captions")
 
 
-def export(tmp_path: Path, option: str) -> zipfile.ZipFile:
-    out = tmp_path / f"{option.replace('=', '-')}.zip"
-    run("export_dataset", "--format", "compositional", "--out", str(out), "--option", option)
+def export(tmp_path: Path, *options: str) -> zipfile.ZipFile:
+    out = tmp_path / f"{'-'.join(options).replace('=', '-')}.zip"
+    run("export_dataset", "--format", "compositional", "--out", str(out), *options)
     return zipfile.ZipFile(out)
 
 
@@ -130,7 +130,7 @@ def import_and_export_pair(tmp_path: Path, images: bool) -> None:
     assert with_file == (WITH_FILES if images else set())
 
     # One pair held out.
-    records = check_split(export(tmp_path, "pairs=black_cat"), {"black_cat"}, train=TRAIN2014 - {301},
+    records = check_split(export(tmp_path, "--pairs", "black_cat"), {"black_cat"}, train=TRAIN2014 - {301},
                           val={301}, evaluation={307})
     assert records[307]["pairs"] == {"black_cat": 2}
 
@@ -144,7 +144,11 @@ def test_import_parse_export_evaluate(tmp_path):
     import_and_export_pair(tmp_path, images=False)
 
     # A held-out group: its six pairs at once.
-    records = check_split(export(tmp_path, "group=4"), GROUP_4, train=TRAIN2014, val=set(), evaluation={303, 305})
+    records = check_split(export(tmp_path, "--group", "4"), GROUP_4, train=TRAIN2014, val=set(),
+                          evaluation={303, 305})
+    # The same split through the generic option.
+    assert (json.loads(member(export(tmp_path, "--option", "group=4"), "dataset_splits.json"))
+            == json.loads(member(export(tmp_path, "--group", "4"), "dataset_splits.json")))
     assert records[303]["pairs"] == {"small_dog": 1}
     assert records[305]["pairs"] == {"eat_horse": 2}
 
