@@ -37,7 +37,8 @@ class ImageSelection(ItemSource):
     selectable = True
 
     def choices(self, page: int = 1) -> ChoicePage:
-        images = Image.objects.order_by("pk").only("pk", "original_name", "original", "thumb_small", "thumb_large")
+        images = Image.objects.order_by("pk").only("pk", "original_name", "original", "thumb_small", "thumb_large",
+                                                   "source_url")
         return self.page_of(images, page, lambda image: Choice(image.pk, image.original_name, image.small_url))
 
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:

@@ -124,3 +124,18 @@ def test_a_task_page_shows_an_image_known_by_reference_at_its_published_address(
     token = start_task(client, campaign)
     page = client.get(reverse("task-page") + f"?t={token}").content.decode()
     assert URL_303 in page
+
+
+def test_wizard_image_choices_show_images_by_reference_in_one_query(imported):
+    """The wizard's "A selection of images" lists by-reference images with their published address, without a
+    query per image."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation.item_sources import ImageSelection
+
+    with CaptureQueriesContext(connection) as queries:
+        page = ImageSelection().choices()
+        urls = {choice.label: choice.thumbnail for choice in page.choices}
+    assert urls["COCO_val2014_000000000303.jpg"] == URL_303
+    assert len(queries.captured_queries) <= 2  # the page of images (and its count)
