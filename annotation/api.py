@@ -34,6 +34,8 @@ class ImageSerializer(serializers.ModelSerializer):
     has_file = serializers.BooleanField(
         read_only=True, help_text="False for an image known only by reference (a COCO import without its files): "
                                   "no sha256, no file, no thumbnails; display_url is its source_url.")
+    source_url = serializers.SerializerMethodField(
+        help_text="Where the image is published (COCO's coco_url); null when the platform was not told.")
     origin = ImageOriginSerializer(read_only=True, allow_null=True,
                                    help_text="The image's id in a public dataset (COCO), when imported from one.")
 
@@ -42,6 +44,9 @@ class ImageSerializer(serializers.ModelSerializer):
         fields = ["id", "key", "sha256", "original_name", "format", "width", "height", "file_size", "has_file",
                   "original_url", "display_url", "thumbnail_url", "source_url", "origin", "created_at"]
         read_only_fields = fields
+
+    def get_source_url(self, image: Image) -> str | None:
+        return image.source_url or None
 
     def get_original_url(self, image: Image) -> str | None:
         return image.original.url if image.original else None
