@@ -272,7 +272,10 @@ def _check_images(source: CocoFile, plan: _Plan, keys: dict[str, int], problems:
         problems.add(f"{source.name}: holds no images (a COCO file has an \"images\" list)")
 
 
-def _check_captions(source: CocoFile, plan: _Plan, problems: _Problems, counter: _Counter) -> None:
+def _annotations(source: CocoFile, plan: _Plan, problems: _Problems,
+                 counter: _Counter) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The file's annotation records that are objects with a whole, unique id, with where they are; the others are
+    problems."""
     ids: set[int] = set()
     for index, record in _records(source, "annotations", problems):
         counter.step()
@@ -281,15 +284,22 @@ def _check_captions(source: CocoFile, plan: _Plan, problems: _Problems, counter:
         if not isinstance(record, dict):
             problems.add(f"{where}: not an object")
             continue
-        caption_id = record.get("id")
-        if not _whole(caption_id):
-            problems.add(f"{where}: id must be a whole number, got {_show(caption_id)}")
+        record_id = record.get("id")
+        if not _whole(record_id):
+            problems.add(f"{where}: id must be a whole number, got {_show(record_id)}")
             continue
-        where += f" (id {caption_id})"
-        if caption_id in ids:
+        where += f" (id {record_id})"
+        if record_id in ids:
             problems.add(f"{where}: the id is given twice")
             continue
-        ids.add(caption_id)
+        ids.add(record_id)
+        yield where, record
+
+
+def _check_captions(source: CocoFile, plan: _Plan, problems: _Problems, counter: _Counter) -> None:
+    captions = 0
+    for where, record in _annotations(source, plan, problems, counter):
+        captions += 1
         image_id, caption = record.get("image_id"), record.get("caption")
         if not _whole(image_id) or image_id not in plan.images and image_id not in plan.refused:
             problems.add(f"{where}: image_id {_show(image_id)} is not among the images")
@@ -297,7 +307,7 @@ def _check_captions(source: CocoFile, plan: _Plan, problems: _Problems, counter:
             problems.add(f"{where}: caption must be a non-empty text, got {_show(caption)}")
         elif unstorable(caption):
             problems.add(f"{where}: the caption holds {unstorable(caption)}")
-    if not ids:
+    if not captions:
         problems.add(f"{source.name}: holds no captions (a COCO captions file has an \"annotations\" list)")
 
 
@@ -340,23 +350,7 @@ def _bbox_problem(bbox: object, image: _Image) -> str | None:
 
 
 def _check_instances(source: CocoFile, plan: _Plan, problems: _Problems, counter: _Counter) -> None:
-    ids: set[int] = set()
-    for index, record in _records(source, "annotations", problems):
-        counter.step()
-        plan.records += 1
-        where = f"{source.name}: annotations[{index}]"
-        if not isinstance(record, dict):
-            problems.add(f"{where}: not an object")
-            continue
-        box_id = record.get("id")
-        if not _whole(box_id):
-            problems.add(f"{where}: id must be a whole number, got {_show(box_id)}")
-            continue
-        where += f" (id {box_id})"
-        if box_id in ids:
-            problems.add(f"{where}: the id is given twice")
-            continue
-        ids.add(box_id)
+    for where, record in _annotations(source, plan, problems, counter):
         image_id, category_id = record.get("image_id"), record.get("category_id")
         image = plan.images.get(image_id) if _whole(image_id) else None
         if image is None and image_id not in plan.refused:
