@@ -225,23 +225,10 @@ def _url(record: dict[str, Any]) -> str | None:
 
 def _check_images(source: CocoFile, plan: _Plan, keys: dict[str, int], problems: _Problems,
                   counter: _Counter) -> None:
-    here: set[int] = set()
-    for index, record in _records(source, "images", problems):
-        counter.step()
-        plan.records += 1
-        where = f"{source.name}: images[{index}]"
-        if not isinstance(record, dict):
-            problems.add(f"{where}: not an object")
-            continue
-        image_id = record.get("id")
-        if not _whole(image_id):
-            problems.add(f"{where}: id must be a whole number, got {_show(image_id)}")
-            continue
-        where += f" (id {image_id})"
-        if image_id in here:
-            problems.add(f"{where}: the id is given twice")
-            continue
-        here.add(image_id)
+    here = 0
+    for where, record in _identified(source, "images", plan, problems, counter):
+        here += 1
+        image_id = record["id"]
         if image_id in plan.refused:  # the captions file's record of it is wrong: reported there
             continue
         file_name, width, height, url = record.get("file_name"), record.get("width"), record.get("height"), _url(record)
@@ -272,15 +259,15 @@ def _check_images(source: CocoFile, plan: _Plan, keys: dict[str, int], problems:
         problems.add(f"{source.name}: holds no images (a COCO file has an \"images\" list)")
 
 
-def _annotations(source: CocoFile, plan: _Plan, problems: _Problems,
-                 counter: _Counter) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The file's annotation records that are objects with a whole, unique id, with where they are; the others are
-    problems."""
+def _identified(source: CocoFile, section: str, plan: _Plan, problems: _Problems,
+                counter: _Counter) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The records of the file's `section` ("images", "annotations") that are objects with a whole id given once,
+    with where they are; the others are problems."""
     ids: set[int] = set()
-    for index, record in _records(source, "annotations", problems):
+    for index, record in _records(source, section, problems):
         counter.step()
         plan.records += 1
-        where = f"{source.name}: annotations[{index}]"
+        where = f"{source.name}: {section}[{index}]"
         if not isinstance(record, dict):
             problems.add(f"{where}: not an object")
             continue
@@ -298,7 +285,7 @@ def _annotations(source: CocoFile, plan: _Plan, problems: _Problems,
 
 def _check_captions(source: CocoFile, plan: _Plan, problems: _Problems, counter: _Counter) -> None:
     captions = 0
-    for where, record in _annotations(source, plan, problems, counter):
+    for where, record in _identified(source, "annotations", plan, problems, counter):
         captions += 1
         image_id, caption = record.get("image_id"), record.get("caption")
         if not _whole(image_id) or image_id not in plan.images and image_id not in plan.refused:
@@ -350,7 +337,7 @@ def _bbox_problem(bbox: object, image: _Image) -> str | None:
 
 
 def _check_instances(source: CocoFile, plan: _Plan, problems: _Problems, counter: _Counter) -> None:
-    for where, record in _annotations(source, plan, problems, counter):
+    for where, record in _identified(source, "annotations", plan, problems, counter):
         image_id, category_id = record.get("image_id"), record.get("category_id")
         image = plan.images.get(image_id) if _whole(image_id) else None
         if image is None and image_id not in plan.refused:
