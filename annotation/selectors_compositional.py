@@ -17,7 +17,7 @@ from .models import Description
 from .models_compositional import CaptionParse, ParseJob
 from .models_compositional import ConceptPair as StoredPair
 from .models_compositional import LexicalConcept as StoredConcept
-from .services.caption_parses import current_parser
+from .services.caption_parses import current_parser_name
 
 CHUNK = 2000
 
@@ -87,7 +87,7 @@ def _scan(pairs: Sequence[ConceptPair], campaigns: Sequence[Campaign] | None, wi
           totals: _Totals) -> Iterator[_Image]:
     """One pass over the corpus in image order, streamed: each parsed caption analysed once. Descriptions without
     a parse by the current parser are counted in totals.unparsed and left out (so is an image with none parsed)."""
-    parser = current_parser().name
+    parser = current_parser_name()
     totals.parser = parser
     matcher = PairMatcher(pairs)
     columns = ["image_id", "image__key", "image__origin__external_id", "image__origin__subset", "stored__data"]
@@ -216,7 +216,7 @@ class ParseCoverage:
 
 
 def parse_coverage() -> ParseCoverage:
-    parser = current_parser().name
+    parser = current_parser_name()
     return ParseCoverage(descriptions=Description.objects.count(),
                          parsed=CaptionParse.objects.filter(parser=parser).count(), parser=parser)
 

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from metrics.compositional.parser import CaptionParser, load_parser
+from metrics.compositional.parser import CaptionParser, load_parser, parser_name
 
 from ..models import Description
 from ..models_compositional import CaptionParse, ParseJob
@@ -37,6 +37,11 @@ Progress = Callable[[ParseJob], None]
 def current_parser() -> CaptionParser:
     """The parser settings.COMPOSITIONAL_PARSER names (loaded once per process)."""
     return load_parser(settings.COMPOSITIONAL_PARSER)
+
+
+def current_parser_name() -> str:
+    """The current parser's name, without loading a spaCy pipeline for it."""
+    return parser_name(settings.COMPOSITIONAL_PARSER)
 
 
 def unparsed_descriptions(parser_name: str):
@@ -61,7 +66,7 @@ def request_parse(user: Any = None) -> ParseJob:
     """The open parse job, or a new one queued once this transaction commits."""
     from ..tasks import parse_captions
 
-    name = current_parser().name
+    name = current_parser_name()
     with transaction.atomic():
         _one_request_at_a_time()
         existing = open_job()
@@ -139,7 +144,7 @@ def parse_all(progress: Progress | None = None, batch_size: int = BATCH_SIZE, us
     """Parse in this process every description without a parse by the current parser, as a ParseJob of its own
     (the same code path as the background job); `progress` is called with the job after each batch. Returns how
     many captions were parsed."""
-    name = current_parser().name
+    name = current_parser_name()
     job = ParseJob.objects.create(parser=name, total=unparsed_descriptions(name).count(),
                                   created_by=user if getattr(user, "is_authenticated", False) else None)
     if progress is not None:

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from .types import Parse
@@ -94,6 +97,21 @@ def _load_factory(spec: str, module_path: str, attribute: str) -> CaptionParser:
     if not isinstance(getattr(parser, "name", None), str) or not callable(getattr(parser, "parse", None)):
         raise ValueError(f"parser spec {spec!r}: {attribute}() did not return a parser (with a name and parse())")
     return parser
+
+
+@functools.cache
+def parser_name(spec: str = DEFAULT_PARSER) -> str:
+    """The name `load_parser(spec).name` gives, read from a spaCy package's meta.json without loading its pipeline
+    (a page or a split needs the name only); other parsers are loaded for it."""
+    prefix, _, package = (spec or "").strip().partition(":")
+    if prefix == "spacy" and package.strip():
+        found = importlib.util.find_spec(package.strip())
+        locations = list(found.submodule_search_locations or []) if found is not None else []
+        for location in locations:
+            meta = Path(location) / "meta.json"
+            if meta.is_file():
+                return f"spacy/{package.strip()}-{json.loads(meta.read_text())['version']}"
+    return load_parser(spec).name
 
 
 @functools.cache

