@@ -7,7 +7,7 @@ PORT   ?= 8000
 # The address printed links use: the one `make demo` serves, unless PUBLIC_BASE_URL is set (e.g. a proxy's).
 PUBLIC_BASE_URL ?= http://$(HOST):$(PORT)
 
-.PHONY: demo test install install-dev system-deps lint bench
+.PHONY: demo test install install-dev system-deps lint bench docs screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,3 +41,11 @@ test: install-dev system-deps
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy annotation storyboard mturk metrics config bench manage.py
+
+# The manual (docs/, a MkDocs site): --strict fails on a broken link or anchor. Output in var/site, not committed.
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir var/site
+
+# The manual's screenshots (docs/img/), taken from a fresh demo in a temporary VAR_DIR with Playwright and Chromium.
+screenshots: install-dev system-deps
+	$(BIN)/python scripts/screenshots.py

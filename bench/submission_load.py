@@ -8,7 +8,7 @@ Run (needs a PostgreSQL server; DATABASE_URL names it, the database name in it i
 
 What it does: creates a throw-away database (`--database`, dropped at the end), migrates it, makes a
 `describe_image` campaign and one accepted assignment (the rows the campaign link's service writes, bulk-inserted)
-with its signed token per submission to come (runs x rates x duration), then starts gunicorn as the README says
+with its signed token per submission to come (runs x rates x duration), then starts gunicorn as docs/deployment.md says
 (`gunicorn config.wsgi -c config/gunicorn.conf.py`, persistent database connections, no DEBUG) on a free loopback
 port. For every run, target and rate it sends `rate x duration` requests (at most `--max-requests`) at their
 scheduled times, t0 + i / rate, whatever the answers (open loop: a slow server does not slow the sender down), each
