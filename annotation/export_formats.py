@@ -1,5 +1,5 @@
-"""Registers the grounded-descriptions export formats (each carries the content-selection report), flickr8k and the
-compositional splits."""
+"""Registers the grounded-descriptions export formats (each carries the content-selection report) and flickr8k (the
+compositional splits register themselves: annotation.compositional.export_format)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -10,8 +10,6 @@ from mturk.models import Campaign
 
 from .exports.coco import write_coco
 from .exports.coco_aggregated import aggregated_option
-from .exports.compositional import OPTIONS as COMPOSITIONAL_OPTIONS
-from .exports.compositional import check_compositional_options, export_compositional
 from .exports.flickr8k import check_flickr8k_options, export_flickr8k
 from .exports.flickr30k import write_flickr30k
 from .exports.imageclef import write_imageclef
@@ -77,13 +75,4 @@ register_format(ExportFormat(
                                             "(default) or dawid_skene."),
     ),
     check_options=check_flickr8k_options,
-))
-
-register_format(ExportFormat(
-    name="compositional",
-    description="Compositional splits (Nikolaus et al.): concept pairs held out from D_train, D_val and D_eval the "
-                "images whose captions contain them (dataset_splits.json in the authors' format, the split files "
-                "with captions, the pair occurrence table and the pair definitions).",
-    write=export_compositional, documentation="docs/formats/compositional.md", kinds=("describe_image",),
-    options=COMPOSITIONAL_OPTIONS, check_options=check_compositional_options,
 ))

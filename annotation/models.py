@@ -58,6 +58,26 @@ class Image(models.Model):
         return stored.url if stored else self.source_url
 
 
+class ImageOrigin(models.Model):
+    """An imported image's id in a public dataset: COCO's image id and subset (train2014, val2014, ...).
+
+    Systems' generated captions and the exported splits name COCO images by this id."""
+
+    image = models.OneToOneField(Image, on_delete=models.CASCADE, related_name="origin")
+    dataset = models.CharField(max_length=40, help_text='The dataset, e.g. "coco".')
+    external_id = models.BigIntegerField(help_text="The image's id in that dataset.")
+    subset = models.CharField(max_length=40, blank=True, help_text='e.g. "train2014", "val2014".')
+
+    class Meta:
+        ordering = ["dataset", "external_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "external_id"], name="image_origin_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dataset}:{self.external_id}"
+
+
 class RenditionJob(models.Model):
     """A background run that gives images made with an older recipe their new renditions.
 
@@ -203,12 +223,5 @@ class WordLink(models.Model):
             models.UniqueConstraint(fields=["correspondence", "token_index"], name="one_box_per_token")
         ]
 
-from .models_compositional import (  # noqa: E402,F401  (compositional generalization)
-    CaptionParse,
-    CompositionalEvaluation,
-    ConceptPair,
-    ImageOrigin,
-    LexicalConcept,
-    ParseJob,
-)
+from .compositional import models as compositional_models  # noqa: E402,F401  (registers compositional generalization's models)
 from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool  # noqa: E402,F401  (ranking evaluation)

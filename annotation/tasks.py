@@ -24,15 +24,15 @@ def render_images(job_id: int, batch_size: int = 50, batches: int | None = None)
 
 @shared_task(acks_late=True)
 def parse_captions(job_id: int) -> None:
-    """Parse the descriptions a ParseJob covers (services.caption_parses), going on where it got to."""
-    from .services.caption_parses import run_parse_job_by_id
+    """Parse the descriptions a ParseJob covers (compositional.services.caption_parses), going on where it got to."""
+    from .compositional.services.caption_parses import run_parse_job_by_id
 
     run_parse_job_by_id(job_id)
 
 
 @shared_task(acks_late=True)
 def evaluate_compositional(evaluation_id: int) -> None:
-    """Score a stored CompositionalEvaluation (services.compositional_evaluation)."""
-    from .services.compositional_evaluation import run_evaluation_by_id
+    """Score a stored CompositionalEvaluation (compositional.services.evaluations)."""
+    from .compositional.services.evaluations import run_evaluation_by_id
 
     run_evaluation_by_id(evaluation_id)

@@ -114,9 +114,9 @@ def child_store(args: argparse.Namespace) -> dict[str, Any]:
     _setup_django()
     from django.core.management import call_command
 
+    from annotation.compositional.models import CaptionParse
+    from annotation.compositional.services.caption_parses import parse_all
     from annotation.models import Description
-    from annotation.models_compositional import CaptionParse
-    from annotation.services.caption_parses import parse_all
 
     steps = Steps()
     steps.run("import_coco", lambda: call_command("import_coco", str(args.captions_json), verbosity=0))
@@ -127,8 +127,8 @@ def child_store(args: argparse.Namespace) -> dict[str, Any]:
 
 def child_split(args: argparse.Namespace) -> dict[str, Any]:
     _setup_django()
-    from annotation.selectors_compositional import scan_corpus, stored_pairs
-    from annotation.services.caption_parses import current_parser
+    from annotation.compositional.selectors import scan_corpus, stored_pairs
+    from annotation.compositional.services.caption_parses import current_parser
     from metrics.compositional.seed import seed_pairs
     from metrics.compositional.splits import split_images
 

@@ -31,15 +31,15 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("pools/", include("annotation.views_ranking")),
-    path("compositional/", include("annotation.views_compositional")),
+    path("compositional/", include("annotation.compositional.views")),
     path("api/evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
     path("api/story-evaluations/", StoryEvaluationView.as_view(), name="story-evaluation"),
     path("api/judgements/", JudgementImportView.as_view(), name="judgement-import"),
     path("api/story-workflows/", StoryWorkflowView.as_view(), name="story-workflow"),
     path("api/", include("mturk.api.quality")),  # campaign quality, review rules, worker quality
     path("api/gold-items/", include("mturk.api.gold")),
-    path("api/compositional/", include("annotation.api_compositional")),  # concept pairs, occurrences, parsing
-    path("api/compositional/", include("annotation.api_compositional_eval")),  # evaluations of generated captions
+    path("api/compositional/", include("annotation.compositional.api")),  # concept pairs, occurrences, parsing
+    path("api/compositional/", include("annotation.compositional.api_evaluations")),  # evaluating generated captions
     path("api/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotation.models_compositional import CompositionalEvaluation, ConceptPair, ParseJob
-from annotation.services.caption_parses import parse_all
+from annotation.compositional.models import CompositionalEvaluation, ConceptPair, ParseJob
+from annotation.compositional.services.caption_parses import parse_all
+from annotation.compositional.services.concept_pairs import load_seed_pairs
+from annotation.compositional.services.evaluations import run_evaluation_by_id
 from annotation.services.coco_import import import_coco
-from annotation.services.compositional_evaluation import run_evaluation_by_id
-from annotation.services.concept_pairs import load_seed_pairs
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

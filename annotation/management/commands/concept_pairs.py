@@ -8,9 +8,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from metrics.compositional.types import PAIR_KINDS
 from mturk.management.commands._common import find_campaign
 
-from ...models_compositional import ConceptPair
-from ...selectors_compositional import OccurrenceTable, pair_occurrences, stored_pairs
-from ...services.concept_pairs import ConceptPairError, delete_pair, import_pairs, load_seed_pairs, save_pair
+from ...compositional.models import ConceptPair
+from ...compositional.selectors import OccurrenceTable, pair_occurrences, stored_pairs
+from ...compositional.services.concept_pairs import (
+    ConceptPairError,
+    delete_pair,
+    import_pairs,
+    load_seed_pairs,
+    save_pair,
+)
 
 
 def _words(text: str | None) -> list[str] | None:

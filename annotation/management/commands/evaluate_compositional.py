@@ -9,7 +9,7 @@ from tqdm import tqdm
 from metrics.compositional.report_html import percent
 from mturk.management.commands._common import find_campaign
 
-from ...services.compositional_evaluation import (
+from ...compositional.services.evaluations import (
     DEFAULT_EVAL_SHARE,
     EvaluationRejected,
     evaluation_report_html,

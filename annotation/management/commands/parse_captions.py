@@ -3,9 +3,9 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ...models_compositional import ParseJob
-from ...selectors_compositional import parse_coverage
-from ...services.caption_parses import BATCH_SIZE, parse_all
+from ...compositional.models import ParseJob
+from ...compositional.selectors import parse_coverage
+from ...compositional.services.caption_parses import BATCH_SIZE, parse_all
 
 
 class Command(BaseCommand):

@@ -8,9 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation import api_compositional_eval
-from annotation.models_compositional import CompositionalEvaluation
-from tests.annotation.compositional.test_evaluation import GENERATED, body, corpus, no_java  # noqa: F401
+from annotation.compositional import api_evaluations
+from annotation.compositional.models import CompositionalEvaluation
+from tests.annotation.compositional.services.test_evaluations import GENERATED, body, corpus, no_java  # noqa: F401
 from tests.queries import queries_for
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +62,7 @@ def test_problems_are_a_400_and_nothing_is_stored(api, corpus):  # noqa: F811
 
 
 def test_too_large_an_upload_is_refused_before_it_is_read(api, monkeypatch):
-    monkeypatch.setattr(api_compositional_eval, "MAX_BYTES", 10)
+    monkeypatch.setattr(api_evaluations, "MAX_BYTES", 10)
     refused = upload(api, body({"307": ["a black cat sitting"]}))
     assert refused.status_code == 400 and refused.json() == {"detail": "the file is larger than 10 bytes"}
     assert not CompositionalEvaluation.objects.exists()

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Description, Image
-from annotation.models_compositional import CaptionParse, ConceptPair, ImageOrigin
-from annotation.selectors_compositional import stored_pairs
+from annotation.compositional.models import CaptionParse, ConceptPair
+from annotation.compositional.selectors import stored_pairs
+from annotation.models import Description, Image, ImageOrigin
 from metrics.compositional.matching import PairMatcher
 from metrics.compositional.types import Parse
 

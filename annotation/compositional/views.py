@@ -25,8 +25,8 @@ from mturk.views.campaign_confirm import Confirmation
 from mturk.views.exports_page import REPORT_CSP
 from mturk.views.researcher import researcher_required
 
-from .models_compositional import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob
-from .selectors_compositional import (
+from .models import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob
+from .selectors import (
     OccurrenceTable,
     ParseCoverage,
     latest_parse_job,
@@ -35,13 +35,13 @@ from .selectors_compositional import (
     stored_pairs,
 )
 from .services.caption_parses import request_parse
-from .services.compositional_evaluation import (
+from .services.concept_pairs import ConceptPairError, delete_pair, load_seed_pairs, save_pair
+from .services.evaluations import (
     MAX_BYTES,
     EvaluationRejected,
     evaluation_report_html,
     submit_evaluation,
 )
-from .services.concept_pairs import ConceptPairError, delete_pair, load_seed_pairs, save_pair
 
 OPEN = (ParseJob.Status.QUEUED, ParseJob.Status.RUNNING)
 FINISHED = (ParseJob.Status.DONE, ParseJob.Status.FAILED)

@@ -13,10 +13,10 @@ from metrics.compositional.types import ConceptPair, ImageCaptions, LexicalConce
 from mturk.models import Campaign
 from mturk.states import AssignmentStatus
 
-from .models import Description
-from .models_compositional import CaptionParse, ParseJob
-from .models_compositional import ConceptPair as StoredPair
-from .models_compositional import LexicalConcept as StoredConcept
+from ..models import Description
+from .models import CaptionParse, ParseJob
+from .models import ConceptPair as StoredPair
+from .models import LexicalConcept as StoredConcept
 from .services.caption_parses import current_parser_name
 
 CHUNK = 2000

@@ -20,8 +20,8 @@ from metrics.compositional.types import PAIR_KINDS
 from mturk.api.fields import upload_too_large
 from mturk.models import Campaign
 
-from .models_compositional import ConceptPair, LexicalConcept, ParseJob
-from .selectors_compositional import (
+from .models import ConceptPair, LexicalConcept, ParseJob
+from .selectors import (
     UnknownPairs,
     latest_parse_job,
     pair_occurrences,

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotation.compositional.models import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob
+from annotation.compositional.services.caption_parses import parse_all
+from annotation.compositional.services.concept_pairs import load_seed_pairs, save_pair
+from annotation.compositional.services.evaluations import run_evaluation_by_id, submit_evaluation
 from annotation.models import Description, Image
-from annotation.models_compositional import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob
-from annotation.services.caption_parses import parse_all
 from annotation.services.coco_import import import_coco
-from annotation.services.compositional_evaluation import run_evaluation_by_id, submit_evaluation
-from annotation.services.concept_pairs import load_seed_pairs, save_pair
 from tests.queries import queries_for
 
 pytestmark = pytest.mark.django_db
@@ -261,9 +261,9 @@ def test_evaluation_pages_query_counts_do_not_grow(researcher_client, parsed):
 
 
 def test_a_file_over_the_limit_is_refused(researcher_client, corpus, monkeypatch):
-    from annotation import views_compositional
+    from annotation.compositional import views
 
-    monkeypatch.setattr(views_compositional, "MAX_BYTES", 10)
+    monkeypatch.setattr(views, "MAX_BYTES", 10)
     refused = researcher_client.post("/compositional/evaluations/", {
         "system": "big", "k": 5, "split_seed": "compositional",
         "file": SimpleUploadedFile("g.json", generated_for_307("a black cat"))})

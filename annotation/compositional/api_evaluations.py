@@ -20,8 +20,8 @@ from rest_framework.views import APIView
 from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
 
-from .models_compositional import CompositionalEvaluation
-from .services.compositional_evaluation import (
+from .models import CompositionalEvaluation
+from .services.evaluations import (
     DEFAULT_EVAL_SHARE,
     MAX_BYTES,
     MAX_K,

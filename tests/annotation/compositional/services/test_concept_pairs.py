@@ -7,8 +7,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models_compositional import ConceptPair, LexicalConcept
-from annotation.services.concept_pairs import (
+from annotation.compositional.models import ConceptPair, LexicalConcept
+from annotation.compositional.services.concept_pairs import (
     ConceptPairError,
     delete_pair,
     import_pairs,

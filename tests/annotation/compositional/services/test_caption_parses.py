@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation.compositional.models import CaptionParse, ParseJob
+from annotation.compositional.selectors import latest_parse_job, parse_coverage
+from annotation.compositional.services.caption_parses import current_parser, parse_all, request_parse, run_parse_job
 from annotation.models import Description, Image
-from annotation.models_compositional import CaptionParse, ParseJob
-from annotation.selectors_compositional import latest_parse_job, parse_coverage
-from annotation.services.caption_parses import current_parser, parse_all, request_parse, run_parse_job
 from metrics.compositional.parser import DEFAULT_PARSER, load_parser
 from metrics.compositional.types import Parse
 

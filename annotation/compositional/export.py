@@ -10,7 +10,7 @@
 
 The corpus is every description (imported and collected) when no campaign is chosen, else the approved
 describe_image descriptions of the chosen campaigns, each matched from its stored parse
-(annotation.selectors_compositional.scan_corpus): an export never parses. Several pairs are held out together (the
+(annotation.compositional.selectors.scan_corpus): an export never parses. Several pairs are held out together (the
 seed's held-out groups): D_train has no caption containing any of them."""
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ from mturk.exports import ExportError, ExportOption
 from mturk.states import AssignmentStatus
 
 from ..models import Description, Image
-from ..models_compositional import ConceptPair as StoredPair
-from ..selectors_compositional import UnknownPairs, scan_corpus, stored_pairs
+from .models import ConceptPair as StoredPair
+from .selectors import UnknownPairs, scan_corpus, stored_pairs
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle

@@ -8,11 +8,11 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Description, Image
-from annotation.models_compositional import CaptionParse, ImageOrigin
-from annotation.selectors_compositional import UnknownPairs, pair_occurrences, scan_corpus, stored_pairs
-from annotation.services.caption_parses import current_parser, parse_all
-from annotation.services.concept_pairs import load_seed_pairs
+from annotation.compositional.models import CaptionParse
+from annotation.compositional.selectors import UnknownPairs, pair_occurrences, scan_corpus, stored_pairs
+from annotation.compositional.services.caption_parses import current_parser, parse_all
+from annotation.compositional.services.concept_pairs import load_seed_pairs
+from annotation.models import Description, Image, ImageOrigin
 from mturk.models import Campaign
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, submitted

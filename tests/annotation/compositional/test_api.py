@@ -9,10 +9,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from annotation.compositional.models import CaptionParse, ConceptPair, LexicalConcept, ParseJob
+from annotation.compositional.services.caption_parses import current_parser
+from annotation.compositional.services.concept_pairs import load_seed_pairs, save_pair
 from annotation.models import Description, Image
-from annotation.models_compositional import CaptionParse, ConceptPair, LexicalConcept, ParseJob
-from annotation.services.caption_parses import current_parser
-from annotation.services.concept_pairs import load_seed_pairs, save_pair
 from mturk.models import Campaign
 from tests.factories import make_campaign
 

@@ -23,7 +23,7 @@ from config.json_input import JsonInputError, limits, parse_json
 from metrics.compositional import seed
 from metrics.compositional.types import ADJECTIVE_NOUN, NOUN_VERB, PAIR_KINDS, PARTS_OF_SPEECH
 
-from ..models_compositional import ConceptPair, LexicalConcept
+from ..models import ConceptPair, LexicalConcept
 
 MODIFIER_POS = {ADJECTIVE_NOUN: "adjective", NOUN_VERB: "verb"}
 NAME_MAX = 100

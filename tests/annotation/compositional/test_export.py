@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation.compositional.models import ConceptPair
+from annotation.compositional.services.caption_parses import parse_all
+from annotation.compositional.services.concept_pairs import load_seed_pairs
 from annotation.models import Description, Image
-from annotation.models_compositional import ConceptPair
-from annotation.services.caption_parses import parse_all
 from annotation.services.coco_import import import_coco
-from annotation.services.concept_pairs import load_seed_pairs
 from mturk.exports import ExportError, check_scope, write_export
 from mturk.models import DatasetExport
 from mturk.services.review import approve_assignment

@@ -1,0 +1,1 @@
+"""Compositional generalization's writes: caption parses, concept pairs, evaluations."""
