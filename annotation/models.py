@@ -211,4 +211,4 @@ from .models_compositional import (  # noqa: E402,F401  (compositional generaliz
     LexicalConcept,
     ParseJob,
 )
-from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool  # noqa: E402,F401  (ranking evaluation)
+from .ranking import models as ranking_models  # noqa: E402,F401  (ranking evaluation: its models load with the app's)
