@@ -9,3 +9,4 @@ class AnnotationConfig(AppConfig):
         # Registers the task kinds, export formats and importers, and what the campaign wizard offers from this app.
         from . import export_formats, importers, item_sources, quality, task_kinds, workflows  # noqa: F401
         from .compositional import export_format  # noqa: F401
+        from .ranking import registrations  # noqa: F401

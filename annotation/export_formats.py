@@ -1,5 +1,5 @@
-"""Registers the grounded-descriptions export formats (each carries the content-selection report) and flickr8k (the
-compositional splits register themselves: annotation.compositional.export_format)."""
+"""Registers the grounded-descriptions export formats (each carries the content-selection report); the flickr8k
+and compositional formats register themselves (annotation.ranking, annotation.compositional)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -10,7 +10,6 @@ from mturk.models import Campaign
 
 from .exports.coco import write_coco
 from .exports.coco_aggregated import aggregated_option
-from .exports.flickr8k import check_flickr8k_options, export_flickr8k
 from .exports.flickr30k import write_flickr30k
 from .exports.imageclef import write_imageclef
 from .reports import write_grounded_report
@@ -59,20 +58,3 @@ for name, write, description, doc, options, check in (
 ):
     register_format(ExportFormat(name=name, description=description, write=_with_report(write), documentation=doc,
                                  kinds=GROUNDED_KINDS, options=options, check_options=check))
-
-register_format(ExportFormat(
-    name="flickr8k",
-    description="Flickr8k layout: captions (<image>#<n>), train/dev/test image lists and the caption relevance "
-                "judgements (expert scores and crowd votes).",
-    write=export_flickr8k, documentation="docs/formats/flickr8k.md", kinds=("describe_image",),
-    options=(
-        ExportOption("images", "flag", "Include the image files (Flicker8k_Dataset/<image>); the zip gets large."),
-        ExportOption("split_seed", "text", "Seed of the 6000/1000/1000 train/dev/test split of the images (default: "
-                                           "flickr8k); the same seed gives the same split in every export."),
-        ExportOption("test_pool", "text", "Name of a test pool whose images are the test split (the rest is split "
-                                          "6:1 into train and dev)."),
-        ExportOption("aggregation", "text", "How each crowd-judged pair's label in CrowdLabels.txt is made: majority "
-                                            "(default) or dawid_skene."),
-    ),
-    check_options=check_flickr8k_options,
-))

@@ -75,10 +75,3 @@ def _description_with_boxes() -> Sample | None:
     pk = (Description.objects.filter(image__boxes__isnull=False).order_by("pk").values_list("pk", flat=True)
           .first())
     return None if pk is None else Sample({"description": pk})
-
-
-@register_sample("judge_caption", "judge_caption needs a description of an image: describe images first (or import "
-                                  "captions)")
-def _described_image() -> Sample | None:
-    row = Description.objects.order_by("pk").values_list("pk", "image_id").first()
-    return None if row is None else Sample({"pairs": [{"image": row[1], "description": row[0]}]})

@@ -223,5 +223,5 @@ class WordLink(models.Model):
             models.UniqueConstraint(fields=["correspondence", "token_index"], name="one_box_per_token")
         ]
 
-from .compositional import models as compositional_models  # noqa: E402,F401  (registers compositional generalization's models)
-from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool  # noqa: E402,F401  (ranking evaluation)
+from .compositional import models as compositional_models  # noqa: E402,F401  (compositional generalization's models load with the app's)
+from .ranking import models as ranking_models  # noqa: E402,F401  (ranking evaluation: its models load with the app's)

@@ -47,10 +47,10 @@ def main() -> None:
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
-        from annotation.selectors_ranking import leaderboard
-        from annotation.services.pooled_judging import judging_campaign
-        from annotation.services.ranking_submissions import submit_ranking
-        from annotation.services.test_pools import create_test_pool
+        from annotation.ranking.selectors import leaderboard
+        from annotation.ranking.services.pooled_judging import judging_campaign
+        from annotation.ranking.services.pools import create_test_pool
+        from annotation.ranking.services.submissions import submit_ranking
 
         store(args.images, args.captions_per_image)
         started = time.perf_counter()

@@ -10,7 +10,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from annotation.api import ImageViewSet, RunEvaluationView
-from annotation.api_ranking import JudgementImportView, TestPoolViewSet
+from annotation.ranking.api import JudgementImportView, TestPoolViewSet
 from mturk.api.exports import DatasetExportViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
 from storyboard.api import AlbumViewSet, StoryEvaluationView, StoryWorkflowView
@@ -30,7 +30,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
-    path("pools/", include("annotation.views_ranking")),
+    path("pools/", include("annotation.ranking.urls")),
     path("compositional/", include("annotation.compositional.views")),
     path("api/evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
     path("api/story-evaluations/", StoryEvaluationView.as_view(), name="story-evaluation"),

@@ -1,2 +1,3 @@
-"""Quality measures of this app's task kinds (mturk.quality registry): boxes, links, captions, judgements."""
-from . import boxes, captions, judgements, links  # noqa: F401
+"""Quality measures of this app's task kinds (mturk.quality registry): boxes, links, captions (judgements are
+annotation.ranking's)."""
+from . import boxes, captions, links  # noqa: F401

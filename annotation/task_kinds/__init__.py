@@ -1,2 +1,2 @@
-"""Task kinds of the annotation app (importing this package registers them)."""
-from . import describe_image, draw_boxes, judge_caption, link_words  # noqa: F401
+"""Task kinds of the annotation app (importing this package registers them; judge_caption is annotation.ranking's)."""
+from . import describe_image, draw_boxes, link_words  # noqa: F401

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services.ranking_submissions import submit_ranking
-from tests.annotation.ranking_pool import SCORES, build_pool, npy
+from annotation.ranking.services.submissions import submit_ranking
+from tests.annotation.ranking.pool import SCORES, build_pool, npy
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

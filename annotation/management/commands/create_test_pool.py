@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from mturk.management.commands._common import find_campaign
 
-from ...services.test_pools import PoolError, create_test_pool
+from ...ranking.services.pools import PoolError, create_test_pool
 
 
 class Command(BaseCommand):

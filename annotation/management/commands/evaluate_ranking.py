@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...models_ranking import TestPool
-from ...services.ranking_submissions import DEFAULT_TOP_K, SubmissionError, submit_ranking
+from ...ranking.selectors import find_pool
+from ...ranking.services.submissions import DEFAULT_TOP_K, SubmissionError, submit_ranking
 
 
 class Command(BaseCommand):
@@ -17,8 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help="pairs per query to judge")
 
     def handle(self, *args, submission: Path, pool: str, system: str, top_k: int, **options):
-        found = TestPool.objects.filter(name=pool).first() or (
-            TestPool.objects.filter(pk=int(pool)).first() if pool.isdigit() else None)
+        found = find_pool(pool)
         if found is None:
             raise CommandError(f"no test pool '{pool}'")
         if top_k < 1:

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...services.caption_judgements import JudgementImportError, import_judgements
+from ...ranking.services.judgement_import import JudgementImportError, import_judgements
 
 
 class Command(BaseCommand):

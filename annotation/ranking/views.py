@@ -6,16 +6,15 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import URLPattern, path
 from django.views.decorators.http import require_GET, require_http_methods
 
 from mturk.views.researcher import researcher_required
 
-from .models_ranking import TestPool
-from .selectors_ranking import leaderboard as leaderboard_of
-from .selectors_ranking import test_pools
+from .models import TestPool
+from .selectors import leaderboard as leaderboard_of
+from .selectors import test_pools
 from .services.pooled_judging import judging_campaign
-from .services.ranking_submissions import SubmissionError, submit_ranking
+from .services.submissions import SubmissionError, submit_ranking
 
 METRICS = [("R@1", "R@1"), ("R@5", "R@5"), ("R@10", "R@10"), ("median_rank", "Median rank"),
            ("r_precision", "R-precision"), ("success@1", "S@1"), ("success@5", "S@5"), ("success@10", "S@10"),
@@ -63,8 +62,3 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "generated": [(s["system"], s["generated"]) for s in board["systems"] if s["generated"]]},
         status=400 if errors else 200)
 
-
-urlpatterns: list[URLPattern] = [
-    path("", pools, name="pools"),
-    path("<int:pk>/leaderboard/", leaderboard, name="pool-leaderboard"),
-]

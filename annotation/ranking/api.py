@@ -15,11 +15,11 @@ from rest_framework.views import APIView
 from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
 
-from .models_ranking import TestPool
-from .selectors_ranking import leaderboard, pool_contents, test_pools
-from .services.caption_judgements import JudgementImportError, import_judgements
-from .services.ranking_submissions import DEFAULT_TOP_K, SubmissionError, submit_ranking
-from .services.test_pools import PoolError, create_test_pool
+from .models import TestPool
+from .selectors import leaderboard, pool_contents, test_pools
+from .services.judgement_import import JudgementImportError, import_judgements
+from .services.pools import PoolError, create_test_pool
+from .services.submissions import DEFAULT_TOP_K, SubmissionError, submit_ranking
 
 
 class TestPoolSerializer(serializers.ModelSerializer):

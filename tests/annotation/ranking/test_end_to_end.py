@@ -6,23 +6,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation.models_ranking import CaptionJudgement
-from annotation.selectors_ranking import leaderboard
-from annotation.services.pooled_judging import judging_campaign
-from annotation.services.ranking_submissions import submit_ranking
-from annotation.services.test_pools import create_test_pool
+from annotation.ranking.models import CaptionJudgement
+from annotation.ranking.selectors import leaderboard
+from annotation.ranking.services.pooled_judging import judging_campaign
+from annotation.ranking.services.pools import create_test_pool
+from annotation.ranking.services.submissions import submit_ranking
 from mturk.models import HIT
 from mturk.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from mturk.services.campaigns import publish_campaign
 from mturk.services.review import approve_submitted
-from tests.annotation.ranking_pool import SCORES, npy
+from tests.annotation.ranking.pool import SCORES, npy
 from tests.factories import make_campaign
 
 pytestmark = pytest.mark.django_db
 
 TEXTS = ["A woman in a red dress walks her brown dog along the beach.",
          "Two children build a large sandcastle near the blue water today."]
-# Rows A B C, columns a1 a2 b1 b2 c1 c2 (as in ranking_pool.SCORES). System two's top 1: per image A -> b2,
+# Rows A B C, columns a1 a2 b1 b2 c1 c2 (as in pool.SCORES). System two's top 1: per image A -> b2,
 # B -> b1, C -> a1; per caption a1 -> C, a2 -> A, b1 -> B, b2 -> A, c1 -> C, c2 -> C.
 SYSTEM_TWO = np.array([[1, 2, 3, 9, 4, 5],
                        [0, 0, 9, 3, 4, 5],

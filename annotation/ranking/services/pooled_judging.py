@@ -15,8 +15,8 @@ from django.db import transaction
 from mturk.models import Campaign
 from mturk.services.campaigns import add_hits, create_campaign, publish_campaign
 
-from ..models_ranking import CaptionJudgement, RankingSubmission, TestPool
-from .judging import judging_items
+from ..models import CaptionJudgement, RankingSubmission, TestPool
+from .judging_items import judging_items
 
 DEFAULTS: dict[str, Any] = {"provider": "local", "assignments_per_hit": 3, "pairs_per_hit": 10, "gold_per_hit": 1,
                             "publish": False}

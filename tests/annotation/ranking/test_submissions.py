@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models_ranking import CaptionJudgement, RankingSubmission
-from annotation.services.pooled_judging import judging_campaign
-from annotation.services.ranking_submissions import SubmissionError, submit_ranking
+from annotation.ranking.models import CaptionJudgement, RankingSubmission
+from annotation.ranking.services.pooled_judging import judging_campaign
+from annotation.ranking.services.submissions import SubmissionError, submit_ranking
 from mturk.models import HIT, Campaign
-from tests.annotation.ranking_pool import SCORES, build_pool, npy
+from tests.annotation.ranking.pool import SCORES, build_pool, npy
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def rankings(pool, images, captions) -> dict:
 
 
 def assert_hand_metrics(metrics: dict) -> None:
-    # See tests/annotation/ranking_pool.py: description ranks [1, 5, 1], search ranks [1, 3, 3, 2, 1, 1].
+    # See tests/annotation/ranking/pool.py: description ranks [1, 5, 1], search ranks [1, 3, 3, 2, 1, 1].
     assert metrics["description"]["R@1"] == pytest.approx(2 / 3)
     assert metrics["description"]["R@5"] == 1.0
     assert metrics["description"]["median_rank"] == 1.0

@@ -4,9 +4,9 @@ graded mode, on the expert scale of Hodosh et al.: 1 describes the image without
 
 HIT items: {"pairs": [{"image": id, "description": id}, ...]}; a gold pair also carries "gold": {"relevant": bool}
 or {"grade": 1-4}, which never reaches the page. Answer: {"judgements": [{"relevant": bool} or {"grade": n}, ...]}
-in the pairs' order (see annotation/services/judging.py for how the items are made). The gold pairs are scored when
-an answer arrives by the crowd core (annotation/quality/judgements.py: the share of them answered right, flagged
-"gold_failed" below mturk.quality.GOLD_PASS_MARK)."""
+in the pairs' order (see annotation/ranking/services/judging_items.py for how the items are made). The gold pairs
+are scored when an answer arrives by the crowd core (annotation/ranking/quality.py: the share of them answered
+right, flagged "gold_failed" below mturk.quality.GOLD_PASS_MARK)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -18,9 +18,9 @@ from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Description, Image
-from ..models_ranking import CaptionJudgement
 from ..review_data import review_images
-from ..services.judging import GRADES
+from .models import CaptionJudgement
+from .services.judging_items import GRADES
 
 QUESTION = "Does this caption describe the image?"
 SCALE = [

@@ -17,15 +17,21 @@ from django.db.models import Count, QuerySet
 from metrics import ranking
 from metrics.story_scores import bleu4, cider, rouge_l
 
-from .markup import tokenize
-from .models_ranking import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
-from .services.ranking_submissions import DIRECTIONS, PoolIndex, submission_scores
+from ..markup import tokenize
+from .models import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
+from .services.submissions import DIRECTIONS, PoolIndex, submission_scores
 
 
 def test_pools() -> QuerySet[TestPool]:
     return TestPool.objects.annotate(
         images=Count("pool_images", distinct=True), captions=Count("pool_captions", distinct=True),
         systems=Count("submissions", distinct=True)).order_by("-created_at", "-id")
+
+
+def find_pool(name_or_id: str) -> TestPool | None:
+    """The test pool of this name, else of this id."""
+    return TestPool.objects.filter(name=name_or_id).first() or (
+        TestPool.objects.filter(pk=int(name_or_id)).first() if name_or_id.isdigit() else None)
 
 
 def pool_contents(pool: TestPool) -> dict[str, Any]:

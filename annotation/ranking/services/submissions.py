@@ -18,7 +18,7 @@ from django.db import transaction
 from config.json_input import JsonInputError, limits, parse_json
 from metrics import ranking
 
-from ..models_ranking import RankingSubmission, TestPool
+from ..models import RankingSubmission, TestPool
 
 DEFAULT_TOP_K = 10
 MAX_ERRORS = 50  # a wholly wrong file would name every cell

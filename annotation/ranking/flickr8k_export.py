@@ -29,9 +29,9 @@ from metrics.categorical import dawid_skene
 from mturk.exports import ExportError
 from mturk.states import AssignmentStatus
 
+from ..exports.imageclef import by_reference_note, key_problem
 from ..models import Description, Image
-from ..models_ranking import CaptionJudgement, PoolImage, TestPool
-from .imageclef import by_reference_note, key_problem
+from .models import CaptionJudgement, PoolImage, TestPool
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.exports.flickr8k import judge_of
 from annotation.models import Description, Image
-from annotation.models_ranking import CaptionJudgement
+from annotation.ranking.flickr8k_export import judge_of
+from annotation.ranking.models import CaptionJudgement
 from mturk.exports import ExportError, check_scope
-from tests.annotation.test_export_flickr8k import described, export, image_file, text
+from tests.annotation.ranking.test_export_flickr8k import described, export, image_file, text
 
 pytestmark = pytest.mark.django_db
 

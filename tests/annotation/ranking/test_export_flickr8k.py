@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from annotation.exports.flickr8k import caption_text, split_images
 from annotation.models import Description, Image
-from annotation.models_ranking import CaptionJudgement, PoolImage, TestPool
+from annotation.ranking.flickr8k_export import caption_text, split_images
+from annotation.ranking.models import CaptionJudgement, PoolImage, TestPool
 from mturk.exports import ExportError, check_scope, run_export, write_export
 from mturk.models import Campaign, DatasetExport
 from mturk.services.review import approve_assignment

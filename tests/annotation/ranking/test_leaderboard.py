@@ -1,5 +1,5 @@
 """The leaderboard (recomputed from majority judgements in a constant number of queries) and imported
-judgements. Expected numbers are worked out by hand from tests/annotation/ranking_pool.py."""
+judgements. Expected numbers are worked out by hand from tests/annotation/ranking/pool.py."""
 from __future__ import annotations
 
 import json
@@ -9,11 +9,11 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models_ranking import CaptionJudgement
-from annotation.selectors_ranking import leaderboard
-from annotation.services.caption_judgements import JudgementImportError, import_judgements
-from annotation.services.ranking_submissions import submit_ranking
-from tests.annotation.ranking_pool import SCORES, build_pool, npy
+from annotation.ranking.models import CaptionJudgement
+from annotation.ranking.selectors import leaderboard
+from annotation.ranking.services.judgement_import import JudgementImportError, import_judgements
+from annotation.ranking.services.submissions import submit_ranking
+from tests.annotation.ranking.pool import SCORES, build_pool, npy
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Description
-from annotation.models_ranking import CaptionJudgement, RankingSubmission, TestPool
-from tests.annotation.ranking_pool import SCORES, build_pool, npy
+from annotation.ranking.models import CaptionJudgement, RankingSubmission, TestPool
+from tests.annotation.ranking.pool import SCORES, build_pool, npy
 from tests.factories import make_image
 
 pytestmark = pytest.mark.django_db

@@ -2,8 +2,8 @@
 
 Gold comes two ways. A gold HIT (a GoldItem mixed into the campaign) has a known answer in the answer's shape,
 {"judgements": [...]}, one per pair; inline gold pairs ride in a real HIT's items (`"gold"` on the pair, see
-annotation.services.judging). Both are scored by the kind's rule (judge_caption.gold_passed): yes/no exactly,
-grades at most one apart on the same side of 2/3.
+annotation.ranking.services.judging_items). Both are scored by the kind's rule (judge_caption.gold_passed): yes/no
+exactly, grades at most one apart on the same side of 2/3.
 
 The units compared are the (image, caption) pairs, not the HITs: every non-gold pair a worker judged is a row
 (pair, worker, label) for Dawid-Skene (metrics.categorical, crowd-kit), fitted once over the campaign. It gives
@@ -21,8 +21,8 @@ from metrics.categorical import dawid_skene
 from metrics.rating_agreement import unit_alpha
 from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
 
-from ..services.judging import GRADES
-from ..task_kinds.judge_caption import gold_passed, is_grade, relevant_grade
+from .judge_caption import gold_passed, is_grade, relevant_grade
+from .services.judging_items import GRADES
 
 Pair = tuple[Any, Any]  # image id, description id
 JUDGEMENT = "{\"relevant\": true|false} or {\"grade\": 1-4}"

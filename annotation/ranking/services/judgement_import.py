@@ -9,8 +9,8 @@ import io
 
 from django.db import transaction
 
-from ..models import Description, Image
-from ..models_ranking import CaptionJudgement
+from ...models import Description, Image
+from ..models import CaptionJudgement
 
 YES = {"1", "yes", "y", "true", "relevant"}
 NO = {"0", "no", "n", "false", "unrelated"}

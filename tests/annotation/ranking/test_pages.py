@@ -6,9 +6,9 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models_ranking import RankingSubmission
-from annotation.services.ranking_submissions import submit_ranking
-from tests.annotation.ranking_pool import SCORES, build_pool, npy
+from annotation.ranking.models import RankingSubmission
+from annotation.ranking.services.submissions import submit_ranking
+from tests.annotation.ranking.pool import SCORES, build_pool, npy
 
 pytestmark = pytest.mark.django_db
 

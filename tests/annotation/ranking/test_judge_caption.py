@@ -10,9 +10,9 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Description, Image
-from annotation.models_ranking import CaptionJudgement
-from annotation.services.judging import judging_items
-from annotation.task_kinds.judge_caption import gold_passed
+from annotation.ranking.judge_caption import gold_passed
+from annotation.ranking.models import CaptionJudgement
+from annotation.ranking.services.judging_items import judging_items
 from mturk.models import Assignment, Campaign
 from mturk.services.campaigns import CampaignError, create_campaign, publish_campaign
 from mturk.services.review import approve_assignment, reject_assignment

@@ -10,8 +10,8 @@ from django.db import transaction
 from mturk.models import Campaign
 from mturk.states import AssignmentStatus
 
-from ..models import Description
-from ..models_ranking import PoolCaption, PoolImage, TestPool
+from ...models import Description
+from ..models import PoolCaption, PoolImage, TestPool
 
 
 class PoolError(ValueError):

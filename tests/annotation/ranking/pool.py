@@ -7,8 +7,8 @@ import io
 import numpy as np
 
 from annotation.models import Description, Image
-from annotation.models_ranking import TestPool
-from annotation.services.test_pools import create_test_pool
+from annotation.ranking.models import TestPool
+from annotation.ranking.services.pools import create_test_pool
 from tests.factories import make_image
 
 # Rows A, B, C; columns a1 a2 b1 b2 c1 c2. Description (per row, sorted): A: a1 first -> rank 1;

@@ -5,8 +5,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Description
-from annotation.models_ranking import PoolCaption, PoolImage, TestPool
-from annotation.services.test_pools import PoolError, create_test_pool
+from annotation.ranking.models import PoolCaption, PoolImage, TestPool
+from annotation.ranking.services.pools import PoolError, create_test_pool
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, make_image, submitted
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .models import Description, Image
-
 
 class TestPool(models.Model):
     """A named, frozen set of captions, each tied to its original image. Row i of a score matrix is the pool's
@@ -28,7 +26,7 @@ class TestPool(models.Model):
 
 class PoolImage(models.Model):
     pool = models.ForeignKey(TestPool, on_delete=models.CASCADE, related_name="pool_images")
-    image = models.ForeignKey(Image, on_delete=models.PROTECT, related_name="+")
+    image = models.ForeignKey("annotation.Image", on_delete=models.PROTECT, related_name="+")
     index = models.PositiveIntegerField()
 
     class Meta:
@@ -41,8 +39,9 @@ class PoolImage(models.Model):
 
 class PoolCaption(models.Model):
     pool = models.ForeignKey(TestPool, on_delete=models.CASCADE, related_name="pool_captions")
-    description = models.ForeignKey(Description, on_delete=models.PROTECT, related_name="+")
-    image = models.ForeignKey(Image, on_delete=models.PROTECT, related_name="+", help_text="The original image.")
+    description = models.ForeignKey("annotation.Description", on_delete=models.PROTECT, related_name="+")
+    image = models.ForeignKey("annotation.Image", on_delete=models.PROTECT, related_name="+",
+                              help_text="The original image.")
     index = models.PositiveIntegerField()
 
     class Meta:
@@ -87,8 +86,8 @@ class CaptionJudgement(models.Model):
         IMPORTED = "imported"
         GOLD = "gold"
 
-    image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="caption_judgements")
-    description = models.ForeignKey(Description, on_delete=models.CASCADE, related_name="judgements")
+    image = models.ForeignKey("annotation.Image", on_delete=models.CASCADE, related_name="caption_judgements")
+    description = models.ForeignKey("annotation.Description", on_delete=models.CASCADE, related_name="judgements")
     source = models.CharField(max_length=10, choices=Source.choices)
     relevant = models.BooleanField(null=True, blank=True, help_text="Binary judgement: the caption describes it.")
     grade = models.PositiveSmallIntegerField(

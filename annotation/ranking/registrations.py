@@ -1,0 +1,34 @@
+"""Registers ranking evaluation with the crowd core at app start (annotation.apps): the judge_caption task kind and
+its quality measure, the flickr8k export format, and the wizard's sample judge_caption item."""
+from __future__ import annotations
+
+from mturk.exports import ExportFormat, ExportOption, register_format
+from mturk.item_sources import Sample, register_sample
+
+from ..models import Description
+from . import judge_caption, quality  # noqa: F401  (importing them registers the kind and its quality measure)
+from .flickr8k_export import check_flickr8k_options, export_flickr8k
+
+register_format(ExportFormat(
+    name="flickr8k",
+    description="Flickr8k layout: captions (<image>#<n>), train/dev/test image lists and the caption relevance "
+                "judgements (expert scores and crowd votes).",
+    write=export_flickr8k, documentation="docs/formats/flickr8k.md", kinds=("describe_image",),
+    options=(
+        ExportOption("images", "flag", "Include the image files (Flicker8k_Dataset/<image>); the zip gets large."),
+        ExportOption("split_seed", "text", "Seed of the 6000/1000/1000 train/dev/test split of the images (default: "
+                                           "flickr8k); the same seed gives the same split in every export."),
+        ExportOption("test_pool", "text", "Name of a test pool whose images are the test split (the rest is split "
+                                          "6:1 into train and dev)."),
+        ExportOption("aggregation", "text", "How each crowd-judged pair's label in CrowdLabels.txt is made: majority "
+                                            "(default) or dawid_skene."),
+    ),
+    check_options=check_flickr8k_options,
+))
+
+
+@register_sample("judge_caption", "judge_caption needs a description of an image: describe images first (or import "
+                                  "captions)")
+def _described_image() -> Sample | None:
+    row = Description.objects.order_by("pk").values_list("pk", "image_id").first()
+    return None if row is None else Sample({"pairs": [{"image": row[1], "description": row[0]}]})
