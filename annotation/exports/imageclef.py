@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import IO, TYPE_CHECKING
 
-from ..markup import render
+from metrics.text.markup import render
+
 from ..services.concepts import concepts_tsv
 
 if TYPE_CHECKING:

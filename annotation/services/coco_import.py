@@ -33,8 +33,8 @@ from django.db import IntegrityError, reset_queries, transaction
 from django.db.models import Max
 
 from config.text_input import column_length, unstorable
+from metrics.text.markup import tokenize
 
-from ..markup import tokenize
 from ..models import Box, Concept, Description, Image, ImageOrigin, Vocabulary
 from .image_files import ImageInfo, ImageRejected, inspect_image
 from .images import import_image_bytes

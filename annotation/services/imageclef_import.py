@@ -20,9 +20,9 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from config.text_input import column_length, unstorable
+from metrics.text.markup import MarkupError, parse
 
 from ..exports.imageclef import BOXES_HEADER, DESCRIPTIONS_HEADER, IMAGES_HEADER, key_problem
-from ..markup import MarkupError, parse
 from ..models import Box, Concept, Description, Image, Vocabulary
 from .boxes import BoxSpec, add_boxes, add_correspondence, box_problem
 from .concepts import ConceptImportError, import_concepts, parse_concepts

@@ -367,7 +367,7 @@ def rating_summary(ratings: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _normalize(text: str) -> str:
-    from ..normalize import normalize
+    from metrics.text.normalize import normalize
 
     return normalize(text)
 
