@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from annotation.models_compositional import CompositionalEvaluation, ConceptPair, ParseJob
 from annotation.services.caption_parses import parse_all
-from annotation.services.coco_import import import_coco
+from annotation.services.coco_import.importer import import_coco
 from annotation.services.compositional_evaluation import run_evaluation_by_id
 from annotation.services.concept_pairs import load_seed_pairs
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot

@@ -18,7 +18,7 @@ from annotation.models import Description
 from annotation.models_compositional import CompositionalEvaluation
 from annotation.services import compositional_evaluation as service
 from annotation.services.caption_parses import parse_all
-from annotation.services.coco_import import import_coco
+from annotation.services.coco_import.importer import import_coco
 from annotation.services.compositional_evaluation import (
     EvaluationRejected,
     evaluation_report_html,

@@ -25,7 +25,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import Description, Image
 from annotation.models_compositional import ConceptPair
 from annotation.services.caption_parses import parse_all
-from annotation.services.coco_import import import_coco
+from annotation.services.coco_import.importer import import_coco
 from annotation.services.concept_pairs import load_seed_pairs
 from mturk.exports import ExportError, check_scope, write_export
 from mturk.models import DatasetExport

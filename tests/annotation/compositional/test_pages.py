@@ -20,7 +20,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from annotation.models import Description, Image
 from annotation.models_compositional import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob
 from annotation.services.caption_parses import parse_all
-from annotation.services.coco_import import import_coco
+from annotation.services.coco_import.importer import import_coco
 from annotation.services.compositional_evaluation import run_evaluation_by_id, submit_evaluation
 from annotation.services.concept_pairs import load_seed_pairs, save_pair
 from tests.queries import queries_for
