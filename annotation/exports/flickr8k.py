@@ -31,7 +31,7 @@ from mturk.states import AssignmentStatus
 
 from ..models import Description, Image
 from ..models_ranking import CaptionJudgement, PoolImage, TestPool
-from .imageclef import by_reference_note, key_problem
+from .common import by_reference_note, key_problem
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
