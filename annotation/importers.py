@@ -18,9 +18,11 @@ from mturk.services.campaigns import CampaignError, add_hits
 from mturk.states import CampaignStatus
 
 from .models import Vocabulary
-from .services.coco_import import CocoFile, CocoImportError, ImageFiles, import_coco
+from .services.coco_import.importer import import_coco
+from .services.coco_import.records import CocoFile, CocoImportError, ImageFiles
 from .services.concepts import ConceptImportError, import_concepts, parse_concepts
-from .services.imageclef_import import ImageCLEFImportError, import_imageclef
+from .services.imageclef_import.importer import import_imageclef
+from .services.imageclef_import.source import ImageCLEFImportError
 from .services.images import ImportFailed, ImportReport, import_named_files, import_zip, unsafe_member_reason
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp")

@@ -5,7 +5,7 @@ from statistics import mean
 from typing import Any
 
 from metrics.baselines import content_selection_report
-from metrics.report_html import render_html
+from metrics.content_selection_report_html import render_html
 from mturk.exports import ExportBundle
 
 from .selectors import GroundedDataset

@@ -155,7 +155,7 @@ def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
 
 def child_baseline(args: argparse.Namespace) -> dict[str, Any]:
     _setup_django()
-    from annotation.services import coco_import  # noqa: F401  (the import's modules loaded, nothing run)
+    from annotation.services.coco_import import importer  # noqa: F401  (the import's modules loaded, nothing run)
 
     return {}
 
@@ -163,7 +163,7 @@ def child_baseline(args: argparse.Namespace) -> dict[str, Any]:
 def child_import(args: argparse.Namespace) -> dict[str, Any]:
     _setup_django()
     from annotation.models import Box, Description, Image
-    from annotation.services.coco_import import import_coco
+    from annotation.services.coco_import.importer import import_coco
 
     started = time.perf_counter()
     summary = import_coco(args.captions_json, args.instances_json)

@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from metrics.baselines import content_selection_report  # noqa: E402
+from metrics.content_selection_report_html import render_html  # noqa: E402
 from metrics.grounded import BoxRecord, DescriptionRecord, ImageRecord  # noqa: E402
-from metrics.report_html import render_html  # noqa: E402
 
 # Most salient first: people, animals, vehicles, objects, then scenery; the index is the concept's salience rank.
 VOCABULARY = (

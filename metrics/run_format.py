@@ -4,7 +4,7 @@ A run is UTF-8 text, one line per image:
 
     <image key><TAB><generated sentence in markup>
 
-The markup is the one of `annotation.markup`: tokens separated by spaces, a token that refers to box N of the image
+The markup is the one of `metrics.text.markup`: tokens separated by spaces, a token that refers to box N of the image
 written `[token]^N`, e.g. `A [woman]^2 leans on a [car]^3 .` Blank lines and lines starting with `#` (after optional
 spaces) are ignored, as is a leading byte-order mark; lines may end in CRLF; the key is stripped of surrounding
 spaces. The sentence may be empty (nothing after the tab): the system selected no box for that image (S = ∅).
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from annotation.markup import MarkupError, parse
 from metrics.content_selection import evaluate_selections
 from metrics.grounded import ImageRecord
+from metrics.text.markup import MarkupError, parse
 
 
 class RunFormatError(ValueError):

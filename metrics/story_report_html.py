@@ -1,6 +1,6 @@
 """A self-contained HTML page for a stories report (`metrics.story_report.story_report`).
 
-One file, no external assets, no JavaScript: the page of `metrics.report_html` and inline SVG plots (vocabulary per
+One file, no external assets, no JavaScript: the page of `metrics.html.page` and inline SVG plots (vocabulary per
 tier, the histogram of per-story METEOR, METEOR against the mean rating when ratings exist). Every string that comes
 from the data (title, story ids, words, crowd keys and values) goes through `html.escape`; the crowd figures are
 tables (one row per campaign), never Python values printed as they are.
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from metrics.report_html import esc, html_page
-from metrics.story_plots import bar_chart, histogram, scatter
+from metrics.html.page import esc, html_page
+from metrics.html.plots import bar_chart, histogram, scatter
 from metrics.story_stats import TIER_NAMES
 
 TITLE = "Stories and descriptions: metric report"

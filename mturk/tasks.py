@@ -109,7 +109,7 @@ def run_import_job(job_id: int) -> str:
 def apply_review_rules() -> dict:
     """Apply the enabled review rule of every active or paused campaign (quality computed first). One campaign
     failing does not stop the others; decisions already made are never made twice (see services.review_rules)."""
-    from .services.review_rules import apply_enabled_rules
+    from .services.review_rules.applying import apply_enabled_rules
 
     return apply_enabled_rules()
 

@@ -6,5 +6,6 @@ class StoryboardConfig(AppConfig):
     verbose_name = "Visual stories"
 
     def ready(self) -> None:
-        # Registers the task kinds, export formats and importers, and what the campaign wizard offers from this app.
-        from . import export_formats, importers, item_sources, quality, task_kinds, workflows  # noqa: F401
+        # Registers the task kinds, export formats and importers, what the campaign wizard offers from this app and
+        # its part of the demo data.
+        from . import demo, export_formats, importers, item_sources, quality, task_kinds, workflows  # noqa: F401

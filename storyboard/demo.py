@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from annotation.demo.scenes import demo_albums
 from annotation.demo.seed import import_scene
+from mturk.demo_parts import DemoSeeded, register_demo_part
 
 from .models import Album, Photo
 
@@ -24,3 +25,16 @@ def seed_albums() -> list[Album]:
         ])
         albums.append(album)
     return albums
+
+
+@register_demo_part("stories")
+def seed_story_part() -> DemoSeeded:
+    """The demo albums and a completed, simulated story workflow over them (for `manage.py seed_demo`)."""
+    from .simulation import seed_story_demo
+
+    albums = seed_albums()
+    stories = seed_story_demo(albums)
+    return DemoSeeded(f"{len(albums)} albums of 12 photos", [
+        f"Completed simulated story workflow '{stories['tell'].name}' and its {len(stories) - 1} later stages: try "
+        f"`python manage.py export_dataset --format sind --out stories.zip`"
+    ])

@@ -16,7 +16,9 @@ from typing import Any
 from annotation.services.images import ImportFailed, zip_members
 from mturk.importers import Importer, ImportProblems, Progress, register_importer
 
-from .services.albums import AlbumImportError, check_albums, write_albums
+from .services.albums.fields import AlbumImportError
+from .services.albums.reading import check_albums
+from .services.albums.writing import write_albums
 
 
 def _unpack(archive_path: Path, target: Path) -> None:

@@ -32,11 +32,11 @@ from moto.server import ThreadedMotoServer
 from PIL import Image as PILImage
 from storages.backends.s3 import S3File, S3Storage
 
-from annotation.markup import tokenize
 from annotation.models import Concept, Description, Image
 from annotation.services import images as image_service
 from annotation.services.boxes import BoxSpec, add_boxes
 from annotation.services.images import import_image_bytes
+from metrics.text.markup import tokenize
 from mturk.models import DatasetExport
 from tests.celery_process import celery_worker
 from tests.factories import image_bytes

@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .coco_aggregated import NOTE as AGGREGATED_NOTE
 from .coco_aggregated import aggregated_boxes, aggregated_option
-from .imageclef import boxes_of, copy_image_files, descriptions_of, is_simulated, root_names, sorted_images
+from .common import boxes_of, copy_image_files, descriptions_of, is_simulated, root_names, sorted_images
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle

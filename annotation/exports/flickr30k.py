@@ -13,7 +13,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
-from .imageclef import (
+from .common import (
     boxes_of,
     by_reference_note,
     descriptions_of,

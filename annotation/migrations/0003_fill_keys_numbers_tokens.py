@@ -5,7 +5,7 @@ from django.db import migrations
 
 
 def fill(apps, schema_editor):
-    from annotation.markup import tokenize
+    from metrics.text.markup import tokenize
 
     Image = apps.get_model("annotation", "Image")
     Box = apps.get_model("annotation", "Box")

@@ -29,7 +29,7 @@ from metrics.categorical import dawid_skene
 from mturk.exports import ExportError
 from mturk.states import AssignmentStatus
 
-from ..exports.imageclef import by_reference_note, key_problem
+from ..exports.common import by_reference_note, key_problem
 from ..models import Description, Image
 from .models import CaptionJudgement, PoolImage, TestPool
 

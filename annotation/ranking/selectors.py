@@ -16,8 +16,8 @@ from django.db.models import Count, QuerySet
 
 from metrics import ranking
 from metrics.story_scores import bleu4, cider, rouge_l
+from metrics.text.markup import tokenize
 
-from ..markup import tokenize
 from .models import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
 from .services.submissions import DIRECTIONS, PoolIndex, submission_scores
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from rest_framework import serializers
 
+from metrics.text.markup import tokenize
 from mturk.models import HIT, Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, get_task_kind, register
 
-from ..markup import tokenize
 from ..models import Description, Image
 from ..review_data import review_images
 
@@ -110,7 +110,7 @@ class DescribeImage(TaskKind):
         return [{"image": image} for image in source.ready_images(assignment)]
 
     def on_approved(self, assignment: Assignment) -> None:
-        from storyboard.normalize import normalize  # the VIST text normalization (DII)
+        from metrics.text.normalize import normalize  # the VIST text normalization (DII)
 
         text = assignment.submitted_answer()["text"]
         Description.objects.get_or_create(

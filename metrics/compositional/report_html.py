@@ -1,7 +1,7 @@
 """A self-contained HTML page for a compositional evaluation (the result a stored CompositionalEvaluation holds).
 
-One file, no external assets, no JavaScript: the page of `metrics.report_html` and inline SVG bar charts in the
-layout of `metrics.story_plots` on a fixed 0-100 axis (Recall@K of each pair, one chart per category, and the
+One file, no external assets, no JavaScript: the page of `metrics.html.page` and inline SVG bar charts in the
+layout of `metrics.html.plots` on a fixed 0-100 axis (Recall@K of each pair, one chart per category, and the
 average recall by reference agreement), scaled down to a phone's width. Recall is shown in percent, as the seed
 reports it. A figure whose denominator is empty shows as "—" with its 0 images, never as 0. Every string that comes
 from the data (system, pair and category names, captions, notes) goes through `html.escape`.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from metrics.report_html import esc, html_page
-from metrics.story_plots import BAR, BOTTOM, HEIGHT, LEFT, PLOT_H, PLOT_W, TOP, WIDTH
+from metrics.html.page import esc, html_page
+from metrics.html.plots import BAR, BOTTOM, HEIGHT, LEFT, PLOT_H, PLOT_W, TOP, WIDTH
 
 KIND_LABELS = {"adjective_noun": "adjective–noun", "noun_verb": "noun–verb"}
 SCROLL = '<div style="overflow-x:auto">{}</div>'

@@ -19,7 +19,9 @@ from ..models import Campaign, QualityDecision, QualityRule, Worker, WorkerScore
 from ..selectors_quality import campaign_quality, decisions, item_rows, worker_quality
 from ..services.quality import compute_quality
 from ..services.review import ReviewError
-from ..services.review_rules import RULE_FIELDS, RuleBusy, RuleError, apply_rule, plan_rule, save_rule
+from ..services.review_rules.applying import RuleBusy, apply_rule
+from ..services.review_rules.planning import plan_rule
+from ..services.review_rules.rule import RULE_FIELDS, RuleError, save_rule
 from .filters import MAX_ID
 
 PER_PAGE = 50

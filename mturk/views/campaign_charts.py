@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
-from metrics.story_plots import bar_chart, bin_counts, histogram, nice_max
+from metrics.html.plots import bar_chart, bin_counts, histogram, nice_max
 
 from ..models import Campaign
 from ..selectors import time_and_pay

@@ -32,7 +32,9 @@ from ..selectors_quality import (
 )
 from ..selectors_run import provider_label
 from ..services.quality_jobs import request_quality
-from ..services.review_rules import RulePlan, apply_rule, plan_rule, save_rule
+from ..services.review_rules.applying import apply_rule
+from ..services.review_rules.planning import RulePlan, plan_rule
+from ..services.review_rules.rule import save_rule
 from .campaign_confirm import Confirmation, currency
 from .researcher import researcher_required
 

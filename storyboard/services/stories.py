@@ -11,7 +11,7 @@ from .agreement_scores import queue_scoring
 
 
 def normalize(text: str) -> str:
-    from ..normalize import normalize as vist_normalize
+    from metrics.text.normalize import normalize as vist_normalize
 
     return vist_normalize(text)
 

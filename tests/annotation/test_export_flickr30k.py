@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from annotation.exports.flickr30k import entity_type, phrase_sentence, write_flickr30k
-from annotation.markup import tokenize
 from annotation.models import Concept, Description, Image
 from annotation.services.boxes import BoxSpec, add_boxes, add_correspondence
+from metrics.text.markup import tokenize
 from tests.annotation.flickr30k_reader import read_sentences
 from tests.annotation.test_export_imageclef import assert_golden, build_dataset, export
 from tests.factories import make_image

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from annotation.exports.imageclef import write_imageclef
-from annotation.markup import tokenize
 from annotation.models import Concept, Description, Image
 from annotation.selectors import GroundedDataset, grounded_dataset
 from annotation.services.boxes import BoxSpec, add_boxes, add_correspondence
+from metrics.text.markup import tokenize
 from mturk.exports import ExportBundle, ExportError
 from tests.factories import make_image
 
@@ -107,7 +107,7 @@ def test_imageclef_export_is_not_simulated_without_simulated_records():
 
 
 def test_markup_column_reads_back_as_the_tokens_and_first_links():
-    from annotation.markup import parse
+    from metrics.text.markup import parse
 
     build_dataset()
     dataset = grounded_dataset()

@@ -11,8 +11,9 @@ from django.core.management import CommandError, call_command
 from annotation.exports.imageclef import write_imageclef
 from annotation.models import Box, Concept, Correspondence, Description, Image, Vocabulary, WordLink
 from annotation.selectors import grounded_dataset
-from annotation.services import imageclef_import
-from annotation.services.imageclef_import import ImageCLEFImportError, import_imageclef
+from annotation.services.imageclef_import import importer
+from annotation.services.imageclef_import.importer import import_imageclef
+from annotation.services.imageclef_import.source import ImageCLEFImportError
 from annotation.services.images import import_image_bytes
 from tests.annotation.test_export_imageclef import export
 from tests.factories import image_bytes, make_image
@@ -347,7 +348,7 @@ def test_failure_while_writing_rolls_back_rows_and_stored_files(tmp_path, media_
     def broken(*args, **kwargs):
         raise ValueError("disk on fire")
 
-    monkeypatch.setattr(imageclef_import, "add_correspondence", broken)
+    monkeypatch.setattr(importer, "add_correspondence", broken)
     with pytest.raises(ImageCLEFImportError, match="nothing was imported: disk on fire"):
         import_imageclef(dataset_dir(tmp_path / "data"))
     assert counts() == dict.fromkeys(counts(), 0)

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.markup import tokenize
 from annotation.models import Box, Concept, Correspondence, Description, Image, WordLink
+from metrics.text.markup import tokenize
 from mturk.models import Assignment, Campaign
 from mturk.services.campaigns import CampaignError, create_campaign, publish_campaign
 from mturk.services.review import approve_assignment, reject_assignment

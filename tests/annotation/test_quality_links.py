@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.markup import tokenize
 from annotation.models import Box, Concept, Description
 from metrics.link_agreement import link_f1
+from metrics.text.markup import tokenize
 from mturk.models import Assignment, Campaign, ItemAggregate
 from mturk.quality import Answer, Unit, get_quality
 from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer

@@ -18,7 +18,7 @@ from annotation.compositional.models import CompositionalEvaluation, ConceptPair
 from annotation.compositional.services.caption_parses import parse_all
 from annotation.compositional.services.concept_pairs import load_seed_pairs
 from annotation.compositional.services.evaluations import run_evaluation_by_id
-from annotation.services.coco_import import import_coco
+from annotation.services.coco_import.importer import import_coco
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -4,8 +4,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotation.markup import tokenize
 from annotation.models import Box, Concept, Description
+from metrics.text.markup import tokenize
 from mturk.models import HIT, Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.tokens import preview_token

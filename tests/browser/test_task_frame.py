@@ -15,8 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
-from annotation.markup import tokenize
 from annotation.models import Box, Concept, Description, Vocabulary
+from metrics.text.markup import tokenize
 from mturk.models import Assignment, Campaign
 from mturk.services.assignments import assign_next_hit, get_or_create_worker
 from mturk.services.campaigns import create_campaign, publish_campaign

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from metrics import ranking
+from metrics import relevant_positions
 from metrics.ranking import (
     cohen_kappa,
     description_ranks,
@@ -85,7 +85,7 @@ def test_bad_input_names_the_index() -> None:
 @pytest.fixture(params=[4.0, 0.0], ids=["compared", "sorted"])
 def counting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run a test with relevant items counted both ways: by comparison (few per query) and by sorting (many)."""
-    monkeypatch.setattr(ranking, "_SORT_FACTOR", request.param)
+    monkeypatch.setattr(relevant_positions, "_SORT_FACTOR", request.param)
 
 
 # Relevant: image 0 <- captions 0, 1; image 1 <- captions 2, 0; image 2 <- none.
@@ -236,7 +236,7 @@ def _pessimistic_order(scores: list[float], relevant: list[bool]) -> list[int]:
 @pytest.mark.parametrize("sort_factor", [4.0, 0.0], ids=["compared", "sorted"])
 def test_vectorised_metrics_match_a_one_query_at_a_time_reading(sort_factor: float,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ranking, "_SORT_FACTOR", sort_factor)  # both ways of counting relevant items
+    monkeypatch.setattr(relevant_positions, "_SORT_FACTOR", sort_factor)  # both ways of counting relevant items
     rng = np.random.default_rng(7)
     scores = rng.integers(0, 4, size=(9, 14)).astype(float)  # few values: many ties
     owners = np.concatenate([np.arange(9), rng.integers(0, 9, size=5)])

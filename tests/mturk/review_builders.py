@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotation.markup import tokenize
 from annotation.models import Box, Concept, Description, Vocabulary
+from metrics.text.markup import tokenize
 from mturk.models import Assignment, Campaign
 from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign

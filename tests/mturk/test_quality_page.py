@@ -373,7 +373,7 @@ def test_krippendorffs_alpha_is_read_in_one_line_and_counts_are_whole(researcher
 
 
 def test_the_result_of_applying_names_what_failed_and_why_and_what_was_skipped(researcher_client, monkeypatch):
-    from mturk.services.review_rules import RuleResult
+    from mturk.services.review_rules.applying import RuleResult
 
     campaign = quality_campaign(images=1)
     assert save(researcher_client, campaign).status_code == 302

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storyboard.exports.sind import rating_summary
+from storyboard.exports.ratings import rating_summary
 from tests.storyboard.test_workflow import export_files, finished  # noqa: F401 (a fixture)
 
 

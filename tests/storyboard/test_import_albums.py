@@ -1,4 +1,4 @@
-"""Album import (storyboard/services/albums.py, `manage.py import_albums`): folders, JSON manifests,
+"""Album import (storyboard/services/albums/, `manage.py import_albums`): folders, JSON manifests,
 idempotent re-imports, and bad inputs that must change nothing."""
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from PIL import Image as PILImage
 
 from annotation.models import Image
 from storyboard.models import Album, Photo
-from storyboard.services import albums as service
-from storyboard.services.albums import AlbumImportError, check_albums, import_albums, parse_datetaken
+from storyboard.services.albums import writing as service
+from storyboard.services.albums.fields import AlbumImportError, parse_datetaken
+from storyboard.services.albums.reading import check_albums
+from storyboard.services.albums.writing import import_albums
 
 pytestmark = pytest.mark.django_db
 

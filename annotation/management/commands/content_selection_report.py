@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from metrics.report_html import render_html
+from metrics.content_selection_report_html import render_html
 from mturk.management.commands._common import find_campaign
 
 from ...reports import grounded_report

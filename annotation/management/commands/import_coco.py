@@ -3,7 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ...services.coco_import import CocoImportError, folder_images, import_coco
+from ...services.coco_import.importer import import_coco
+from ...services.coco_import.records import CocoImportError, folder_images
 
 
 class Command(BaseCommand):

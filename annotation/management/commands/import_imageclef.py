@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...services.imageclef_import import ImageCLEFImportError, import_imageclef
+from ...services.imageclef_import.importer import import_imageclef
+from ...services.imageclef_import.source import ImageCLEFImportError
 
 
 class Command(BaseCommand):

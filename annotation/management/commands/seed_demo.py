@@ -6,11 +6,10 @@ from django.core.management.base import BaseCommand
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
+from mturk.demo_parts import demo_parts
 from mturk.models import Campaign
 from mturk.providers.registry import get_provider
 from mturk.services.campaigns import create_campaign, publish_campaign
-from storyboard.demo import seed_albums
-from storyboard.simulation import seed_story_demo
 
 from ...demo.grounded import seed_grounded_demo
 from ...demo.seed import BOXED_IMAGE_COUNT, seed_concepts, seed_images
@@ -25,9 +24,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         concepts = seed_concepts()
         demo = seed_images(concepts)
-        albums = seed_albums()
         described, linked = seed_grounded_demo(demo.images[:BOXED_IMAGE_COUNT])
-        stories = seed_story_demo(albums)
+        parts = [part.seed() for part in demo_parts()]  # what the other apps seed (storyboard: albums, stories)
         campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
         if campaign is None:
             campaign = create_campaign(
@@ -49,17 +47,17 @@ class Command(BaseCommand):
         token, _ = Token.objects.get_or_create(user=user)
         base = settings.PUBLIC_BASE_URL
         self.stdout.write(
-            f"Demo data: {len(demo.images)} images, {len(concepts)} concepts, {len(albums)} albums of 12 photos, "
+            f"Demo data: {len(demo.images)} images, {len(concepts)} concepts, "
+            + "".join(f"{part.summary}, " for part in parts) +
             f"campaign '{campaign.name}' ({campaign.hits.count()} HITs)"
         )
         self.stdout.write(
             f"Completed simulated campaigns '{described.name}' and '{linked.name}': try "
             f"`python manage.py export_dataset --format imageclef --out grounded.zip`"
         )
-        self.stdout.write(
-            f"Completed simulated story workflow '{stories['tell'].name}' and its {len(stories) - 1} later stages: try "
-            f"`python manage.py export_dataset --format sind --out stories.zip`"
-        )
+        for part in parts:
+            for note in part.notes:
+                self.stdout.write(note)
         self.stdout.write(f"Researcher login: {username} / {password_note}")
         self.stdout.write(f"Dashboard: {base}{reverse('dashboard')}")
         self.stdout.write(f"API token: {token.key}  (OpenAPI: {base}/api/docs/)")

@@ -3,6 +3,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ...item_sources import get_source
 from ...providers.base import ProviderError
 from ...providers.registry import UnknownProvider, get_provider, provider_names
 from ...services.campaigns import CampaignError, create_campaign
@@ -72,15 +73,10 @@ class Command(BaseCommand):
         options = json_arg("--options", o["options"])
         qualifications = json_arg("--qualifications", o["qualifications"])
         items = None
-        if o["all_images"]:
-            from annotation.models import Image
-
-            items = [{"image": pk} for pk in Image.objects.order_by("pk").values_list("pk", flat=True)]
+        if o["all_images"]:  # the item sources the dataset apps register (annotation.item_sources)
+            items = get_source("all_images").items(o["kind"], [])
         if o["all_descriptions"]:
-            from annotation.models import Description
-
-            waiting = Description.objects.filter(correspondences=None, image__boxes__isnull=False).distinct()
-            items = [{"description": pk} for pk in waiting.order_by("pk").values_list("pk", flat=True)]
+            items = get_source("descriptions").items(o["kind"], [])
         source_stage = find_campaign(o["after"]) if o["after"] else None
         try:
             campaign = create_campaign(

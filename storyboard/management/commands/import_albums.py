@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...services.albums import AlbumImportError, import_albums
+from ...services.albums.fields import AlbumImportError
+from ...services.albums.writing import import_albums
 
 
 class Command(BaseCommand):

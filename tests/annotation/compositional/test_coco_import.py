@@ -1,4 +1,4 @@
-"""Importing COCO annotation files (annotation/services/coco_import.py, the import_coco command and the console's
+"""Importing COCO annotation files (annotation/services/coco_import/, the import_coco command and the console's
 importer): the fixture imported with and without its image files, images reused by key, a second import adding
 nothing, and bad records named (file and record) with nothing written."""
 from __future__ import annotations
@@ -14,7 +14,8 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Box, Concept, Description, Image, ImageOrigin, Vocabulary
 from annotation.services.boxes import BoxSpec, add_boxes
-from annotation.services.coco_import import CocoImportError, folder_images, import_coco
+from annotation.services.coco_import.importer import import_coco
+from annotation.services.coco_import.records import CocoImportError, folder_images
 from annotation.services.images import import_image_bytes
 from mturk.importers import ImportProblems, get_importer
 from tests.importing import Steps

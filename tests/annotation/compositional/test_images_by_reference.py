@@ -16,7 +16,8 @@ from annotation.exports.flickr30k import write_flickr30k
 from annotation.exports.imageclef import write_imageclef
 from annotation.models import Image, RenditionJob
 from annotation.services import renditions
-from annotation.services.coco_import import folder_images, import_coco
+from annotation.services.coco_import.importer import import_coco
+from annotation.services.coco_import.records import folder_images
 from annotation.services.image_files import RENDITIONS_VERSION
 from mturk.services.campaigns import create_campaign, publish_campaign
 from tests.annotation.test_export_imageclef import export

@@ -22,7 +22,7 @@ from annotation.compositional.services.caption_parses import parse_all
 from annotation.compositional.services.concept_pairs import load_seed_pairs, save_pair
 from annotation.compositional.services.evaluations import run_evaluation_by_id, submit_evaluation
 from annotation.models import Description, Image
-from annotation.services.coco_import import import_coco
+from annotation.services.coco_import.importer import import_coco
 from tests.queries import queries_for
 
 pytestmark = pytest.mark.django_db

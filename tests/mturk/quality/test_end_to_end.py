@@ -21,7 +21,9 @@ from mturk.quality import GOLD_PASS_MARK
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.gold import create_gold_item
 from mturk.services.quality import compute_quality
-from mturk.services.review_rules import apply_rule, plan_rule, save_rule
+from mturk.services.review_rules.applying import apply_rule
+from mturk.services.review_rules.planning import plan_rule
+from mturk.services.review_rules.rule import save_rule
 from mturk.states import AssignmentStatus
 from tests.mturk.quality.simulation import (
     VOCABULARY,

@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 
 from mturk.models import QualityDecision, QualityRule
 from mturk.services.quality import compute_quality
-from mturk.services.review_rules import apply_rule, save_rule
+from mturk.services.review_rules.applying import apply_rule
+from mturk.services.review_rules.rule import save_rule
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes

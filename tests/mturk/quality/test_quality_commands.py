@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from mturk.models import Assignment, Campaign, QualityDecision, WorkerScore
-from mturk.services import review_rules
-from mturk.services.review_rules import save_rule
+from mturk.services.review_rules import applying
+from mturk.services.review_rules.rule import save_rule
 from mturk.states import AssignmentStatus, CampaignStatus
 from mturk.tasks import apply_review_rules
 
@@ -70,14 +70,14 @@ def test_the_periodic_job_applies_enabled_rules_of_open_campaigns_and_survives_a
         save_rule(campaign, rule_data(enabled=True))
     save_rule(disabled, rule_data(enabled=False))
     Campaign.objects.filter(pk=closed.pk).update(status=CampaignStatus.CLOSED)
-    real_apply = review_rules.apply_rule
+    real_apply = applying.apply_rule
 
     def broken_for_the_first(campaign, **kwargs):
         if campaign.pk == first.pk:
             raise RuntimeError("database hiccup")
         return real_apply(campaign, **kwargs)
 
-    monkeypatch.setattr(review_rules, "apply_rule", broken_for_the_first)
+    monkeypatch.setattr(applying, "apply_rule", broken_for_the_first)
     report = apply_review_rules.delay().get()
     assert report == {"campaigns": 1, "done": 9, "failed": 0, "skipped": 0,
                       "errors": {str(first.pk): "database hiccup"}}

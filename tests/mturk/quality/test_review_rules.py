@@ -8,7 +8,9 @@ import pytest
 
 from mturk.models import Assignment, Bonus, Campaign, QualityDecision, QualityRule
 from mturk.services.quality import compute_quality
-from mturk.services.review_rules import RuleError, apply_rule, plan_rule, save_rule
+from mturk.services.review_rules.applying import apply_rule
+from mturk.services.review_rules.planning import plan_rule
+from mturk.services.review_rules.rule import RuleError, save_rule
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes

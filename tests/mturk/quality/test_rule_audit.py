@@ -10,9 +10,11 @@ import pytest
 from mturk.models import Bonus, QualityDecision
 from mturk.models_quality import DecisionState
 from mturk.selectors_quality import decisions as decision_page
-from mturk.services import review_rules
 from mturk.services.review import grant_bonus, reject_assignment
-from mturk.services.review_rules import apply_rule, plan_rule, save_rule
+from mturk.services.review_rules import applying
+from mturk.services.review_rules.applying import apply_rule
+from mturk.services.review_rules.planning import plan_rule
+from mturk.services.review_rules.rule import rule_snapshot, save_rule
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes
@@ -55,14 +57,14 @@ def test_a_decision_a_person_made_meanwhile_is_left_as_it_is(crowd, provider_cal
     campaign, people, work = crowd
     save_rule(campaign, rule_data())
     by_hand = work["good2"][0]
-    real_plan = review_rules.plan_rule
+    real_plan = applying.plan_rule
 
     def plan_then_a_person_rejects(c, **options):
         plan = real_plan(c, **options)
         reject_assignment(by_hand, "Looked at by a person: the caption is about another picture.")
         return plan
 
-    monkeypatch.setattr(review_rules, "plan_rule", plan_then_a_person_rejects)
+    monkeypatch.setattr(applying, "plan_rule", plan_then_a_person_rejects)
     result = apply_rule(campaign, source="api")
     assert (result.done, result.skipped, result.failed) == (8, 1, {})
     by_hand.refresh_from_db()
@@ -78,15 +80,15 @@ def test_a_run_that_stopped_half_way_is_finished_without_a_second_call(crowd, pr
 
     compute_quality(campaign)
     plan = plan_rule(campaign)
-    snapshot = review_rules.rule_snapshot(campaign.quality_rule)
+    snapshot = rule_snapshot(campaign.quality_rule)
     by_key = {d.key: d for d in plan.decisions}
     # stopped after storing an approval decision, before its call
     pending = by_key[f"approve:{work['good1'][0].pk}"]
-    review_rules._record(campaign, pending, snapshot, "periodic", None)
+    applying._record(campaign, pending, snapshot, "periodic", None)
     # stopped after the bonus was stored and paid, before the decision was marked done
     bonus_decision = by_key[f"bonus:{campaign.pk}:{people['good1'].pk}"]
-    record, _ = review_rules._record(campaign, bonus_decision, snapshot, "periodic", None)
-    grant_bonus(work["good1"][-1], Decimal("0.50"), bonus_decision.message, token=review_rules.bonus_token(record))
+    record, _ = applying._record(campaign, bonus_decision, snapshot, "periodic", None)
+    grant_bonus(work["good1"][-1], Decimal("0.50"), bonus_decision.message, token=applying.bonus_token(record))
     provider_calls.clear()
     result = apply_rule(campaign, source="periodic")
     assert result.done == 9 and result.failed == {}
@@ -136,14 +138,14 @@ def test_one_application_at_a_time_on_postgresql(crowd, api):
                                                                         "password")})
     try:
         with other.cursor() as cursor:  # another job is applying the rule
-            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [review_rules._LOCK_SPACE, campaign.pk % 2**31])
-        with pytest.raises(review_rules.RuleBusy, match="being applied right now"):
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [applying._LOCK_SPACE, campaign.pk % 2**31])
+        with pytest.raises(applying.RuleBusy, match="being applied right now"):
             apply_rule(campaign, source="console")
         busy = api.post(f"/api/campaigns/{campaign.pk}/review-rule/apply/")
         assert busy.status_code == 409 and "being applied right now" in busy.json()["detail"]
         assert not QualityDecision.objects.exists()
         with other.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [review_rules._LOCK_SPACE, campaign.pk % 2**31])
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [applying._LOCK_SPACE, campaign.pk % 2**31])
     finally:
         other.close()
     assert apply_rule(campaign, source="console").done == 9
@@ -168,7 +170,7 @@ def test_a_bonus_the_marketplace_refused_is_paid_next_time_under_the_same_token(
     assert key in first.failed and "recorded but not paid yet" in first.failed[key]
     stored = Bonus.objects.get(assignment__hit__campaign=campaign)
     record = QualityDecision.objects.get(key=key)
-    assert (stored.paid, stored.unique_token) == (False, review_rules.bonus_token(record))
+    assert (stored.paid, stored.unique_token) == (False, applying.bonus_token(record))
     down.clear()
     again = apply_rule(campaign, source="api")
     assert key not in again.failed

@@ -25,7 +25,7 @@ from annotation.compositional.services.evaluations import (
     submit_evaluation,
 )
 from annotation.models import Description
-from annotation.services.coco_import import import_coco
+from annotation.services.coco_import.importer import import_coco
 from metrics.meteor import JAVA_MISSING, MeteorError
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, submitted

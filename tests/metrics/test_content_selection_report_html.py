@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from metrics.baselines import content_selection_report
-from metrics.report_html import render_html
+from metrics.content_selection_report_html import render_html
 from tests.metrics import make_image
 
 

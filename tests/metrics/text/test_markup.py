@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.markup import MarkupError, parse, render, tokenize
+from metrics.text.markup import MarkupError, parse, render, tokenize
 
 
 @pytest.mark.parametrize("text", ["A [stop] sign on a pole .", "a [ b ] c", "[[ x ]]", "price: [5]^2 dollars"])

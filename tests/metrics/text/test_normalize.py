@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from storyboard.normalize import lexicon, normalize, ptb_tokens
+from metrics.text.normalize import lexicon, normalize, ptb_tokens
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -168,7 +168,7 @@ def test_the_documented_outputs_are_the_real_ones() -> None:
     import re
     from pathlib import Path
 
-    document = Path(__file__).resolve().parents[2] / "docs" / "text-normalization.md"
+    document = Path(__file__).resolve().parents[3] / "docs" / "text-normalization.md"
     rows = re.findall(r"^\| `(.+?)` \| `(.*?)` \|", document.read_text(), flags=re.MULTILINE)
     assert len(rows) >= 20
     assert [(text, normalize(text)) for text, _ in rows] == rows

@@ -1,21 +1,23 @@
-"""Inline SVG plots for the stories report and the researcher's console: a bar chart, a histogram and a scatter plot.
+"""Inline SVG plots for the HTML reports and the researcher's console: a line plot, a bar chart, a histogram and a
+scatter plot.
 
-Same conventions as `metrics.report_html.line_plot`: one `<figure>` holding an `<svg>` (role="img", named by its
-`<title>`) with axes, ticks and a caption, no script, every label escaped. The `viewBox` lets a page scale a plot
-to its width.
+One `<figure>` holding an `<svg>` (role="img", named by its `<title>`) with axes, ticks and a caption, no script,
+every label escaped. The `viewBox` lets a page scale a plot to its width.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from metrics.report_html import esc
+from metrics.html.page import esc
 
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 60, 20, 15, 50
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 BAR = "#1f77b4"
 POINT = "#d62728"
+DASHED = "6 4"
 
 
 def nice_max(value: float) -> float:
@@ -150,3 +152,63 @@ def scatter(points: Sequence[tuple[float, float]], x_range: tuple[float, float],
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{POINT}" fill-opacity="0.5"/>')
     _x_label(parts, x_label)
     return _close(parts, caption)
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    colour: str
+    points: list[tuple[float, float]]
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    label: str
+    colour: str
+    dashed: bool = False
+
+
+def line_plot(series: Sequence[Series], legend: Sequence[LegendEntry], x_max: int, y_label: str, caption: str) -> str:
+    """An SVG line plot of y in [0, 1] against k = 1..x_max, with axes, ticks and a legend on the right."""
+    width, height = 720, 360
+    left, right, top, bottom = 55, 190, 15, 45
+    plot_w, plot_h = width - left - right, height - top - bottom
+    x_span = max(x_max - 1, 1)
+
+    def sx(x: float) -> float:
+        return left + (x - 1) / x_span * plot_w
+
+    def sy(y: float) -> float:
+        return top + (1 - min(max(y, 0.0), 1.0)) * plot_h
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" aria-label="{esc(caption)}">']
+    for tick in range(6):  # y grid and ticks 0, 0.2, .., 1
+        y = tick / 5
+        parts.append(f'<line x1="{left}" y1="{sy(y):.1f}" x2="{left + plot_w}" y2="{sy(y):.1f}" stroke="#eee"/>')
+        parts.append(f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:.1f}</text>')
+    step = 1 if x_max <= 20 else (x_max + 19) // 20
+    for k in range(1, x_max + 1, step):
+        parts.append(f'<line x1="{sx(k):.1f}" y1="{top + plot_h}" x2="{sx(k):.1f}" y2="{top + plot_h + 4}" '
+                     f'stroke="#222"/>')
+        parts.append(f'<text x="{sx(k):.1f}" y="{top + plot_h + 17}" text-anchor="middle">{k}</text>')
+    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#222"/>')
+    parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#222"/>')
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">k (boxes selected)</text>')
+    parts.append(f'<text x="14" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
+                 f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">{esc(y_label)}</text>')
+    for line in series:
+        coordinates = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line.points)
+        dash = f' stroke-dasharray="{DASHED}"' if line.dashed else ""
+        parts.append(f'<polyline fill="none" stroke="{esc(line.colour)}" stroke-width="2"{dash} '
+                     f'points="{coordinates}"><title>{esc(line.label)}</title></polyline>')
+    legend_x = left + plot_w + 15
+    for index, entry in enumerate(legend):
+        y = top + 10 + index * 18
+        dash = f' stroke-dasharray="{DASHED}"' if entry.dashed else ""
+        parts.append(f'<line x1="{legend_x}" y1="{y}" x2="{legend_x + 24}" y2="{y}" stroke="{esc(entry.colour)}" '
+                     f'stroke-width="2"{dash}/>')
+        parts.append(f'<text x="{legend_x + 30}" y="{y + 4}">{esc(entry.label)}</text>')
+    parts.append("</svg>")
+    return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption></figure>'

@@ -7,11 +7,11 @@ string that comes from the data (title, image keys, concepts, system names) goes
 """
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from metrics.baselines import TEXT_SYSTEMS, VISUAL_SYSTEMS
+from metrics.html.page import esc, html_page
+from metrics.html.plots import LegendEntry, Series, line_plot
 
 COLOURS = {
     "human upper bound": "#000000",
@@ -24,24 +24,6 @@ COLOURS = {
     "bigram+position": "#8c564b",
 }
 SPARE_COLOURS = ("#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939")
-DASHED = "6 4"
-
-CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 70rem;
-       padding: 0 1rem; color: #222; line-height: 1.45; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: 0.5rem 0; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: left; }
-th { background: #f3f3f3; } td.num { text-align: right; }
-tr.first td { border-top: 2px solid #888; }
-figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #444; }
-svg text { font-family: system-ui, sans-serif; font-size: 12px; fill: #222; }
-code, .formula { font-family: ui-monospace, monospace; }
-"""
-
-
-def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def colour_of(name: str, names: Sequence[str]) -> str:
@@ -49,66 +31,6 @@ def colour_of(name: str, names: Sequence[str]) -> str:
     if name in COLOURS:
         return COLOURS[name]
     return SPARE_COLOURS[list(names).index(name) % len(SPARE_COLOURS)] if name in names else SPARE_COLOURS[0]
-
-
-@dataclass(frozen=True)
-class Series:
-    label: str
-    colour: str
-    points: list[tuple[float, float]]
-    dashed: bool = False
-
-
-@dataclass(frozen=True)
-class LegendEntry:
-    label: str
-    colour: str
-    dashed: bool = False
-
-
-def line_plot(series: Sequence[Series], legend: Sequence[LegendEntry], x_max: int, y_label: str, caption: str) -> str:
-    """An SVG line plot of y in [0, 1] against k = 1..x_max, with axes, ticks and a legend on the right."""
-    width, height = 720, 360
-    left, right, top, bottom = 55, 190, 15, 45
-    plot_w, plot_h = width - left - right, height - top - bottom
-    x_span = max(x_max - 1, 1)
-
-    def sx(x: float) -> float:
-        return left + (x - 1) / x_span * plot_w
-
-    def sy(y: float) -> float:
-        return top + (1 - min(max(y, 0.0), 1.0)) * plot_h
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" aria-label="{esc(caption)}">']
-    for tick in range(6):  # y grid and ticks 0, 0.2, .., 1
-        y = tick / 5
-        parts.append(f'<line x1="{left}" y1="{sy(y):.1f}" x2="{left + plot_w}" y2="{sy(y):.1f}" stroke="#eee"/>')
-        parts.append(f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:.1f}</text>')
-    step = 1 if x_max <= 20 else (x_max + 19) // 20
-    for k in range(1, x_max + 1, step):
-        parts.append(f'<line x1="{sx(k):.1f}" y1="{top + plot_h}" x2="{sx(k):.1f}" y2="{top + plot_h + 4}" '
-                     f'stroke="#222"/>')
-        parts.append(f'<text x="{sx(k):.1f}" y="{top + plot_h + 17}" text-anchor="middle">{k}</text>')
-    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#222"/>')
-    parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#222"/>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">k (boxes selected)</text>')
-    parts.append(f'<text x="14" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
-                 f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">{esc(y_label)}</text>')
-    for line in series:
-        coordinates = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line.points)
-        dash = f' stroke-dasharray="{DASHED}"' if line.dashed else ""
-        parts.append(f'<polyline fill="none" stroke="{esc(line.colour)}" stroke-width="2"{dash} '
-                     f'points="{coordinates}"><title>{esc(line.label)}</title></polyline>')
-    legend_x = left + plot_w + 15
-    for index, entry in enumerate(legend):
-        y = top + 10 + index * 18
-        dash = f' stroke-dasharray="{DASHED}"' if entry.dashed else ""
-        parts.append(f'<line x1="{legend_x}" y1="{y}" x2="{legend_x + 24}" y2="{y}" stroke="{esc(entry.colour)}" '
-                     f'stroke-width="2"{dash}/>')
-        parts.append(f'<text x="{legend_x + 30}" y="{y + 4}">{esc(entry.label)}</text>')
-    parts.append("</svg>")
-    return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption></figure>'
 
 
 def _points(rows: list[dict], field: str) -> list[tuple[float, float]]:
@@ -202,19 +124,6 @@ def _images_section(report: dict) -> str:
             f"<table><tr><th>image</th><th>reason</th></tr>{skipped_rows}</table></details>"
             f"<details><summary>Human upper bound per image ({len(per_image)} images)</summary>"
             f"<table><tr><th>image</th><th>P</th><th>R</th><th>F</th></tr>{score_rows}</table></details>")
-
-
-def html_page(title: str, sections: Sequence[str]) -> str:
-    """A self-contained report page: the shared CSS, the title, then the sections (already HTML)."""
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1>",
-        *sections,
-        "</body></html>",
-    ])
 
 
 def render_html(report: dict, title: str) -> str:

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from metrics.story_plots import bar_chart, bin_counts, histogram, nice_max, scatter
+from metrics.html.plots import bar_chart, bin_counts, histogram, nice_max, scatter
 
 
 @pytest.mark.parametrize("value, expected", [(0, 1.0), (-3, 1.0), (0.3, 0.5), (1, 1), (3, 5), (7, 10), (12, 20),

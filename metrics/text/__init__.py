@@ -1,0 +1,1 @@
+"""Plain-Python text tools the apps and metrics share: the correspondence markup, VIST text normalization."""
