@@ -21,18 +21,3 @@ def render_images(job_id: int, batch_size: int = 50, batches: int | None = None)
     while job is not None and (batches is None or count < batches) and render_batch(job, batch_size):
         count += 1
 
-
-@shared_task(acks_late=True)
-def parse_captions(job_id: int) -> None:
-    """Parse the descriptions a ParseJob covers (compositional.services.caption_parses), going on where it got to."""
-    from .compositional.services.caption_parses import run_parse_job_by_id
-
-    run_parse_job_by_id(job_id)
-
-
-@shared_task(acks_late=True)
-def evaluate_compositional(evaluation_id: int) -> None:
-    """Score a stored CompositionalEvaluation (compositional.services.evaluations)."""
-    from .compositional.services.evaluations import run_evaluation_by_id
-
-    run_evaluation_by_id(evaluation_id)

@@ -64,7 +64,7 @@ def _one_request_at_a_time() -> None:
 
 def request_parse(user: Any = None) -> ParseJob:
     """The open parse job, or a new one queued once this transaction commits."""
-    from ...tasks import parse_captions
+    from ..tasks import parse_captions
 
     name = current_parser_name()
     with transaction.atomic():

@@ -222,7 +222,7 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
             result={"request": {"file_name": file_name, "group": (group or "").strip(), "split_seed": split_seed,
                                 "eval_share": eval_share, "campaigns": [c.pk for c in chosen_campaigns]}})
         if background:
-            from ...tasks import evaluate_compositional
+            from ..tasks import evaluate_compositional
 
             # robust: without a broker the job runs here, and a failed run is recorded on the evaluation, not raised
             # at the caller, who asked for it to be queued

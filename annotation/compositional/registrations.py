@@ -1,8 +1,10 @@
-"""Registers the compositional splits export format (imported at app start by AnnotationConfig.ready)."""
+"""Registers compositional generalization with the crowd core at app start (AnnotationConfig.ready): the
+compositional splits export format and the background tasks."""
 from __future__ import annotations
 
 from mturk.exports import ExportFormat, register_format
 
+from . import tasks  # noqa: F401  (the Celery tasks register when their module is imported)
 from .export import OPTIONS, check_compositional_options, export_compositional
 
 register_format(ExportFormat(
