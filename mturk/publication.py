@@ -64,7 +64,7 @@ class PublicationPreview:
 
 
 def participation_rules(campaign: Campaign, provider: CrowdProvider | None = None) -> list[str]:
-    """Who publishing keeps out (services.participation; Prolific: services.prolific_studies), in words."""
+    """Who publishing keeps out (services.participation; Prolific: providers.prolific.studies), in words."""
     if provider is not None and not provider.creates_hits:
         rules = ["participants on the platform's block list (a Prolific participant group) are excluded"]
         if in_stage_chain(campaign):

@@ -68,34 +68,6 @@ def poll_marketplace_events() -> dict:
     return asdict(poll_queue(settings.MTURK_EVENTS_QUEUE_URL))
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(ProviderUnavailable,), retry_backoff=30,
-             retry_backoff_max=900, max_retries=10)
-def prolific_publish(campaign_id: int) -> str:
-    """Create (exactly once), publish and size a campaign's Prolific study. Re-running it is harmless."""
-    from .services.prolific_studies import ensure_study
-
-    return ensure_study(Campaign.objects.get(pk=campaign_id)).status
-
-
-@shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=30, max_retries=10)
-def prolific_push_decisions(campaign_id: int) -> int:
-    """Send the stored approve/reject decisions of a campaign's Prolific submissions, then read them back."""
-    from .services.prolific_decisions import push_decisions
-
-    return push_decisions(Campaign.objects.get(pk=campaign_id))
-
-
-@shared_task(acks_late=True)
-def prolific_handle_events(limit: int = 500) -> dict:
-    """Handle the stored Prolific webhook events (queued by the receiver for each new event; the periodic sync
-    handles leftovers). Re-running it is harmless: handled events are skipped."""
-    from dataclasses import asdict
-
-    from .services.prolific_events import handle_pending_events
-
-    return asdict(handle_pending_events(limit))
-
-
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def run_import_job(job_id: int) -> str:
     """Run a researcher's import (acks late: a worker killed mid-way gets the job redelivered and it starts over)."""

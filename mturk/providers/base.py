@@ -44,6 +44,16 @@ class MarketplaceAssignment:
     feedback: str = ""
 
 
+@dataclass(frozen=True)
+class ParticipantSync:
+    """What syncing a campaign's participants (marketplaces that send them to our server) changed."""
+
+    new_submissions: int = 0
+    returned: int = 0  # unanswered tasks given back (returned, timed out, screened out)
+    approved_elsewhere: int = 0
+    rejected_elsewhere: int = 0
+
+
 class ProviderError(Exception):
     """A provider refused or failed an operation; the message is shown to the researcher."""
 
@@ -105,6 +115,16 @@ class CrowdProvider(ABC):
     def answer_counts(self, sandbox: bool) -> dict[str, tuple[int, int]] | None:
         """{HIT external id: (answered, decided)} for every HIT of the account, in few calls, so that a
         sync can skip HITs with nothing new (None: not available; every HIT is checked)."""
+        return None
+
+    def sync_participants(self, campaign: Campaign) -> ParticipantSync:
+        """For a marketplace that sends participants to our server (creates_hits False): bring our records of
+        the campaign's participants in step with it."""
+        return ParticipantSync()
+
+    def periodic_work(self) -> None:
+        """What the periodic sync does first, once for the provider (e.g. handle stored webhook events whose
+        handling job was lost)."""
         return None
 
     def mark_reviewed(self, hit: HIT) -> None:

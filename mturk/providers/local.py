@@ -11,11 +11,13 @@ from django.urls import reverse
 
 from ..tokens import campaign_token
 from .base import CrowdProvider, PublishOutcome
+from .registry import register_provider
 
 if TYPE_CHECKING:
     from ..models import HIT, Assignment, Bonus, Campaign, Worker
 
 
+@register_provider
 class LocalProvider(CrowdProvider):
     name = "local"
 

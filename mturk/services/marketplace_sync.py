@@ -22,7 +22,7 @@ from config.json_input import parse_json
 
 from ..models import HIT, Assignment, Campaign
 from ..providers.base import MarketplaceAssignment, ProviderError
-from ..providers.registry import get_provider
+from ..providers.registry import get_provider, provider_names
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .assignments import expire_stale_assignments, get_or_create_worker
@@ -181,13 +181,11 @@ def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] 
     report = SyncReport()
     expire_stale_assignments(campaign)
     if provider.has_marketplace and not provider.creates_hits:  # one study whose participants come to us
-        from .prolific_sync import sync_study
-
-        study_report = sync_study(campaign)
-        report.new_submissions += study_report.changed
-        report.returned += study_report.released
-        report.approved_elsewhere += study_report.approved_on_prolific
-        report.rejected_elsewhere += study_report.rejected_on_prolific
+        participants = provider.sync_participants(campaign)
+        report.new_submissions += participants.new_submissions
+        report.returned += participants.returned
+        report.approved_elsewhere += participants.approved_elsewhere
+        report.rejected_elsewhere += participants.rejected_elsewhere
         pay_pending_bonuses(campaign)
     elif provider.has_marketplace:
         report.created_hits = _create_pending(campaign)
@@ -218,13 +216,12 @@ def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] 
 
 def sync_all() -> SyncReport:
     """Sync every open campaign (the periodic job); the account's HITs are listed once per environment."""
-    from .prolific_events import handle_pending_events
-
     total = SyncReport()
-    try:  # webhook events whose handling job was lost (the receiver queues one per event)
-        handle_pending_events()
-    except Exception:
-        log.exception("handling the stored Prolific webhook events failed")
+    for name in provider_names():
+        try:
+            get_provider(name).periodic_work()
+        except Exception:
+            log.exception("the periodic work of the %s provider failed", name)
     listings: dict[tuple[str, bool], dict[str, tuple[int, int]] | None] = {}
     for campaign in Campaign.objects.exclude(status__in=(CampaignStatus.DRAFT, CampaignStatus.CLOSED)):
         try:

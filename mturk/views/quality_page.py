@@ -19,9 +19,9 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ..models import Campaign, QualityDecision, QualityJob, QualityRule, WorkerScore
-from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
+from ..providers.prolific.selectors import REJECTION_CHOICES
+from ..providers.prolific.terms import MIN_REJECTION_MESSAGE
 from ..quality import GOLD_PASS_MARK
-from ..selectors_prolific import REJECTION_CHOICES
 from ..selectors_quality import (
     CampaignQualityView,
     campaign_quality,

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError, money
+from ..providers.prolific.selectors import prolific_facts
 from ..providers.registry import get_provider
 from ..publication import preview_publication
 from ..selectors import (
@@ -24,7 +25,6 @@ from ..selectors import (
     progress_of,
     stage_chain,
 )
-from ..selectors_prolific import prolific_facts
 from ..selectors_run import run_actions
 from ..services.campaigns import CampaignError, publish_campaign, set_campaign_status
 from ..services.hits import HITError, add_assignments_everywhere, delete_decided_hits, expire_campaign

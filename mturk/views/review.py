@@ -16,9 +16,9 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Campaign
-from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
+from ..providers.prolific.selectors import REJECTION_CHOICES
+from ..providers.prolific.terms import MIN_REJECTION_MESSAGE
 from ..quality import has_quality
-from ..selectors_prolific import REJECTION_CHOICES
 from ..selectors_review import ANY_FLAG, NO_FLAG, campaign_flags, gold_made_from, review_assignments, review_counts
 from ..services.review import ReviewError
 from ..services.review_bulk import review_selection

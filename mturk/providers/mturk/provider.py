@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from ...tokens import preview_token
 from ..base import CrowdProvider, MarketplaceAssignment, NotSupported, ProviderError, PublishOutcome, money
+from ..registry import register_provider
 from . import limits
 from .client import MarketplaceError, call, get_client, hit_id_from_message, paginate
 from .documents import external_question, parse_answers
@@ -51,6 +52,7 @@ def task_url(hit: HIT) -> str:
     return f"{settings.PUBLIC_BASE_URL}{path}?c={hit.campaign_id}&h={preview_token(hit.pk)}"
 
 
+@register_provider
 class MTurkProvider(CrowdProvider):
     name = "mturk"
     has_marketplace = True

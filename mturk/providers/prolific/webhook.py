@@ -15,7 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from ..services.prolific_events import MalformedEvent, request_problem, store_event
+from .events import MalformedEvent, request_problem, store_event
 
 log = logging.getLogger(__name__)
 

@@ -15,10 +15,11 @@ import responses
 from django.db import connection
 from django.urls import reverse
 
-from mturk.models import Assignment, ProlificSubmission, Worker
+from mturk.models import Assignment, Worker
+from mturk.providers.prolific.arrivals import ArrivalRefused, finish, next_task, start_session
 from mturk.providers.prolific.client import reset_client
+from mturk.providers.prolific.models import ProlificSubmission
 from mturk.services.assignments import submit_answer
-from mturk.services.prolific_arrivals import ArrivalRefused, finish, next_task, start_session
 from mturk.states import ANSWERED, SLOT_HOLDING, AssignmentStatus
 from tests.factories import GOOD_TEXT
 from tests.queries import queries_for
@@ -332,7 +333,7 @@ def test_a_forged_or_foreign_continue_link_is_refused(client, prolific):
     campaign = prolific_campaign(tasks=2)
     answers_with(prolific)
     press_start(client, campaign)
-    from mturk.services.prolific_arrivals import continue_url
+    from mturk.providers.prolific.arrivals import continue_url
 
     assert client.get(continue_url(SESSION, OTHER_PID)).status_code == 403
     assert client.post(continue_url(SESSION, OTHER_PID)).status_code == 403

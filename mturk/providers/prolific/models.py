@@ -11,7 +11,7 @@ import uuid
 
 from django.db import models
 
-from .models import Campaign, Worker
+from ...models import Campaign, Worker
 
 
 def new_completion_code() -> str:

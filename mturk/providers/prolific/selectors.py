@@ -8,9 +8,10 @@ from decimal import Decimal
 
 from django.db.models import Count, Exists, Min, OuterRef, Q
 
-from .models import Assignment, Bonus, Campaign, ProlificStudy, ProlificSubmission
-from .providers.prolific.provider import AUTO_APPROVAL_DAYS, REJECTION_CATEGORIES, major
-from .states import ANSWERED
+from ...models import Assignment, Bonus, Campaign
+from ...states import ANSWERED
+from .models import ProlificStudy, ProlificSubmission
+from .terms import AUTO_APPROVAL_DAYS, REJECTION_CATEGORIES, major
 
 STUDY_PAGE = "https://app.prolific.com/researcher/workspaces/studies/{}"
 SPELLED_OUT = {"INCOMP_LONGITUDINAL": "Incomplete longitudinal", "UNSUPP_DEVICE": "Unsupported device",

@@ -27,16 +27,20 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import Bonus, BonusState, Campaign, ProlificStudy
-from ..providers.base import ProviderError
-from ..providers.prolific.client import ProlificError, ProlificUnavailable
-from ..providers.prolific.provider import ProlificProvider, cents
-from ..providers.registry import get_provider
+from ...models import Bonus, BonusState, Campaign
+from ..base import ProviderError
+from ..registry import get_provider
+from .client import ProlificError, ProlificUnavailable
+from .models import ProlificStudy
+from .terms import cents
+
+if TYPE_CHECKING:
+    from .provider import ProlificProvider
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +48,7 @@ CONFIRMABLE = (BonusState.PAY_REQUESTED, BonusState.PAID)
 
 
 def _provider() -> ProlificProvider:
-    return cast(ProlificProvider, get_provider(ProlificProvider.name))
+    return cast("ProlificProvider", get_provider("prolific"))
 
 
 def _locked(bonus_id: int) -> Bonus:

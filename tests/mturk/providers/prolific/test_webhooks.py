@@ -17,10 +17,11 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from mturk.models import MarketplaceEvent, ProlificStudy, ProlificSubmission, Worker
+from mturk.models import MarketplaceEvent, Worker
+from mturk.providers.prolific import events as prolific_events
 from mturk.providers.prolific.client import reset_client
-from mturk.services import prolific_events
-from mturk.services.prolific_events import handle_pending_events, parse_timestamp, store_event, verify_signature
+from mturk.providers.prolific.events import handle_pending_events, parse_timestamp, store_event, verify_signature
+from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
 from tests.factories import make_campaign
 
 pytestmark = pytest.mark.django_db
@@ -135,7 +136,8 @@ def test_timestamps_in_seconds_milliseconds_and_iso_8601():
 # ---- the receiver ----------------------------------------------------------------------------------
 def test_a_new_event_is_stored_and_its_handling_queued(client, django_capture_on_commit_callbacks, monkeypatch):
     queued: list[bool] = []
-    monkeypatch.setattr("mturk.tasks.prolific_handle_events.delay", lambda *a, **k: queued.append(True))
+    monkeypatch.setattr("mturk.providers.prolific.tasks.prolific_handle_events.delay",
+                        lambda *a, **k: queued.append(True))
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         response = deliver(client, event_body(), "E1")
     assert response.status_code == 200 and response.json()["duplicate"] is False
@@ -358,7 +360,7 @@ def test_an_unexpected_error_leaves_the_event_pending_and_the_others_go_on(submi
 
 
 def test_the_task_handles_pending_events(submission, prolific, django_capture_on_commit_callbacks):
-    from mturk.tasks import prolific_handle_events
+    from mturk.providers.prolific.tasks import prolific_handle_events
 
     prolific.get(f"{API}submissions/SUB1/", json=remote_submission("RETURNED"))
     with django_capture_on_commit_callbacks():
@@ -375,7 +377,8 @@ def test_an_event_another_job_is_handling_is_skipped(submission, prolific, monke
     """Two jobs never handle one event at once: a row locked by another job is skipped, not waited for."""
     from django.db import connections, transaction
 
-    monkeypatch.setattr("mturk.tasks.prolific_handle_events.delay", lambda *a, **k: None)  # no job of its own
+    monkeypatch.setattr("mturk.providers.prolific.tasks.prolific_handle_events.delay",
+                        lambda *a, **k: None)  # no job of its own
     prolific.get(f"{API}submissions/SUB1/", json=remote_submission("AWAITING REVIEW"))
     store_event("E1", json.loads(event_body()))
     locked, release = threading.Event(), threading.Event()

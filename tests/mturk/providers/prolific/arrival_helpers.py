@@ -8,7 +8,8 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
-from mturk.models import HIT, Campaign, ProlificStudy
+from mturk.models import HIT, Campaign
+from mturk.providers.prolific.models import ProlificStudy
 from mturk.states import CampaignStatus, HITStatus
 from mturk.tokens import campaign_token
 from tests.factories import make_campaign

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -17,21 +17,20 @@ from django.db.models import F, Sum
 from django.urls import reverse
 from django.utils import timezone
 
-from ..models import HIT, Bonus, Campaign, ProlificStudy
-from ..providers.base import ProviderError
-from ..providers.prolific.client import ProlificError, ProlificUnavailable
-from ..providers.prolific.provider import (
-    ProlificProvider,
-    bundle_reward,
-    cents,
-    estimated_minutes,
-    places_for,
-)
-from ..providers.registry import get_provider
-from ..states import CampaignStatus, HITStatus
-from ..task_kinds import get_task_kind
-from ..tokens import campaign_token
-from .prolific_groups import block_list_group, chain_of, stage_group
+from ...models import HIT, Bonus, Campaign
+from ...states import CampaignStatus, HITStatus
+from ...task_kinds import get_task_kind
+from ...tokens import campaign_token
+from ..base import ProviderError
+from ..registry import get_provider
+from .client import ProlificError, ProlificUnavailable
+from .groups import block_list_group, chain_of, stage_group
+from .models import ProlificStudy
+from .tasks import prolific_publish
+from .terms import bundle_reward, cents, estimated_minutes, places_for
+
+if TYPE_CHECKING:
+    from .provider import ProlificProvider
 
 log = logging.getLogger(__name__)
 URL_PARAMETERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
@@ -59,9 +58,7 @@ def wanted_action(campaign: Campaign, study: ProlificStudy) -> str | None:
 
 
 def provider() -> ProlificProvider:
-    found = get_provider("prolific")
-    assert isinstance(found, ProlificProvider)
-    return found
+    return cast("ProlificProvider", get_provider("prolific"))
 
 
 def study_url(campaign: Campaign) -> str:
@@ -237,6 +234,4 @@ def _status_step(campaign: Campaign, study: ProlificStudy) -> bool:
 
 def queue_study_update(campaign: Campaign) -> None:
     """Hand the study's update to the background job once the current transaction commits."""
-    from ..tasks import prolific_publish
-
     transaction.on_commit(lambda: prolific_publish.delay(campaign.pk))

@@ -5,10 +5,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mturk.models import Assignment, Campaign, ProlificStudy, ProlificSubmission
+from mturk.models import Assignment, Campaign
+from mturk.providers.prolific.arrivals import finish, next_task, start_session
+from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
 from mturk.services.assignments import submit_answer
 from mturk.services.campaigns import publish_campaign
-from mturk.services.prolific_arrivals import finish, next_task, start_session
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.prolific_fake.state import FakeProlific
 

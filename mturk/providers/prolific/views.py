@@ -2,7 +2,7 @@
 
 Prolific opens `/p/<campaign token>/?PROLIFIC_PID=..&STUDY_ID=..&SESSION_ID=..`. GET shows the start page and
 takes nothing (link prefetching and previews; no call to Prolific either); the participant's "Start task"
-(POST) confirms the session with Prolific (services.prolific_arrivals) and sends the browser to the ordinary
+(POST) confirms the session with Prolific (providers.prolific.arrivals) and sends the browser to the ordinary
 task page. After each stored answer the task page goes to the session's signed continue link: "Next task
 (k of N)" (a POST takes it), or, when the bundle is done, the completion page, which sends the browser back to
 Prolific with the study's completion code and also shows the code and a link, in case the redirect fails.
@@ -15,8 +15,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from ..models import Campaign, ProlificSubmission
-from ..services.prolific_arrivals import (
+from ...models import Campaign
+from ...states import CampaignStatus
+from ...task_frame import duration_text
+from ...task_kinds import get_task_kind
+from ...throttle import arrival_allowed
+from ...tokens import TokenError, read_campaign_token, read_session_token
+from ...views.worker import _task_redirect, arrival_refused, frameable, worker_message
+from .arrivals import (
     ArrivalRefused,
     answered_count,
     bundle_done,
@@ -28,12 +34,7 @@ from ..services.prolific_arrivals import (
     start_session,
     study_of,
 )
-from ..states import CampaignStatus
-from ..task_frame import duration_text
-from ..task_kinds import get_task_kind
-from ..throttle import arrival_allowed
-from ..tokens import TokenError, read_campaign_token, read_session_token
-from .worker import _task_redirect, arrival_refused, frameable, worker_message
+from .models import ProlificSubmission
 
 ID_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 

@@ -14,12 +14,13 @@ from typing import Any
 
 from django.db import transaction
 
-from ..models import Assignment, Campaign, ProlificStudy, ProlificSubmission
-from ..providers.prolific.payloads import moment, normalised_status
-from ..states import AssignmentStatus
-from .assignments import get_or_create_worker
-from .prolific_studies import ensure_study, provider
-from .slots import store_taken_slots
+from ...models import Assignment, Campaign
+from ...services.assignments import get_or_create_worker
+from ...services.slots import store_taken_slots
+from ...states import AssignmentStatus
+from .models import ProlificStudy, ProlificSubmission
+from .payloads import moment, normalised_status
+from .studies import ensure_study, provider
 
 log = logging.getLogger(__name__)
 GIVES_BACK = {"RETURNED": AssignmentStatus.RETURNED, "TIMED-OUT": AssignmentStatus.EXPIRED,
@@ -89,7 +90,7 @@ def reconcile_submission(study: ProlificStudy, remote: dict[str, Any],
 
 def _record_decision_made_on_prolific(record: ProlificSubmission, status: str, answered: list[Assignment],
                                       report: StudySyncReport) -> None:
-    from .review import approve_assignment, reject_assignment
+    from ...services.review import approve_assignment, reject_assignment
 
     if status == "APPROVED":
         for assignment in answered:
@@ -128,8 +129,8 @@ def refresh_study(study_external_id: str) -> bool:
 def sync_study(campaign: Campaign) -> StudySyncReport:
     """The periodic sync of one prolific campaign: the study in step, every submission (all pages), then the
     decisions and bonuses waiting to be sent."""
-    from .prolific_bonuses import reconcile_bonuses
-    from .prolific_decisions import push_decisions
+    from .bonuses import reconcile_bonuses
+    from .decisions import push_decisions
 
     report = StudySyncReport()
     study = ProlificStudy.objects.filter(campaign=campaign).first()

@@ -7,12 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from mturk.models import HIT, Campaign, ProlificStudy
+from mturk.models import HIT, Campaign
 from mturk.providers.base import ProviderError
+from mturk.providers.prolific import studies as prolific_studies
 from mturk.providers.prolific.client import ProlificUnavailable
-from mturk.services import prolific_studies
+from mturk.providers.prolific.models import ProlificStudy
+from mturk.providers.prolific.studies import ensure_study
 from mturk.services.campaigns import CampaignError, add_hits, publish_campaign, set_campaign_status
-from mturk.services.prolific_studies import ensure_study
 from mturk.states import CampaignStatus
 from tests.factories import make_campaign, make_image
 

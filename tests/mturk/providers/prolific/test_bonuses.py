@@ -23,12 +23,13 @@ import responses
 from django.db import connection, transaction
 from django.utils import timezone
 
-from mturk.models import HIT, Assignment, Bonus, BonusState, Campaign, ProlificStudy, Worker
+from mturk.models import HIT, Assignment, Bonus, BonusState, Campaign, Worker
 from mturk.providers.base import ProviderError
+from mturk.providers.prolific import bonuses as prolific_bonuses
+from mturk.providers.prolific.bonuses import pay_prolific_bonus, reconcile_bonuses
 from mturk.providers.prolific.client import reset_client
+from mturk.providers.prolific.models import ProlificStudy
 from mturk.providers.prolific.provider import ProlificProvider
-from mturk.services import prolific_bonuses
-from mturk.services.prolific_bonuses import pay_prolific_bonus, reconcile_bonuses
 from mturk.services.review import ReviewError, grant_bonus, pay_bonus, pay_pending_bonuses
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
 from tests.factories import GOOD_TEXT, make_campaign

@@ -7,7 +7,7 @@ timestamp + body), `X-Prolific-Request-Timestamp` = UNIX seconds) and gives no o
 - The receiver only verifies and stores (`store_event`): the unique (provider, event_doc_id) constraint keeps a
   redelivered event from being stored twice; handling is queued once the row is committed.
 - Handling (`handle_pending_events`) never trusts the status in the payload: it reads the submission or study
-  from Prolific and reconciles our records (services.prolific_sync), then marks the event handled in the same
+  from Prolific and reconciles our records (providers.prolific.sync), then marks the event handled in the same
   transaction. Events delivered out of order therefore end in the same, current state; an event whose
   handling failed stays pending and is handled by the next run (the periodic sync runs it too)."""
 from __future__ import annotations
@@ -27,9 +27,10 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ..models import MarketplaceEvent
-from ..providers.base import ProviderError, ProviderUnavailable
-from ..providers.prolific.client import ProlificAuthError
+from ...models import MarketplaceEvent
+from ..base import ProviderError, ProviderUnavailable
+from .client import ProlificAuthError
+from .tasks import prolific_handle_events
 
 log = logging.getLogger(__name__)
 
@@ -152,8 +153,6 @@ def store_event(event_id: str, payload: Any) -> bool:
 def queue_handling() -> None:
     """Queue the handling job. The event is already stored: if the broker cannot take the job, the next
     event's job or the periodic sync handles it."""
-    from ..tasks import prolific_handle_events
-
     try:
         prolific_handle_events.delay()
     except Exception:  # the broker's errors vary; the stored event is handled later anyway
@@ -192,7 +191,7 @@ def group_by_resource(rows: Iterable[tuple[int, str, str]]) -> list[tuple[str, s
 
 def handle_resource(event_type: str, resource_id: str, report: HandleReport) -> None:
     """Reconcile one resource from Prolific's current state (never from the event's payload)."""
-    from . import prolific_sync
+    from . import sync as prolific_sync
 
     if event_type == SUBMISSION_STATUS_CHANGE:
         prolific_sync.sync_submission_by_id(resource_id)

@@ -14,11 +14,12 @@ import logging
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from ..models import Assignment, Campaign, ProlificSubmission
-from ..models_prolific import SubmissionDecision
-from ..providers.base import ProviderError
-from ..states import AssignmentStatus
-from .prolific_studies import provider
+from ...models import Assignment, Campaign
+from ...states import AssignmentStatus
+from ..base import ProviderError
+from .models import ProlificSubmission, SubmissionDecision
+from .studies import provider
+from .tasks import prolific_push_decisions
 
 log = logging.getLogger(__name__)
 AWAITING_REVIEW = "AWAITING REVIEW"
@@ -37,8 +38,6 @@ def before_decision(assignment: Assignment, override_rejection: bool) -> None:
 
 
 def queue_push(campaign: Campaign) -> None:
-    from ..tasks import prolific_push_decisions
-
     transaction.on_commit(lambda: prolific_push_decisions.delay(campaign.pk))
 
 
@@ -76,7 +75,7 @@ def settle_decisions(campaign: Campaign) -> int:
 
 def push_decisions(campaign: Campaign) -> int:
     """Settle, then send every stored decision Prolific has not reported back yet; returns how many were sent."""
-    from .prolific_sync import reconcile_submission
+    from .sync import reconcile_submission
 
     settle_decisions(campaign)
     crowd = provider()

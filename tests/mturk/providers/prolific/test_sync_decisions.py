@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mturk.models import HIT, Assignment, ProlificSubmission
+from mturk.models import HIT, Assignment
+from mturk.providers.prolific.decisions import push_decisions
+from mturk.providers.prolific.models import ProlificSubmission
 from mturk.services.marketplace_sync import sync_campaign
-from mturk.services.prolific_decisions import push_decisions
 from mturk.services.review import ReviewError, approve_assignment, approve_submitted, reject_assignment
 from mturk.states import AssignmentStatus
 
@@ -34,7 +35,7 @@ def test_the_sync_reads_every_page_and_records_submissions_nobody_brought_here(p
 def test_returned_and_timed_out_sessions_give_their_task_back_at_once(prolific_fake, campaign):
     returned = work(prolific_fake, campaign, tasks=0, enter_code=False)
     timed_out = work(prolific_fake, campaign, tasks=0, enter_code=False)
-    from mturk.services.prolific_arrivals import next_task
+    from mturk.providers.prolific.arrivals import next_task
 
     first, second = next_task(returned), next_task(timed_out)
     assert first is not None and second is not None

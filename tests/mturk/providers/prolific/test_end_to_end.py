@@ -30,16 +30,15 @@ from mturk.models import (
     BonusState,
     Campaign,
     MarketplaceEvent,
-    ProlificStudy,
-    ProlificSubmission,
 )
-from mturk.providers.prolific.provider import cents
-from mturk.services import prolific_bonuses
+from mturk.providers.prolific import bonuses as prolific_bonuses
+from mturk.providers.prolific.events import handle_pending_events, queue_handling
+from mturk.providers.prolific.groups import stage_group
+from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
+from mturk.providers.prolific.studies import provider as prolific_provider
+from mturk.providers.prolific.terms import cents
 from mturk.services.campaigns import publish_campaign
 from mturk.services.marketplace_sync import SyncReport, sync_all
-from mturk.services.prolific_events import handle_pending_events, queue_handling
-from mturk.services.prolific_groups import stage_group
-from mturk.services.prolific_studies import provider as prolific_provider
 from mturk.services.review import ReviewError, approve_submitted, grant_bonus, reject_assignment
 from mturk.states import AssignmentStatus
 from storyboard.models import ChosenSequence, SequenceDescription, Setting, Story

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -24,14 +24,17 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from ..models import Assignment, Campaign, ProlificStudy, ProlificSubmission
-from ..providers.prolific.client import ProlificAuthError, ProlificError, ProlificUnavailable
-from ..providers.prolific.payloads import moment, normalised_status
-from ..providers.prolific.provider import ProlificProvider
-from ..providers.registry import get_provider
-from ..states import ANSWERED, AssignmentStatus
-from ..tokens import session_token
-from .assignments import NoTaskAvailable, assign_next_hit, expire_stale_assignments, get_or_create_worker
+from ...models import Assignment, Campaign
+from ...services.assignments import NoTaskAvailable, assign_next_hit, expire_stale_assignments, get_or_create_worker
+from ...states import ANSWERED, AssignmentStatus
+from ...tokens import session_token
+from ..registry import get_provider
+from .client import ProlificAuthError, ProlificError, ProlificUnavailable
+from .models import ProlificStudy, ProlificSubmission
+from .payloads import moment, normalised_status
+
+if TYPE_CHECKING:
+    from .provider import ProlificProvider
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +97,7 @@ def _check_not_ended(submission: ProlificSubmission) -> None:
 
 
 def _read_remote(session_id: str) -> dict[str, Any] | None:
-    provider = get_provider("prolific")
-    assert isinstance(provider, ProlificProvider)
+    provider = cast("ProlificProvider", get_provider("prolific"))
     try:
         return provider.read_submission(session_id)
     except ProlificUnavailable as exc:

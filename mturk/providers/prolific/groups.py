@@ -7,12 +7,15 @@ deployments sharing a workspace do not share groups."""
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from ..models import Campaign, MarketplaceQualification
-from ..providers.prolific.provider import ProlificProvider
+from ...models import Campaign, MarketplaceQualification
+
+if TYPE_CHECKING:
+    from .provider import ProlificProvider
 
 BLOCK_LIST = "blocklist"
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 import threading
 import time
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from ..models import Campaign, ProlificStudy
-from ..providers.base import ProviderError
-from ..providers.prolific.client import ProlificError
-from ..providers.prolific.provider import ProlificProvider
+from ...models import Campaign
+from ..base import ProviderError
+from .client import ProlificError
+from .models import ProlificStudy
+
+if TYPE_CHECKING:
+    from .provider import ProlificProvider
 
 PROBE_CENTS = 10_000  # ask for the cost of one place at 100.00: the fee share to six decimals
 REMEMBER_SECONDS = 3600
