@@ -17,15 +17,6 @@ def publish_new_hits(campaign_id: int) -> int:
     return publish_campaign(campaign).published
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(ProviderUnavailable, ConnectionError),
-             retry_backoff=30, retry_backoff_max=900, max_retries=10)
-def create_marketplace_hits(campaign_id: int) -> int:
-    """Create a campaign's published HITs on its marketplace. Re-running it never duplicates a HIT."""
-    from .services.marketplace_publish import create_pending_hits
-
-    return create_pending_hits(Campaign.objects.get(pk=campaign_id)).created
-
-
 @shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=60, max_retries=5)
 def sync_marketplace(campaign_id: int | None = None) -> dict:
     """Pull submissions and decisions from the marketplaces (one campaign, or every open one)."""
@@ -52,20 +43,6 @@ def grant_participation(campaign_id: int) -> int:
     from .services.participation import grant_pending
 
     return grant_pending(Campaign.objects.get(pk=campaign_id))
-
-
-@shared_task(acks_late=True)
-def poll_marketplace_events() -> dict:
-    """Read MTurk's event notifications from the SQS queue (MTURK_EVENTS_QUEUE_URL) and sync the HITs they name."""
-    from dataclasses import asdict
-
-    from django.conf import settings
-
-    from .services.marketplace_events import poll_queue
-
-    if not settings.MTURK_EVENTS_QUEUE_URL:
-        return {}
-    return asdict(poll_queue(settings.MTURK_EVENTS_QUEUE_URL))
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

@@ -7,7 +7,6 @@ from .views import (
     exports_page,
     gold_page,
     imports,
-    mturk_worker,
     quality_page,
     researcher,
     review,
@@ -45,7 +44,6 @@ urlpatterns = [
     path("task/", worker.task_page, name="task-page"),
     path("task/submit/", worker.submit, name="task-submit"),
     path("task/return/", worker.return_task, name="task-return"),
-    path("mt/task/", mturk_worker.task_page, name="mturk-task"),
 ]
 for _module in provider_modules("urls"):  # each provider package's own pages (worker arrivals, webhooks)
     urlpatterns += _module.urlpatterns

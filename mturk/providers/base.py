@@ -104,6 +104,15 @@ class CrowdProvider(ABC):
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """Make the HITs available to workers. The HITs are already marked published in our DB."""
 
+    def resume_publishing(self, campaign: Campaign) -> int:
+        """Queue again the marketplace's half of publishing for published HITs it does not have yet (a lost
+        job); how many HITs wait for it."""
+        return 0
+
+    def create_pending_hits(self, campaign: Campaign) -> int:
+        """Create now the published HITs the marketplace does not have yet (the periodic sync); how many."""
+        return 0
+
     def submissions(self, hit: HIT) -> list[MarketplaceAssignment]:
         """The HIT's submitted, approved and rejected assignments on the marketplace."""
         return []

@@ -2,7 +2,7 @@
 
 Records are matched on (HIT, worker) and the marketplace's assignment id: a marketplace reuses an
 assignment id when a worker returns a HIT and another accepts it, so the id alone is never the key.
-What the marketplace reports confirms our record of it (see services.marketplace_arrivals): only then
+What the marketplace reports confirms our record of it (see providers.mturk.arrivals): only then
 does it count.
 A submission already stored (our task page stores answers before the hand-off) is not stored again;
 an approval or rejection made on the marketplace (auto-approval) is recorded without calling it back."""
@@ -27,7 +27,6 @@ from ..states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .assignments import expire_stale_assignments, get_or_create_worker
 from .gold import score_submission, with_flags
-from .marketplace_publish import create_pending_hits, pending_hits
 from .participation import grant_pending, note_submission
 from .review import approve_assignment, approve_submitted, pay_pending_bonuses, reject_assignment
 from .slots import store_taken_slots
@@ -130,10 +129,8 @@ def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> As
 def _create_pending(campaign: Campaign) -> int:
     """Create the published HITs the marketplace does not have yet (their request tokens make it safe
     even if a creation job is still running); a refusal is recorded on the campaign, not raised."""
-    if not pending_hits(campaign).exists():
-        return 0
     try:
-        return create_pending_hits(campaign).created
+        return get_provider(campaign.provider).create_pending_hits(campaign)
     except ProviderError as exc:
         log.warning("creating the pending HITs of campaign %s failed: %s", campaign.pk, exc)
         return 0

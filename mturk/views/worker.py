@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config.json_input import JsonInputError, parse_json
 
 from ..models import HIT, Assignment, Campaign, Worker
+from ..providers.mturk.arrivals import completion_code
 from ..providers.prolific.arrivals import continue_url
 from ..providers.registry import get_provider
 from ..selectors import assignment_for_page
@@ -29,7 +30,6 @@ from ..services.assignments import (
     start_local_task,
     submit_answer,
 )
-from ..services.marketplace_arrivals import completion_code
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus
 from ..task_frame import duration_text, frame_for
 from ..task_kinds import get_task_kind

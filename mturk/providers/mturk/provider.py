@@ -20,7 +20,9 @@ from ..registry import register_provider
 from . import limits
 from .client import MarketplaceError, call, get_client, hit_id_from_message, paginate
 from .documents import external_question, parse_answers
+from .publish import create_pending_hits, pending_hits, resume_creation
 from .qualifications import clean_qualifications, system_requirements
+from .tasks import create_marketplace_hits
 
 if TYPE_CHECKING:
     from ...models import HIT, Assignment, Bonus, Campaign, Worker
@@ -175,11 +177,18 @@ class MTurkProvider(CrowdProvider):
 
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """The HITs are marked published in our database; a background job creates them on MTurk."""
-        from ...tasks import create_marketplace_hits
-
         if hits:
             transaction.on_commit(lambda: create_marketplace_hits.delay(campaign.pk))
         return PublishOutcome(published=len(hits), queued=bool(hits))
+
+    def resume_publishing(self, campaign: Campaign) -> int:
+        return resume_creation(campaign)
+
+    def create_pending_hits(self, campaign: Campaign) -> int:
+        """Safe even if a creation job is still running: the HITs' request tokens keep them from doubling."""
+        if not pending_hits(campaign).exists():
+            return 0
+        return create_pending_hits(campaign).created
 
     # ---- collecting ----------------------------------------------------------------------
     def submissions(self, hit: HIT) -> list[MarketplaceAssignment]:

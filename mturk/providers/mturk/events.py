@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
-from ..models import HIT, MarketplaceEvent
-from ..providers.mturk import notifications
-from ..providers.registry import get_provider
-from .marketplace_sync import SyncReport, reconcile
+from ...models import HIT, MarketplaceEvent
+from ...services.marketplace_sync import SyncReport, reconcile
+from ..registry import get_provider
+from . import notifications
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""A worker arriving from MTurk's iframe (services.marketplace_arrivals.accept_marketplace_assignment).
+"""A worker arriving from MTurk's iframe (providers.mturk.arrivals.accept_marketplace_assignment).
 
 Nothing here calls MTurk: the `stub` fixture with no queued responses plus the call log prove it."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 
 from mturk.models import HIT, Assignment, Campaign, Worker
+from mturk.providers.mturk.arrivals import accept_marketplace_assignment
 from mturk.services.assignments import NoTaskAvailable
-from mturk.services.marketplace_arrivals import accept_marketplace_assignment
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
 from tests.factories import GOOD_TEXT
 

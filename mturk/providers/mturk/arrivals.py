@@ -15,9 +15,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ..models import HIT, Assignment, Campaign, Worker
-from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
-from .assignments import NoTaskAvailable, get_or_create_worker
+from ...models import HIT, Assignment, Campaign, Worker
+from ...services.assignments import NoTaskAvailable, get_or_create_worker
+from ...states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
 
 
 def eligibility_problem(campaign: Campaign, hit: HIT, worker: Worker) -> str | None:

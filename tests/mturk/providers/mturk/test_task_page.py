@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from mturk.models import HIT, Assignment, Campaign, MarketplaceQualification, QualificationGrant, Worker
+from mturk.providers.mturk.arrivals import accept_marketplace_assignment, completion_code
 from mturk.providers.mturk.submit_hosts import allowed_origins, handoff_url, normalise_origin
-from mturk.services.marketplace_arrivals import accept_marketplace_assignment, completion_code
 from mturk.states import AssignmentStatus
 from mturk.tokens import assignment_token, preview_token, read_assignment_token
 from tests.factories import GOOD_TEXT, make_campaign

@@ -17,12 +17,12 @@ from mturk.models import HIT, Campaign, MarketplaceHITType, MarketplaceQualifica
 from mturk.providers.mturk.client import MarketplaceError
 from mturk.providers.mturk.limits import LimitError
 from mturk.providers.mturk.provider import MTurkProvider
+from mturk.providers.mturk.publish import create_pending_hits
+from mturk.providers.mturk.tasks import create_marketplace_hits
 from mturk.providers.registry import get_provider
 from mturk.services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign
-from mturk.services.marketplace_publish import create_pending_hits
 from mturk.services.marketplace_sync import sync_all
 from mturk.states import CampaignStatus, HITStatus
-from mturk.tasks import create_marketplace_hits
 from tests.factories import make_campaign, make_image
 
 from . import builders

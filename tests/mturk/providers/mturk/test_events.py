@@ -9,8 +9,8 @@ from botocore.stub import Stubber
 
 from mturk.models import HIT, Assignment, MarketplaceEvent
 from mturk.providers.mturk import notifications
-from mturk.services.marketplace_events import EventReport, handle_document
-from mturk.tasks import poll_marketplace_events
+from mturk.providers.mturk.events import EventReport, handle_document
+from mturk.providers.mturk.tasks import poll_marketplace_events
 from tests.factories import GOOD_TEXT
 
 from .builders import hits_of, published_mturk_campaign, remote

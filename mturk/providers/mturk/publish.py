@@ -19,13 +19,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import HIT, Campaign, MarketplaceHITType
-from ..providers.base import ProviderError
-from ..providers.mturk.notifications import configure_hit_type
-from ..providers.mturk.qualifications import not_participated
-from ..providers.registry import get_provider
-from ..states import HITStatus
-from .participation import in_stage_chain, participation_scopes, qualification_for
+from ...models import HIT, Campaign, MarketplaceHITType
+from ...services.participation import in_stage_chain, participation_scopes, qualification_for
+from ...states import HITStatus
+from ..base import ProviderError
+from ..registry import get_provider
+from .notifications import configure_hit_type
+from .qualifications import not_participated
+from .tasks import create_marketplace_hits
 
 
 @dataclass
@@ -41,8 +42,6 @@ def pending_hits(campaign: Campaign):
 
 def resume_creation(campaign: Campaign) -> int:
     """Queue the creation job again for published HITs the marketplace does not have yet; how many."""
-    from ..tasks import create_marketplace_hits
-
     pending = pending_hits(campaign).count()
     if pending:
         transaction.on_commit(lambda: create_marketplace_hits.delay(campaign.pk))

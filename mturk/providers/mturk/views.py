@@ -4,7 +4,7 @@ MTurk opens `task_url(hit)` (our signed HIT token `h` and campaign id `c`) and a
 `hitId`, `workerId` and `turkSubmitTo`. Those ids are not signed: the HIT comes from our token, the
 marketplace ids must agree with it, the hand-off origin must be allow-listed, arrivals are rate-limited
 per client, eligibility is checked on our side, and each arrival works on its own unconfirmed record
-until the marketplace reports it (services.marketplace_arrivals). No cookies: the page carries a signed
+until the marketplace reports it (providers.mturk.arrivals). No cookies: the page carries a signed
 assignment token, as on the local crowd's pages."""
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from ..models import HIT, Assignment
-from ..providers.mturk.submit_hosts import handoff_url
-from ..services.assignments import NoTaskAvailable
-from ..services.marketplace_arrivals import accept_marketplace_assignment, completion_code
-from ..states import ANSWERED, AssignmentStatus
-from ..throttle import arrival_allowed
-from ..tokens import TokenError, assignment_token, read_preview_token
-from .worker import _render_task, arrival_refused, frameable, worker_message
+from ...models import HIT, Assignment
+from ...services.assignments import NoTaskAvailable
+from ...states import ANSWERED, AssignmentStatus
+from ...throttle import arrival_allowed
+from ...tokens import TokenError, assignment_token, read_preview_token
+from ...views.worker import _render_task, arrival_refused, frameable, worker_message
+from .arrivals import accept_marketplace_assignment, completion_code
+from .submit_hosts import handoff_url
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 _MARKETPLACE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # MTurk ids are upper-case letters and digits
