@@ -18,6 +18,7 @@ from ...tokens import preview_token
 from ..base import CrowdProvider, MarketplaceAssignment, NotSupported, ProviderError, PublishOutcome, money
 from ..registry import register_provider
 from . import limits
+from .arrivals import completion_code
 from .client import MarketplaceError, call, get_client, hit_id_from_message, paginate
 from .documents import external_question, parse_answers
 from .publish import create_pending_hits, pending_hits, resume_creation
@@ -60,6 +61,18 @@ class MTurkProvider(CrowdProvider):
     has_marketplace = True
     creates_hits = True
     has_sandbox = True
+    return_note = "To skip this task, press “Return” on MTurk's page: the task goes back to other workers."
+
+    def clean_qualifications(self, spec: Any) -> dict[str, Any]:
+        return clean_qualifications(spec)
+
+    def submission_response(self, assignment: Assignment) -> dict[str, Any]:
+        """The page hands the stored answer off to MTurk; the code lets the worker retry."""
+        return {"completion_code": completion_code(assignment), "answer": assignment.answer}
+
+    def fee_rule(self, fee: Decimal, campaign: Campaign | None = None) -> str:
+        return ("MTurk charges 20% of the reward (40% on HITs with 10 or more assignments), +5% with Masters, "
+                "at least $0.01 per assignment")
 
     # ---- costs ---------------------------------------------------------------------------
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import transaction
 
+from ...services.participation import in_stage_chain
 from ..base import CrowdProvider, ParticipantSync, ProviderError, PublishOutcome, money
 from ..registry import register_provider
+from .arrivals import continue_url
 from .bonuses import pay_prolific_bonus
 from .client import ProlificClient, ProlificError, get_client
 from .costs import fee_ratio, known_fee_ratio
@@ -21,6 +23,7 @@ from .decisions import before_decision, queue_push
 from .events import handle_pending_events
 from .groups import block_list_group
 from .requirements import clean_prolific_requirements
+from .selectors import REJECTION_CHOICES, prolific_facts
 from .studies import queue_study_update, study_filters
 from .sync import sync_study
 from .tasks import prolific_publish
@@ -35,6 +38,56 @@ class ProlificProvider(CrowdProvider):
     name = "prolific"
     has_marketplace = True
     creates_hits = False
+    return_note = ("To stop, return the study on Prolific (the “Return” button on Prolific's study page): "
+                   "your place goes to another participant.")
+    per_session = True  # a session's own tasks, in its bundle
+    rejection_categories = REJECTION_CHOICES
+    min_rejection_feedback = MIN_REJECTION_MESSAGE
+    requirements_label = "Study filters"
+    participation_label = "Who may work"
+    fee_source = "only Prolific's cost calculator is asked for its fees and VAT"
+
+    # ---- worker and researcher pages ----------------------------------------------------------------
+    def after_answer_url(self, assignment: Assignment, worker_external_id: str) -> str | None:
+        """The session's continue link: its next task, or the completion page once the bundle is done."""
+        return continue_url(assignment.external_id, worker_external_id) if assignment.external_id else None
+
+    def submission_response(self, assignment: Assignment) -> dict[str, Any]:
+        return {"follow_next": True}  # the page goes on at once: the next task, or back to Prolific with the code
+
+    def reward_text(self, campaign: Campaign) -> str:
+        return f"{campaign.reward} per task, paid on Prolific"  # for the whole study, in the study's currency
+
+    def most_tasks(self, campaign: Campaign) -> int | None:
+        limit = campaign.max_assignments_per_worker
+        return min(campaign.tasks_per_submission, limit) if limit else campaign.tasks_per_submission
+
+    def currency_prefix(self, campaign: Campaign) -> str:
+        """The study's currency when known."""
+        study = getattr(campaign, "prolific_study", None)
+        return f"{study.currency} " if study is not None and study.currency else ""
+
+    def fee_rule(self, fee: Decimal, campaign: Campaign | None = None) -> str:
+        if campaign is None or not campaign.reward:
+            return super().fee_rule(fee, campaign)
+        share = (fee / campaign.reward * 100).quantize(Decimal("0.1"))
+        return (f"Prolific's fees and VAT, from its cost calculator: {share}% of the reward; a submission is a "
+                f"bundle of {campaign.tasks_per_submission} task(s)")
+
+    def participation_rules(self, campaign: Campaign) -> list[str]:
+        rules = ["participants on the platform's block list (a Prolific participant group) are excluded"]
+        if in_stage_chain(campaign):
+            rules.append("participants who completed a submission of another stage of this chain are excluded "
+                         "(each stage's completion code adds its finishers to the stage's participant group)")
+        return rules
+
+    def campaign_facts(self, campaign: Campaign) -> dict[str, Any]:
+        """The study's facts as last synced, and the fees it was planned with."""
+        facts = prolific_facts(campaign)
+        ratio = facts.study.fee_ratio if facts.study is not None else None
+        fee = money(campaign.reward * ratio) if ratio is not None else None
+        return {"prolific": facts, "error": campaign.marketplace_error, "fee": fee,
+                "per_assignment": campaign.reward + fee if fee is not None else None}
 
     @property
     def client(self) -> ProlificClient:
