@@ -67,8 +67,8 @@ def run_once(hits: int, run: int) -> PublishRun:
     from annotation.models import Image
     from mturk.models import HIT
     from mturk.providers.mturk import client as mturk_client
+    from mturk.providers.mturk.publish import create_pending_hits
     from mturk.services.campaigns import create_campaign, publish_campaign
-    from mturk.services.marketplace_publish import create_pending_hits
 
     settings.PUBLIC_BASE_URL = "https://crowd.example.org"
     images = Image.objects.bulk_create(
@@ -118,7 +118,7 @@ def main() -> None:
         from mturk.providers.registry import get_provider
 
         get_provider("mturk")
-        from mturk import tasks
+        from mturk.providers.mturk import tasks
 
         tasks.create_marketplace_hits.delay = lambda *a, **k: None  # the job is run explicitly, in process
         results = [run_once(args.hits, run) for run in range(args.runs)]

@@ -239,6 +239,10 @@ LOGGING = {
     "loggers": {"celery.app.trace": {"level": "WARNING"}},
 }
 
+# Crowd providers (mturk.providers.registry): the module path of each; a provider package may also hold models,
+# tasks and urls modules, loaded with the crowd app.
+CROWD_PROVIDERS = ["mturk.providers.local", "mturk.providers.mturk", "mturk.providers.prolific"]
+
 # Who may frame the worker task pages (every other page sends X-Frame-Options: DENY).
 TASK_FRAME_ANCESTORS = env_list(
     "TASK_FRAME_ANCESTORS",

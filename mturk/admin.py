@@ -24,12 +24,10 @@ from .models import (
     MarketplaceEvent,
     MarketplaceHITType,
     MarketplaceQualification,
-    ProlificStudy,
-    ProlificSubmission,
     QualificationGrant,
     Worker,
 )
-from .providers.registry import get_provider, provider_names
+from .providers.registry import get_provider, provider_modules, provider_names
 from .services.campaigns import set_campaign_status
 from .services.hits import HITError, expire_hit
 from .services.review import ReviewError, approve_assignment
@@ -241,16 +239,4 @@ class ImportJobAdmin(ViewOnlyAdmin):
     readonly_fields = all_fields(ImportJob)
 
 
-@admin.register(ProlificStudy)
-class ProlificStudyAdmin(ViewOnlyAdmin):
-    list_display = ["external_id", "campaign", "status", "places", "places_taken", "synced_at"]
-    list_select_related = ["campaign"]
-    readonly_fields = all_fields(ProlificStudy)
-
-
-@admin.register(ProlificSubmission)
-class ProlificSubmissionAdmin(ViewOnlyAdmin):
-    list_display = ["submission_id", "study", "worker", "status", "decision", "decision_sent"]
-    list_filter = ["status", "decision"]
-    list_select_related = ["study", "worker"]
-    readonly_fields = all_fields(ProlificSubmission)
+provider_modules("admin")  # each provider package's own models (e.g. Prolific's studies)

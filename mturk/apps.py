@@ -5,6 +5,16 @@ class MturkConfig(AppConfig):
     name = "mturk"
     verbose_name = "Crowd work"
 
+    def import_models(self) -> None:
+        """The app's models, then those of each configured provider package (app label `mturk` too)."""
+        super().import_models()
+        from .providers.registry import provider_modules
+
+        provider_modules("models")
+
     def ready(self) -> None:
         # Registers the generic export formats and the gold items importer.
         from . import exports_builtin, importers_gold  # noqa: F401
+        from .providers.registry import provider_modules
+
+        provider_modules("tasks")  # the providers' background jobs, known to every worker

@@ -355,7 +355,6 @@ class MarketplaceEvent(models.Model):
 
 
 from .models_imports import ImportJob  # noqa: E402  (console import jobs)
-from .models_prolific import ProlificStudy, ProlificSubmission  # noqa: E402  (models of the prolific provider)
 from .models_quality import (  # noqa: E402  (worker quality)
     CampaignQuality,
     GoldItem,
@@ -368,5 +367,5 @@ from .models_quality import (  # noqa: E402  (worker quality)
 
 __all__ = ["HIT", "Assignment", "Bonus", "BonusState", "Campaign", "CampaignQuality", "DatasetExport", "GoldItem",
            "ImportJob", "ItemAggregate", "MarketplaceEvent", "MarketplaceHITType", "MarketplaceQualification",
-           "ProlificStudy", "ProlificSubmission", "QualificationGrant", "QualityDecision", "QualityJob", "QualityRule",
+           "QualificationGrant", "QualityDecision", "QualityJob", "QualityRule",
            "Worker", "WorkerScore", "submitted_answer"]

@@ -25,11 +25,6 @@ from .services.campaigns import (
 from .services.participation import in_stage_chain
 from .states import CampaignStatus
 
-FEE_RULES = {
-    "mturk": "MTurk charges 20% of the reward (40% on HITs with 10 or more assignments), +5% with Masters, "
-             "at least $0.01 per assignment",
-}
-
 
 @dataclass(frozen=True)
 class PublicationPreview:
@@ -64,13 +59,10 @@ class PublicationPreview:
 
 
 def participation_rules(campaign: Campaign, provider: CrowdProvider | None = None) -> list[str]:
-    """Who publishing keeps out (services.participation; Prolific: services.prolific_studies), in words."""
-    if provider is not None and not provider.creates_hits:
-        rules = ["participants on the platform's block list (a Prolific participant group) are excluded"]
-        if in_stage_chain(campaign):
-            rules.append("participants who completed a submission of another stage of this chain are excluded "
-                         "(each stage's completion code adds its finishers to the stage's participant group)")
-        return rules
+    """Who publishing keeps out (services.participation, or the provider's own exclusions), in words."""
+    own = provider.participation_rules(campaign) if provider is not None else None
+    if own is not None:
+        return own
     rules = []
     if in_stage_chain(campaign):
         rules.append("workers who took part in a HIT's group (e.g. its album) in any stage of the chain are "
@@ -79,16 +71,6 @@ def participation_rules(campaign: Campaign, provider: CrowdProvider | None = Non
         rules.append("workers who did one HIT of this campaign are excluded (DoesNotExist on a private "
                      "qualification of the campaign)")
     return rules
-
-
-def fee_rule(provider_name: str, fee: Decimal, campaign: Campaign | None = None) -> str:
-    if provider_name == "prolific" and campaign is not None and campaign.reward:
-        share = (fee / campaign.reward * 100).quantize(Decimal("0.1"))
-        return (f"Prolific's fees and VAT, from its cost calculator: {share}% of the reward; a submission is a "
-                f"bundle of {campaign.tasks_per_submission} task(s)")
-    if provider_name in FEE_RULES:
-        return FEE_RULES[provider_name]
-    return "no fee" if not fee else f"the {provider_name} provider's fee"
 
 
 def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
@@ -121,7 +103,7 @@ def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
     pricing: CrowdProvider = provider
     try:
         fee = money(provider.assignment_fee(candidate))
-        rule = fee_rule(provider.name, fee, candidate)
+        rule = provider.fee_rule(fee, candidate)
     except ProviderError as exc:  # the marketplace's fees could not be learnt: the plan is shown without them
         errors.append(f"{provider.name}: {exc}")
         pricing, fee, rule = get_provider("local"), Decimal("0.00"), "unknown (see the error)"

@@ -15,6 +15,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from .models import Assignment, Campaign
+from .providers.registry import get_provider
 from .states import ANSWERED
 
 WARN_SECONDS = 120  # the warning shows at 2 minutes left, or at a fifth of a shorter time limit
@@ -66,30 +67,19 @@ def warn_at(time_limit_seconds: int) -> int:
 
 
 def reward_text(campaign: Campaign) -> str:
-    if campaign.provider == "prolific":  # paid by Prolific for the whole study, in the study's currency
-        return f"{campaign.reward} per task, paid on Prolific"
-    return f"${campaign.reward} per task"
+    return get_provider(campaign.provider).reward_text(campaign)
 
 
 def most_tasks(campaign: Campaign) -> int | None:
-    limit = campaign.max_assignments_per_worker
-    if campaign.provider == "prolific":
-        return min(campaign.tasks_per_submission, limit) if limit else campaign.tasks_per_submission
-    return limit
-
-
-RETURN_NOTES = {
-    "prolific": "To stop, return the study on Prolific (the “Return” button on Prolific's study page): "
-                "your place goes to another participant.",
-    "mturk": "To skip this task, press “Return” on MTurk's page: the task goes back to other workers.",
-}
+    return get_provider(campaign.provider).most_tasks(campaign)
 
 
 def answered_before(assignment: Assignment) -> int:
-    """The worker's answered tasks in the assignment's campaign (a Prolific session's own, in its bundle)."""
+    """The worker's answered tasks in the assignment's campaign (a session's own, for
+    providers that count per session)."""
     done = Assignment.objects.filter(worker_id=assignment.worker_id, hit__campaign_id=assignment.hit.campaign_id,
                                      status__in=ANSWERED)
-    if assignment.hit.campaign.provider == "prolific":
+    if get_provider(assignment.hit.campaign.provider).per_session:
         done = done.filter(external_id=assignment.external_id)
     return done.count()
 
@@ -108,6 +98,6 @@ def frame_for(campaign: Campaign, assignment: Assignment | None, now: datetime |
         warn_at=warn_at(campaign.time_limit_seconds),
         number=number,
         most=most_tasks(campaign),
-        return_note=RETURN_NOTES.get(campaign.provider, ""),
+        return_note=get_provider(campaign.provider).return_note,
     )
 

@@ -17,15 +17,6 @@ def publish_new_hits(campaign_id: int) -> int:
     return publish_campaign(campaign).published
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(ProviderUnavailable, ConnectionError),
-             retry_backoff=30, retry_backoff_max=900, max_retries=10)
-def create_marketplace_hits(campaign_id: int) -> int:
-    """Create a campaign's published HITs on its marketplace. Re-running it never duplicates a HIT."""
-    from .services.marketplace_publish import create_pending_hits
-
-    return create_pending_hits(Campaign.objects.get(pk=campaign_id)).created
-
-
 @shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=60, max_retries=5)
 def sync_marketplace(campaign_id: int | None = None) -> dict:
     """Pull submissions and decisions from the marketplaces (one campaign, or every open one)."""
@@ -52,48 +43,6 @@ def grant_participation(campaign_id: int) -> int:
     from .services.participation import grant_pending
 
     return grant_pending(Campaign.objects.get(pk=campaign_id))
-
-
-@shared_task(acks_late=True)
-def poll_marketplace_events() -> dict:
-    """Read MTurk's event notifications from the SQS queue (MTURK_EVENTS_QUEUE_URL) and sync the HITs they name."""
-    from dataclasses import asdict
-
-    from django.conf import settings
-
-    from .services.marketplace_events import poll_queue
-
-    if not settings.MTURK_EVENTS_QUEUE_URL:
-        return {}
-    return asdict(poll_queue(settings.MTURK_EVENTS_QUEUE_URL))
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True, autoretry_for=(ProviderUnavailable,), retry_backoff=30,
-             retry_backoff_max=900, max_retries=10)
-def prolific_publish(campaign_id: int) -> str:
-    """Create (exactly once), publish and size a campaign's Prolific study. Re-running it is harmless."""
-    from .services.prolific_studies import ensure_study
-
-    return ensure_study(Campaign.objects.get(pk=campaign_id)).status
-
-
-@shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=30, max_retries=10)
-def prolific_push_decisions(campaign_id: int) -> int:
-    """Send the stored approve/reject decisions of a campaign's Prolific submissions, then read them back."""
-    from .services.prolific_decisions import push_decisions
-
-    return push_decisions(Campaign.objects.get(pk=campaign_id))
-
-
-@shared_task(acks_late=True)
-def prolific_handle_events(limit: int = 500) -> dict:
-    """Handle the stored Prolific webhook events (queued by the receiver for each new event; the periodic sync
-    handles leftovers). Re-running it is harmless: handled events are skipped."""
-    from dataclasses import asdict
-
-    from .services.prolific_events import handle_pending_events
-
-    return asdict(handle_pending_events(limit))
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

@@ -1,14 +1,12 @@
 from django.urls import include, path
 
 from .api.views import ProviderBalanceView
+from .providers.registry import provider_modules
 from .views import (
     dashboard,
     exports_page,
     gold_page,
     imports,
-    mturk_worker,
-    prolific_hooks,
-    prolific_worker,
     quality_page,
     researcher,
     review,
@@ -46,8 +44,6 @@ urlpatterns = [
     path("task/", worker.task_page, name="task-page"),
     path("task/submit/", worker.submit, name="task-submit"),
     path("task/return/", worker.return_task, name="task-return"),
-    path("mt/task/", mturk_worker.task_page, name="mturk-task"),
-    path("p/continue/", prolific_worker.session_continue, name="prolific-continue"),
-    path("p/<str:token>/", prolific_worker.study_entry, name="prolific-entry"),
-    path("hooks/prolific/", prolific_hooks.receive, name="prolific-hooks"),
 ]
+for _module in provider_modules("urls"):  # each provider package's own pages (worker arrivals, webhooks)
+    urlpatterns += _module.urlpatterns

@@ -2,7 +2,7 @@
 
 import django.core.validators
 import django.db.models.deletion
-import mturk.models_prolific
+import mturk.providers.prolific.models
 import uuid
 from django.db import migrations, models
 
@@ -60,7 +60,7 @@ class Migration(migrations.Migration):
                 ('intent_id', models.UUIDField(default=uuid.uuid4, editable=False, help_text="Written into the study's internal_name before it is created.", unique=True)),
                 ('external_id', models.CharField(blank=True, db_index=True, help_text="Prolific's study id.", max_length=100)),
                 ('status', models.CharField(blank=True, help_text='The study status Prolific last reported.', max_length=30)),
-                ('completion_code', models.CharField(default=mturk.models_prolific.new_completion_code, help_text='The code participants are sent back with (COMPLETED).', max_length=40)),
+                ('completion_code', models.CharField(default=mturk.providers.prolific.models.new_completion_code, help_text='The code participants are sent back with (COMPLETED).', max_length=40)),
                 ('places', models.PositiveIntegerField(default=0, help_text='total_available_places last set on Prolific.')),
                 ('places_taken', models.PositiveIntegerField(default=0, help_text='places_taken as Prolific last reported.')),
                 ('currency', models.CharField(blank=True, max_length=3)),

@@ -44,6 +44,16 @@ class MarketplaceAssignment:
     feedback: str = ""
 
 
+@dataclass(frozen=True)
+class ParticipantSync:
+    """What syncing a campaign's participants (marketplaces that send them to our server) changed."""
+
+    new_submissions: int = 0
+    returned: int = 0  # unanswered tasks given back (returned, timed out, screened out)
+    approved_elsewhere: int = 0
+    rejected_elsewhere: int = 0
+
+
 class ProviderError(Exception):
     """A provider refused or failed an operation; the message is shown to the researcher."""
 
@@ -63,12 +73,56 @@ class CrowdProvider(ABC):
     # server for one study (Prolific): our server hands out the HITs, so none is created, listed or synced.
     creates_hits: bool = False
     has_sandbox: bool = False  # campaigns can run in the marketplace's sandbox (MTurk)
+    # ---- worker pages ----
+    can_return: bool = False  # the worker may return (skip) a task on our page (else: on the marketplace's)
+    return_note: str = ""  # how a worker stops or skips, shown on the task page
+    per_session: bool = False  # a worker's tasks are counted per marketplace session (a Prolific submission)
+    # ---- review ----
+    rejection_categories: tuple[tuple[str, str], ...] = ()  # (code, label) a rejection must name one of
+    min_rejection_feedback: int = 1  # characters a rejection's message needs
+    # ---- researcher pages ----
+    requirements_label: str = "QualificationRequirements"  # what the worker requirements are called
+    participation_label: str = "Per HIT"  # what each participation rule applies to
+    fee_source: str = "no marketplace is called"  # what a dry run asks for the fees
 
     def clean_qualifications(self, spec: Any) -> dict[str, Any]:
         """Check a campaign's worker requirements (raises ValueError naming the bad key)."""
-        from .mturk.qualifications import clean_qualifications
+        if spec:
+            raise ValueError(f"the {self.name} provider takes no worker requirements")
+        return {}
 
-        return clean_qualifications(spec)
+    def after_answer_url(self, assignment: Assignment, worker_external_id: str) -> str | None:
+        """Where the worker goes after answering a task on our page (None: back to the marketplace)."""
+        return None
+
+    def submission_response(self, assignment: Assignment) -> dict[str, Any]:
+        """What our task page's submission answer adds for the page (e.g. the marketplace hand-off)."""
+        return {}
+
+    def reward_text(self, campaign: Campaign) -> str:
+        return f"${campaign.reward} per task"
+
+    def most_tasks(self, campaign: Campaign) -> int | None:
+        """How many tasks of the campaign one worker may do at most (None: no limit)."""
+        return campaign.max_assignments_per_worker
+
+    def currency_prefix(self, campaign: Campaign) -> str:
+        """How pages write an amount of the campaign's money."""
+        return "$"
+
+    def fee_rule(self, fee: Decimal, campaign: Campaign | None = None) -> str:
+        """The marketplace's fee, in words."""
+        return "no fee" if not fee else f"the {self.name} provider's fee"
+
+    def participation_rules(self, campaign: Campaign) -> list[str] | None:
+        """Who publishing keeps out, in words, for providers with their own exclusions (None: the HITs'
+        participation qualifications, services.participation)."""
+        return None
+
+    def campaign_facts(self, campaign: Campaign) -> dict[str, Any] | None:
+        """For marketplaces that do not create HITs: what the campaign page shows of the marketplace's side,
+        from our database only (None: the page shows the HITs' marketplace facts)."""
+        return None
 
     def check_rejection(self, feedback: str, category: str) -> None:
         """Refuse (ProviderError) a rejection the marketplace would refuse, before anything is changed."""
@@ -94,6 +148,15 @@ class CrowdProvider(ABC):
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """Make the HITs available to workers. The HITs are already marked published in our DB."""
 
+    def resume_publishing(self, campaign: Campaign) -> int:
+        """Queue again the marketplace's half of publishing for published HITs it does not have yet (a lost
+        job); how many HITs wait for it."""
+        return 0
+
+    def create_pending_hits(self, campaign: Campaign) -> int:
+        """Create now the published HITs the marketplace does not have yet (the periodic sync); how many."""
+        return 0
+
     def submissions(self, hit: HIT) -> list[MarketplaceAssignment]:
         """The HIT's submitted, approved and rejected assignments on the marketplace."""
         return []
@@ -105,6 +168,16 @@ class CrowdProvider(ABC):
     def answer_counts(self, sandbox: bool) -> dict[str, tuple[int, int]] | None:
         """{HIT external id: (answered, decided)} for every HIT of the account, in few calls, so that a
         sync can skip HITs with nothing new (None: not available; every HIT is checked)."""
+        return None
+
+    def sync_participants(self, campaign: Campaign) -> ParticipantSync:
+        """For a marketplace that sends participants to our server (creates_hits False): bring our records of
+        the campaign's participants in step with it."""
+        return ParticipantSync()
+
+    def periodic_work(self) -> None:
+        """What the periodic sync does first, once for the provider (e.g. handle stored webhook events whose
+        handling job was lost)."""
         return None
 
     def mark_reviewed(self, hit: HIT) -> None:

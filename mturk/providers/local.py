@@ -4,20 +4,33 @@ Every state change is made by the services in our database, so the local provide
 have nothing to hand off; answers arrive directly through our submission endpoint."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.urls import reverse
 
-from ..tokens import campaign_token
+from ..tokens import campaign_token, worker_token
 from .base import CrowdProvider, PublishOutcome
+from .mturk.qualifications import clean_qualifications
+from .registry import register_provider
 
 if TYPE_CHECKING:
     from ..models import HIT, Assignment, Bonus, Campaign, Worker
 
 
+@register_provider
 class LocalProvider(CrowdProvider):
     name = "local"
+    can_return = True
+
+    def clean_qualifications(self, spec: Any) -> dict[str, Any]:
+        return clean_qualifications(spec)  # the same requirement keys as MTurk's
+
+    def after_answer_url(self, assignment: Assignment, worker_external_id: str) -> str:
+        """The worker's next task."""
+        campaign_id = assignment.hit.campaign_id
+        path = reverse("campaign-entry", kwargs={"token": campaign_token(campaign_id)})
+        return f"{path}?w={worker_token(campaign_id, worker_external_id)}"
 
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         return PublishOutcome(published=len(hits), worker_link=self.worker_link(campaign))

@@ -1,15 +1,22 @@
-"""Registry of crowd providers by name."""
+"""Registry of crowd providers by name.
+
+The providers are listed in settings.CROWD_PROVIDERS, one module path each: a module, or a package whose
+`provider` module holds the provider. Importing it registers the provider (`register_provider`). A provider
+package may also hold `models` (loaded with the app's models), `tasks` (loaded when the app is ready) and `urls`
+(included by the app's urls) modules. The core reaches providers only through here."""
 from __future__ import annotations
 
-from .base import CrowdProvider
-from .local import LocalProvider
-from .mturk.provider import MTurkProvider
-from .prolific.provider import ProlificProvider
+from importlib import import_module
+from types import ModuleType
 
-_PROVIDERS: dict[str, type[CrowdProvider]] = {
-    provider.name: provider for provider in (LocalProvider, MTurkProvider, ProlificProvider)
-}
+from django.conf import settings
+
+from .base import CrowdProvider
+
+_PROVIDERS: dict[str, type[CrowdProvider]] = {}
+_PACKAGES: dict[str, str] = {}  # provider name -> its path in settings.CROWD_PROVIDERS
 _INSTANCES: dict[str, CrowdProvider] = {}
+_loaded = False
 
 
 class UnknownProvider(LookupError):
@@ -21,12 +28,55 @@ def register_provider(provider_class: type[CrowdProvider]) -> type[CrowdProvider
     return provider_class
 
 
+def _is_package(module: ModuleType) -> bool:
+    return hasattr(module, "__path__")
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for path in settings.CROWD_PROVIDERS:
+        if _is_package(import_module(path)):
+            import_module(f"{path}.provider")
+    for name, provider_class in _PROVIDERS.items():
+        module = provider_class.__module__
+        for path in settings.CROWD_PROVIDERS:
+            if module == path or module.startswith(f"{path}."):
+                _PACKAGES[name] = path
+    _loaded = True
+
+
+def provider_modules(name: str) -> list[ModuleType]:
+    """The `name` module (models, tasks, urls) of every configured provider package that has one, imported."""
+    found = []
+    for path in settings.CROWD_PROVIDERS:
+        module = import_module(path)
+        if _is_package(module) and _has_submodule(path, name):
+            found.append(import_module(f"{path}.{name}"))
+    return found
+
+
+def provider_module(provider_name: str, name: str) -> ModuleType:
+    """One module of a named provider's package (e.g. its management commands' implementation)."""
+    get_provider(provider_name)
+    return import_module(f"{_PACKAGES[provider_name]}.{name}")
+
+
+def _has_submodule(path: str, name: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(f"{path}.{name}") is not None
+
+
 def provider_names() -> list[str]:
+    _load()
     return sorted(_PROVIDERS)
 
 
 def get_provider(name: str) -> CrowdProvider:
     """One provider instance per process and name."""
+    _load()
     if name not in _PROVIDERS:
         raise UnknownProvider(f"unknown provider '{name}' (available: {', '.join(provider_names())})")
     if name not in _INSTANCES:

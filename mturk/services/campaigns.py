@@ -294,9 +294,7 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
         outcome = provider.publish(campaign, to_publish)
         resumed = 0
         if provider.has_marketplace and not outcome.queued:
-            from .marketplace_publish import resume_creation
-
-            resumed = resume_creation(campaign)
+            resumed = provider.resume_publishing(campaign)
     return PublishResult(
         published=outcome.published,
         left_in_draft=len(drafts) - len(to_publish),

@@ -2,7 +2,7 @@
 
 Records are matched on (HIT, worker) and the marketplace's assignment id: a marketplace reuses an
 assignment id when a worker returns a HIT and another accepts it, so the id alone is never the key.
-What the marketplace reports confirms our record of it (see services.marketplace_arrivals): only then
+What the marketplace reports confirms our record of it (see providers.mturk.arrivals): only then
 does it count.
 A submission already stored (our task page stores answers before the hand-off) is not stored again;
 an approval or rejection made on the marketplace (auto-approval) is recorded without calling it back."""
@@ -22,12 +22,11 @@ from config.json_input import parse_json
 
 from ..models import HIT, Assignment, Campaign
 from ..providers.base import MarketplaceAssignment, ProviderError
-from ..providers.registry import get_provider
+from ..providers.registry import get_provider, provider_names
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .assignments import expire_stale_assignments, get_or_create_worker
 from .gold import score_submission, with_flags
-from .marketplace_publish import create_pending_hits, pending_hits
 from .participation import grant_pending, note_submission
 from .review import approve_assignment, approve_submitted, pay_pending_bonuses, reject_assignment
 from .slots import store_taken_slots
@@ -130,10 +129,8 @@ def reconcile(hit: HIT, remote: MarketplaceAssignment, report: SyncReport) -> As
 def _create_pending(campaign: Campaign) -> int:
     """Create the published HITs the marketplace does not have yet (their request tokens make it safe
     even if a creation job is still running); a refusal is recorded on the campaign, not raised."""
-    if not pending_hits(campaign).exists():
-        return 0
     try:
-        return create_pending_hits(campaign).created
+        return get_provider(campaign.provider).create_pending_hits(campaign)
     except ProviderError as exc:
         log.warning("creating the pending HITs of campaign %s failed: %s", campaign.pk, exc)
         return 0
@@ -181,13 +178,11 @@ def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] 
     report = SyncReport()
     expire_stale_assignments(campaign)
     if provider.has_marketplace and not provider.creates_hits:  # one study whose participants come to us
-        from .prolific_sync import sync_study
-
-        study_report = sync_study(campaign)
-        report.new_submissions += study_report.changed
-        report.returned += study_report.released
-        report.approved_elsewhere += study_report.approved_on_prolific
-        report.rejected_elsewhere += study_report.rejected_on_prolific
+        participants = provider.sync_participants(campaign)
+        report.new_submissions += participants.new_submissions
+        report.returned += participants.returned
+        report.approved_elsewhere += participants.approved_elsewhere
+        report.rejected_elsewhere += participants.rejected_elsewhere
         pay_pending_bonuses(campaign)
     elif provider.has_marketplace:
         report.created_hits = _create_pending(campaign)
@@ -218,13 +213,12 @@ def sync_campaign(campaign: Campaign, answer_counts: dict[str, tuple[int, int]] 
 
 def sync_all() -> SyncReport:
     """Sync every open campaign (the periodic job); the account's HITs are listed once per environment."""
-    from .prolific_events import handle_pending_events
-
     total = SyncReport()
-    try:  # webhook events whose handling job was lost (the receiver queues one per event)
-        handle_pending_events()
-    except Exception:
-        log.exception("handling the stored Prolific webhook events failed")
+    for name in provider_names():
+        try:
+            get_provider(name).periodic_work()
+        except Exception:
+            log.exception("the periodic work of the %s provider failed", name)
     listings: dict[tuple[str, bool], dict[str, tuple[int, int]] | None] = {}
     for campaign in Campaign.objects.exclude(status__in=(CampaignStatus.DRAFT, CampaignStatus.CLOSED)):
         try:

@@ -2,7 +2,7 @@
 in a stage chain, or on a campaign that allows one task per worker, cannot take its other HITs.
 
 The marketplace enforces it with a DoesNotExist requirement; our server enforces it too (see
-services.assignments and services.marketplace_arrivals)."""
+services.assignments and providers.mturk.arrivals)."""
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction

@@ -195,7 +195,7 @@ def pay_bonus(bonus: Bonus) -> Bonus:
 def pay_pending_bonuses(campaign: Campaign) -> int:
     """Retry the campaign's unpaid bonuses (same tokens); one the marketplace refuses does not stop the others."""
     paid = 0
-    # A bonus whose payment was requested is never paid again, only confirmed (services.prolific_bonuses).
+    # A bonus whose payment was requested is never paid again, only confirmed (providers.prolific.bonuses).
     unpaid = (Bonus.objects.filter(assignment__hit__campaign=campaign, paid=False)
               .exclude(state=BonusState.PAY_REQUESTED))
     for bonus in unpaid.select_related(

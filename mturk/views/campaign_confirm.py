@@ -47,11 +47,8 @@ def render_confirmation(request: HttpRequest, campaign: Campaign, confirmation: 
 
 
 def currency(campaign: Campaign) -> str:
-    """How the page writes an amount of the campaign's money (Prolific: the study's currency when known)."""
-    if campaign.provider != "prolific":
-        return "$"
-    study = getattr(campaign, "prolific_study", None)
-    return f"{study.currency} " if study is not None and study.currency else ""
+    """How the page writes an amount of the campaign's money (the marketplace's currency when known)."""
+    return get_provider(campaign.provider).currency_prefix(campaign)
 
 
 def _fees_unknown(provider: CrowdProvider, campaign: Campaign, params: Any) -> bool:

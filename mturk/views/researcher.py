@@ -15,7 +15,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ..models import Assignment, Campaign, Worker
-from ..providers.base import ProviderError, money
+from ..providers.base import ProviderError
 from ..providers.registry import get_provider
 from ..publication import preview_publication
 from ..selectors import (
@@ -24,7 +24,6 @@ from ..selectors import (
     progress_of,
     stage_chain,
 )
-from ..selectors_prolific import prolific_facts
 from ..selectors_run import run_actions
 from ..services.campaigns import CampaignError, publish_campaign, set_campaign_status
 from ..services.hits import HITError, add_assignments_everywhere, delete_decided_hits, expire_campaign
@@ -86,12 +85,8 @@ def _marketplace_facts(campaign: CampaignWithProgress) -> dict[str, Any] | None:
         return None
     draft = campaign.status == CampaignStatus.DRAFT
     sandbox = settings.MTURK_SANDBOX if draft and provider.has_sandbox else campaign.sandbox
-    if not provider.creates_hits:  # Prolific: the study's facts as last synced, and the fees it was planned with
-        facts = prolific_facts(campaign)
-        ratio = facts.study.fee_ratio if facts.study is not None else None
-        fee = money(campaign.reward * ratio) if ratio is not None else None
-        return {"prolific": facts, "error": campaign.marketplace_error, "fee": fee,
-                "per_assignment": campaign.reward + fee if fee is not None else None}
+    if not provider.creates_hits:  # one marketplace object per campaign (a study): the provider's facts
+        return provider.campaign_facts(campaign)
     preview = preview_publication(campaign) if campaign.status != CampaignStatus.CLOSED else None
     fee = provider.assignment_fee(campaign)
     return {

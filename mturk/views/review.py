@@ -16,9 +16,8 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Campaign
-from ..providers.prolific.provider import MIN_REJECTION_MESSAGE
+from ..providers.registry import get_provider
 from ..quality import has_quality
-from ..selectors_prolific import REJECTION_CHOICES
 from ..selectors_review import ANY_FLAG, NO_FLAG, campaign_flags, gold_made_from, review_assignments, review_counts
 from ..services.review import ReviewError
 from ..services.review_bulk import review_selection
@@ -95,7 +94,7 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
     made_gold = gold_made_from(offered) if can_gold and offered else {}
     payloads = kind.build_payloads(campaign, list({a.hit_id: a.hit for a in assignments}.values()))
     reviews = kind.review_context(campaign, assignments, payloads) if assignments else {}
-    prolific = campaign.provider == "prolific"
+    provider = get_provider(campaign.provider)
     context = {
         "campaign": campaign,
         "kind": kind,
@@ -112,8 +111,8 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
         "no_flag": NO_FLAG,
         "page_sizes": PAGE_SIZES,
         "layouts": LAYOUTS.items(),
-        "rejection_categories": REJECTION_CHOICES if prolific else (),
-        "min_feedback": MIN_REJECTION_MESSAGE if prolific else 1,
+        "rejection_categories": provider.rejection_categories,
+        "min_feedback": provider.min_rejection_feedback,
     }
     return render(request, "mturk/review/page.html", context)
 

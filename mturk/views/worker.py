@@ -28,8 +28,6 @@ from ..services.assignments import (
     start_local_task,
     submit_answer,
 )
-from ..services.marketplace_arrivals import completion_code
-from ..services.prolific_arrivals import continue_url
 from ..states import ANSWERED, AssignmentStatus, CampaignStatus
 from ..task_frame import duration_text, frame_for
 from ..task_kinds import get_task_kind
@@ -37,12 +35,10 @@ from ..throttle import arrival_allowed, retry_after_seconds
 from ..tokens import (
     TokenError,
     assignment_token,
-    campaign_token,
     read_assignment_token,
     read_campaign_token,
     read_preview_token,
     read_worker_token,
-    worker_token,
 )
 
 
@@ -60,21 +56,9 @@ def worker_message(request: HttpRequest, title: str, message: str, status: int =
     return frameable(render(request, "mturk/worker_message.html", context, status=status))
 
 
-def next_task_url(campaign: Campaign, worker_external_id: str) -> str | None:
-    """The local crowd's link to the worker's next task (marketplaces hand out their own)."""
-    if campaign.provider != "local":
-        return None
-    path = reverse("campaign-entry", kwargs={"token": campaign_token(campaign.pk)})
-    return f"{path}?w={worker_token(campaign.pk, worker_external_id)}"
-
-
 def after_answer_url(assignment: Assignment, worker_external_id: str) -> str | None:
-    """Where the worker goes after this task: the local crowd's next task, or a Prolific session's continue
-    link (its next task, or the completion page once the bundle is done)."""
-    campaign = assignment.hit.campaign
-    if campaign.provider == "prolific":
-        return continue_url(assignment.external_id, worker_external_id) if assignment.external_id else None
-    return next_task_url(campaign, worker_external_id)
+    """Where the worker goes after this task (the provider's: e.g. the worker's next task on our server)."""
+    return get_provider(assignment.hit.campaign.provider).after_answer_url(assignment, worker_external_id)
 
 
 def arrival_refused(request: HttpRequest, title: str = "Too many requests",
@@ -162,7 +146,7 @@ def return_task(request: HttpRequest) -> HttpResponse:
     except TokenError as exc:
         return worker_message(request, "Link not valid", str(exc), status=403)
     assignment = assignment_for_page(claim.assignment_id)
-    if assignment is not None and assignment.hit.campaign.provider != "local":
+    if assignment is not None and not get_provider(assignment.hit.campaign.provider).can_return:
         return worker_message(request, "Return it on the marketplace",
                               "Tasks taken on a marketplace are returned with the marketplace's own button.",
                               status=400)
@@ -171,7 +155,7 @@ def return_task(request: HttpRequest) -> HttpResponse:
     except ReturnRefused as exc:
         return worker_message(request, "Task not returned", exc.message, status=exc.status_code)
     campaign = returned.hit.campaign
-    next_url = next_task_url(campaign, claim.worker_external_id)
+    next_url = after_answer_url(returned, claim.worker_external_id)
     if not arrival_allowed(request, "local-arrival"):
         return arrival_refused(request, title="Task returned", next_url=next_url)
     try:
@@ -207,7 +191,7 @@ def task_page(request: HttpRequest) -> HttpResponse:
             status=410, next_url=next_url,
         )
     return _render_task(request, campaign, assignment.hit, token=request.GET["t"], next_url=next_url,
-                        can_return=campaign.provider == "local", assignment=assignment)
+                        can_return=get_provider(campaign.provider).can_return, assignment=assignment)
 
 
 def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
@@ -291,10 +275,5 @@ def submit(request: HttpRequest) -> JsonResponse:
         "assignment": result.assignment.pk,
         "next_url": next_url,
     }
-    if campaign.provider == "prolific":
-        response["follow_next"] = True  # the page goes on at once: the next task, or back to Prolific with the code
-    elif get_provider(campaign.provider).has_marketplace:
-        # The page hands the stored answer off to the marketplace; the code lets the worker retry.
-        response["completion_code"] = completion_code(result.assignment)
-        response["answer"] = result.assignment.answer
+    response.update(get_provider(campaign.provider).submission_response(result.assignment))
     return JsonResponse(response, status=201 if result.created else 200)

@@ -11,7 +11,7 @@ from playwright.sync_api import Dialog, expect
 
 from mturk.models import Campaign
 from mturk.providers.prolific.client import reset_client
-from mturk.services.prolific_costs import forget_fee_ratio
+from mturk.providers.prolific.costs import forget_fee_ratio
 from mturk.states import CampaignStatus, HITStatus
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.factories import make_image

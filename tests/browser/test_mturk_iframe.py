@@ -15,8 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from mturk.models import HIT, Assignment, Campaign
+from mturk.providers.mturk.arrivals import completion_code
 from mturk.providers.mturk.provider import task_url
-from mturk.services.marketplace_arrivals import completion_code
 from mturk.states import AssignmentStatus
 from tests.factories import make_campaign
 

@@ -13,11 +13,18 @@ import responses
 from django.conf import settings
 from playwright.sync_api import Page, Route, expect
 
-from mturk.models import Assignment, ProlificSubmission, Worker
+from mturk.models import Assignment, Worker
+from mturk.providers.prolific.arrivals import continue_url
 from mturk.providers.prolific.client import reset_client
-from mturk.services.prolific_arrivals import continue_url
+from mturk.providers.prolific.models import ProlificSubmission
 from mturk.states import AssignmentStatus
-from tests.mturk.prolific.arrival_helpers import PID, SESSION, prolific_campaign, remote_submission, study_link
+from tests.mturk.providers.prolific.arrival_helpers import (
+    PID,
+    SESSION,
+    prolific_campaign,
+    remote_submission,
+    study_link,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -26,8 +26,8 @@ from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.browser.story_pages import album_and_photos, make_story, start_campaign
 from tests.browser.worker_start import start_task_in_browser
 from tests.factories import make_image
-from tests.mturk.prolific.arrival_helpers import PID, SESSION, prolific_campaign
-from tests.mturk.test_mturk_task_page import accept_link, mturk_hit
+from tests.mturk.providers.mturk.test_task_page import accept_link, mturk_hit
+from tests.mturk.providers.prolific.arrival_helpers import PID, SESSION, prolific_campaign
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

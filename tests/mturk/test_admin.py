@@ -23,10 +23,9 @@ from mturk.models import (
     MarketplaceEvent,
     MarketplaceHITType,
     MarketplaceQualification,
-    ProlificStudy,
-    ProlificSubmission,
     QualificationGrant,
 )
+from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
 from mturk.states import AssignmentStatus, CampaignStatus
 from tests.factories import make_album, make_campaign, make_image, submitted
 

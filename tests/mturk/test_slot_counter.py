@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from mturk.models import HIT, Assignment
 from mturk.providers.base import MarketplaceAssignment
+from mturk.providers.mturk.arrivals import accept_marketplace_assignment
 from mturk.services.assignments import (
     NoTaskAvailable,
     assign_next_hit,
@@ -24,13 +25,12 @@ from mturk.services.assignments import (
     return_assignment,
     start_local_task,
 )
-from mturk.services.marketplace_arrivals import accept_marketplace_assignment
 from mturk.services.marketplace_sync import SyncReport, reconcile
 from mturk.services.review import approve_assignment, reject_assignment
 from mturk.states import SLOT_HOLDING, AssignmentStatus
 from tests.factories import GOOD_TEXT, make_campaign, submitted
 
-from .marketplace.builders import hits_of, published_mturk_campaign
+from .providers.mturk.builders import hits_of, published_mturk_campaign
 
 pytestmark = pytest.mark.django_db
 

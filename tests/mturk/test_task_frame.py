@@ -15,8 +15,8 @@ from mturk.services.assignments import assign_next_hit, get_or_create_worker, su
 from mturk.task_frame import clock_text, duration_text, frame_for, warn_at
 from mturk.tokens import assignment_token, preview_token
 from tests.factories import GOOD_TEXT, make_campaign
-from tests.mturk.prolific.arrival_helpers import PID, SESSION, prolific_campaign
-from tests.mturk.test_mturk_task_page import accept_link, mturk_hit
+from tests.mturk.providers.mturk.test_task_page import accept_link, mturk_hit
+from tests.mturk.providers.prolific.arrival_helpers import PID, SESSION, prolific_campaign
 from tests.queries import queries_for
 from tests.worker_flow import start_task, submit
 

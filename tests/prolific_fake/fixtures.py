@@ -40,6 +40,6 @@ def prolific_fake(settings) -> Iterator[FakeProlific]:
 
 def _forget_fees() -> None:
     """The fee share is remembered per process; each fake has its own percentages."""
-    from mturk.services.prolific_costs import forget_fee_ratio
+    from mturk.providers.prolific.costs import forget_fee_ratio
 
     forget_fee_ratio()

@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from ...models import Campaign
-from ...providers.registry import UnknownProvider, provider_names
+from ...providers.registry import UnknownProvider, get_provider, provider_names
 from ...publication import PublicationPreview, preview_publication
 from ...services.campaigns import CampaignError, publish_campaign
 from ...states import InvalidTransition
@@ -56,8 +56,8 @@ class Command(BaseCommand):
     def _print_preview(self, campaign, preview: PublicationPreview) -> None:
         write = self.stdout.write
         where = f" ({preview.environment})" if preview.has_marketplace else ""
-        asks = ("only Prolific's cost calculator is asked for its fees and VAT" if preview.provider == "prolific"
-                else "no marketplace is called")
+        provider = get_provider(preview.provider)
+        asks = provider.fee_source
         write(f"Dry run for '{campaign.name}' on {preview.provider}{where}: nothing is written and {asks}.")
         write(f"{len(preview.drafts)} draft HIT(s); {len(preview.to_publish)} would be published:")
         for hit in preview.to_publish:
@@ -75,13 +75,13 @@ class Command(BaseCommand):
                        else "does not stop publication")
             write(f"Budget cap: ${preview.budget_cap}, already committed ${preview.committed}: {verdict}")
         if preview.has_marketplace:
-            label = "Study filters" if preview.provider == "prolific" else "QualificationRequirements"
+            label = provider.requirements_label
             if preview.requirements is None:
                 write(f"{label}: not built (see the error below)")
             else:
                 write(f"{label}:")
                 write(json.dumps(preview.requirements, indent=2, sort_keys=True))
             for rule in preview.participation:
-                write(f"{'Who may work' if preview.provider == 'prolific' else 'Per HIT'}: {rule}")
+                write(f"{provider.participation_label}: {rule}")
         if not preview.error:
             write("Checks: OK")

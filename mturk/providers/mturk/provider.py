@@ -16,10 +16,14 @@ from django.urls import reverse
 
 from ...tokens import preview_token
 from ..base import CrowdProvider, MarketplaceAssignment, NotSupported, ProviderError, PublishOutcome, money
+from ..registry import register_provider
 from . import limits
+from .arrivals import completion_code
 from .client import MarketplaceError, call, get_client, hit_id_from_message, paginate
 from .documents import external_question, parse_answers
+from .publish import create_pending_hits, pending_hits, resume_creation
 from .qualifications import clean_qualifications, system_requirements
+from .tasks import create_marketplace_hits
 
 if TYPE_CHECKING:
     from ...models import HIT, Assignment, Bonus, Campaign, Worker
@@ -51,11 +55,24 @@ def task_url(hit: HIT) -> str:
     return f"{settings.PUBLIC_BASE_URL}{path}?c={hit.campaign_id}&h={preview_token(hit.pk)}"
 
 
+@register_provider
 class MTurkProvider(CrowdProvider):
     name = "mturk"
     has_marketplace = True
     creates_hits = True
     has_sandbox = True
+    return_note = "To skip this task, press “Return” on MTurk's page: the task goes back to other workers."
+
+    def clean_qualifications(self, spec: Any) -> dict[str, Any]:
+        return clean_qualifications(spec)
+
+    def submission_response(self, assignment: Assignment) -> dict[str, Any]:
+        """The page hands the stored answer off to MTurk; the code lets the worker retry."""
+        return {"completion_code": completion_code(assignment), "answer": assignment.answer}
+
+    def fee_rule(self, fee: Decimal, campaign: Campaign | None = None) -> str:
+        return ("MTurk charges 20% of the reward (40% on HITs with 10 or more assignments), +5% with Masters, "
+                "at least $0.01 per assignment")
 
     # ---- costs ---------------------------------------------------------------------------
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:
@@ -173,11 +190,18 @@ class MTurkProvider(CrowdProvider):
 
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """The HITs are marked published in our database; a background job creates them on MTurk."""
-        from ...tasks import create_marketplace_hits
-
         if hits:
             transaction.on_commit(lambda: create_marketplace_hits.delay(campaign.pk))
         return PublishOutcome(published=len(hits), queued=bool(hits))
+
+    def resume_publishing(self, campaign: Campaign) -> int:
+        return resume_creation(campaign)
+
+    def create_pending_hits(self, campaign: Campaign) -> int:
+        """Safe even if a creation job is still running: the HITs' request tokens keep them from doubling."""
+        if not pending_hits(campaign).exists():
+            return 0
+        return create_pending_hits(campaign).created
 
     # ---- collecting ----------------------------------------------------------------------
     def submissions(self, hit: HIT) -> list[MarketplaceAssignment]:

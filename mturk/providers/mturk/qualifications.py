@@ -3,7 +3,7 @@
 A campaign stores them as a small dict (all keys optional):
     {"approval_rate_min": 95, "approved_min": 1000, "locales": ["US", "CA", "US-NY"],
      "masters": false, "adult": false}
-Private "already participated" qualifications are added per HIT type (see services.marketplace_publish)."""
+Private "already participated" qualifications are added per HIT type (see providers.mturk.publish)."""
 from __future__ import annotations
 
 import re

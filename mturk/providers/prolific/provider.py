@@ -1,62 +1,93 @@
 """The prolific provider: one study per campaign (or per stage of a chain), participants sent to our server.
 
-This module only talks to Prolific (through `client`); what is stored, and when, is decided by the services
-(services.prolific_*), which store their intent before each call that must not be repeated."""
+This module only talks to Prolific (through `client`); what is stored, and when, is decided by this
+package's services (studies, decisions, bonuses, groups, costs, sync, arrivals, events), which store their intent
+before each call that must not be repeated."""
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
 
-from ..base import CrowdProvider, ProviderError, PublishOutcome, money
+from ...services.participation import in_stage_chain
+from ..base import CrowdProvider, ParticipantSync, ProviderError, PublishOutcome, money
+from ..registry import register_provider
+from .arrivals import continue_url
+from .bonuses import pay_prolific_bonus
 from .client import ProlificClient, ProlificError, get_client
+from .costs import fee_ratio, known_fee_ratio
+from .decisions import before_decision, queue_push
+from .events import handle_pending_events
+from .groups import block_list_group
 from .requirements import clean_prolific_requirements
+from .selectors import REJECTION_CHOICES, prolific_facts
+from .studies import queue_study_update, study_filters
+from .sync import sync_study
+from .tasks import prolific_publish
+from .terms import MIN_HOURLY, MIN_REJECTION_MESSAGE, REJECTION_CATEGORIES, bundle_reward, estimated_minutes, major
 
 if TYPE_CHECKING:
     from ...models import HIT, Assignment, Bonus, Campaign, Worker
 
-REJECTION_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
-                        "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
-MIN_REJECTION_MESSAGE = 100  # characters; Prolific refuses shorter messages
-# Prolific's pay floor (researcher help, "Prolific's payment principles"): 6.00 per hour (GBP; USD 8.00).
-MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
-AUTO_APPROVAL_DAYS = 21  # unreviewed submissions are approved by Prolific after this many days
 
-
-def cents(amount: Decimal) -> int:
-    """Major units (Decimal) to Prolific's minor units (an int); half a cent rounds up."""
-    return int((amount * 100).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
-
-
-def major(minor: int | str | Decimal) -> Decimal:
-    return (Decimal(minor) / 100).quantize(Decimal("0.01"))
-
-
-def bundle_reward(campaign: Campaign) -> Decimal:
-    """What one submission (a bundle of tasks_per_submission tasks) pays, in major units."""
-    return money(campaign.reward * campaign.tasks_per_submission)
-
-
-def estimated_minutes(campaign: Campaign) -> int:
-    spec = campaign.qualifications or {}
-    if spec.get("estimated_minutes"):
-        return int(spec["estimated_minutes"])
-    # Without an estimate, a quarter of the time limit per task (time limits are generous upper bounds).
-    return max(1, math.ceil(campaign.tasks_per_submission * campaign.time_limit_seconds / 60 / 4))
-
-
-def places_for(slots: int, tasks_per_submission: int) -> int:
-    return math.ceil(slots / max(1, tasks_per_submission))
-
-
+@register_provider
 class ProlificProvider(CrowdProvider):
     name = "prolific"
     has_marketplace = True
     creates_hits = False
+    return_note = ("To stop, return the study on Prolific (the “Return” button on Prolific's study page): "
+                   "your place goes to another participant.")
+    per_session = True  # a session's own tasks, in its bundle
+    rejection_categories = REJECTION_CHOICES
+    min_rejection_feedback = MIN_REJECTION_MESSAGE
+    requirements_label = "Study filters"
+    participation_label = "Who may work"
+    fee_source = "only Prolific's cost calculator is asked for its fees and VAT"
+
+    # ---- worker and researcher pages ----------------------------------------------------------------
+    def after_answer_url(self, assignment: Assignment, worker_external_id: str) -> str | None:
+        """The session's continue link: its next task, or the completion page once the bundle is done."""
+        return continue_url(assignment.external_id, worker_external_id) if assignment.external_id else None
+
+    def submission_response(self, assignment: Assignment) -> dict[str, Any]:
+        return {"follow_next": True}  # the page goes on at once: the next task, or back to Prolific with the code
+
+    def reward_text(self, campaign: Campaign) -> str:
+        return f"{campaign.reward} per task, paid on Prolific"  # for the whole study, in the study's currency
+
+    def most_tasks(self, campaign: Campaign) -> int | None:
+        limit = campaign.max_assignments_per_worker
+        return min(campaign.tasks_per_submission, limit) if limit else campaign.tasks_per_submission
+
+    def currency_prefix(self, campaign: Campaign) -> str:
+        """The study's currency when known."""
+        study = getattr(campaign, "prolific_study", None)
+        return f"{study.currency} " if study is not None and study.currency else ""
+
+    def fee_rule(self, fee: Decimal, campaign: Campaign | None = None) -> str:
+        if campaign is None or not campaign.reward:
+            return super().fee_rule(fee, campaign)
+        share = (fee / campaign.reward * 100).quantize(Decimal("0.1"))
+        return (f"Prolific's fees and VAT, from its cost calculator: {share}% of the reward; a submission is a "
+                f"bundle of {campaign.tasks_per_submission} task(s)")
+
+    def participation_rules(self, campaign: Campaign) -> list[str]:
+        rules = ["participants on the platform's block list (a Prolific participant group) are excluded"]
+        if in_stage_chain(campaign):
+            rules.append("participants who completed a submission of another stage of this chain are excluded "
+                         "(each stage's completion code adds its finishers to the stage's participant group)")
+        return rules
+
+    def campaign_facts(self, campaign: Campaign) -> dict[str, Any]:
+        """The study's facts as last synced, and the fees it was planned with."""
+        facts = prolific_facts(campaign)
+        ratio = facts.study.fee_ratio if facts.study is not None else None
+        fee = money(campaign.reward * ratio) if ratio is not None else None
+        return {"prolific": facts, "error": campaign.marketplace_error, "fee": fee,
+                "per_assignment": campaign.reward + fee if fee is not None else None}
 
     @property
     def client(self) -> ProlificClient:
@@ -95,13 +126,9 @@ class ProlificProvider(CrowdProvider):
     # ---- cost --------------------------------------------------------------------------------------
     def fee_ratio(self, campaign: Campaign | None = None) -> Decimal:
         """Prolific's fees and VAT as a share of a reward, from its cost calculator (remembered per study)."""
-        from ...services.prolific_costs import fee_ratio
-
         return fee_ratio(self, campaign)
 
     def fees_known(self, campaign: Campaign) -> bool:
-        from ...services.prolific_costs import known_fee_ratio
-
         return known_fee_ratio(campaign) is not None
 
     def assignment_fee(self, campaign: Campaign, assignments_per_hit: int | None = None) -> Decimal:
@@ -124,53 +151,35 @@ class ProlificProvider(CrowdProvider):
 
     # ---- the provider interface: our services drive Prolific themselves -----------------------------
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
-        from ...tasks import prolific_publish
-
         transaction.on_commit(lambda: prolific_publish.delay(campaign.pk))
         return PublishOutcome(published=len(hits), queued=True)
 
     def approve(self, assignment: Assignment, feedback: str, override_rejection: bool = False) -> None:
-        from ...services.prolific_decisions import before_decision
-
         before_decision(assignment, override_rejection)
 
     def reject(self, assignment: Assignment, feedback: str) -> None:
-        from ...services.prolific_decisions import before_decision
-
         before_decision(assignment, False)
 
     def campaign_changed(self, campaign: Campaign) -> None:
-        from ...services.prolific_studies import queue_study_update
-
         queue_study_update(campaign)  # start, pause or stop the study, or raise its places, once committed
 
     def decisions_recorded(self, campaign: Campaign) -> None:
-        from ...services.prolific_decisions import queue_push
-
         queue_push(campaign)
 
     def bonus(self, bonus: Bonus) -> None:
-        from ...services.prolific_bonuses import pay_prolific_bonus
-
         pay_prolific_bonus(bonus)
 
     def block(self, worker: Worker, reason: str) -> None:
-        from ...services.prolific_groups import block_list_group
-
         self.add_to_group(block_list_group(self), [worker.external_id])
 
     def unblock(self, worker: Worker, reason: str) -> None:
-        from ...services.prolific_groups import block_list_group
-
         self.remove_from_group(block_list_group(self), [worker.external_id])
 
     def add_assignments(self, hit: HIT, count: int, token: str) -> None:
-        from ...services.prolific_studies import queue_study_update
-
         queue_study_update(hit.campaign)  # the study gets the places the new slots need (within the budget cap)
 
     def expire(self, hit: HIT) -> None:
-        return None  # HITs are ours; the study is stopped when the campaign is (services.prolific_studies)
+        return None  # HITs are ours; the study is stopped when the campaign is (studies)
 
     def notify(self, campaign: Campaign | None, worker_ids: Sequence[str], subject: str, text: str) -> list[str]:
         study = getattr(campaign, "prolific_study", None) if campaign is not None else None
@@ -183,9 +192,16 @@ class ProlificProvider(CrowdProvider):
                                                 "body": body})
         return []
 
-    def describe_requirements(self, campaign: Campaign) -> list[dict[str, Any]]:
-        from ...services.prolific_studies import study_filters
+    def sync_participants(self, campaign: Campaign) -> ParticipantSync:
+        report = sync_study(campaign)
+        return ParticipantSync(new_submissions=report.changed, returned=report.released,
+                               approved_elsewhere=report.approved_on_prolific,
+                               rejected_elsewhere=report.rejected_on_prolific)
 
+    def periodic_work(self) -> None:
+        handle_pending_events()  # webhook events whose handling job was lost (the receiver queues one per event)
+
+    def describe_requirements(self, campaign: Campaign) -> list[dict[str, Any]]:
         return study_filters(campaign, groups_known=False)
 
     # ---- studies ----------------------------------------------------------------------------------

@@ -181,7 +181,7 @@ def test_onboarding_hits_are_published_but_cost_only_what_workers_take(required_
 
 
 def test_a_prolific_study_asks_for_the_real_slots_only(required_words):
-    from mturk.services.prolific_studies import open_slots
+    from mturk.providers.prolific.studies import open_slots
 
     campaign = onboarding_campaign(real=3, k=1, publish=False, provider="prolific")
     HIT.objects.filter(campaign=campaign).update(status=HITStatus.PUBLISHED)

@@ -182,7 +182,7 @@ def test_on_prolific_approvals_go_in_one_call_rejections_with_category_and_nothi
     """Three participants describe the same photo alike; hand-set gold scores 1, 1, 0: two approved in one bulk
     call, one rejected with the rule's category and message, the better-ranked (tie: first) bonused once."""
     from mturk.services.marketplace_sync import sync_campaign
-    from tests.mturk.prolific.study_helpers import WHY, published_campaign, tasks_of, work
+    from tests.mturk.providers.prolific.study_helpers import WHY, published_campaign, tasks_of, work
 
     campaign = published_campaign(prolific_fake, images=1, assignments=3, tasks=1,
                                   django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
@@ -213,7 +213,7 @@ def test_on_prolific_approvals_go_in_one_call_rejections_with_category_and_nothi
 
 
 def test_a_preview_never_asks_the_marketplace_for_its_fees(prolific_fake, crowd):
-    from tests.mturk.prolific.study_helpers import WHY
+    from tests.mturk.providers.prolific.study_helpers import WHY
 
     campaign, _, _ = crowd
     Campaign.objects.filter(pk=campaign.pk).update(provider="prolific")  # no study yet: its fees are not known
