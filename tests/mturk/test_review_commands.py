@@ -92,7 +92,7 @@ def test_message_workers_prints_reached_and_missed(monkeypatch):
         seen.update(ids=list(worker_ids), subject=subject, text=text)
         return [second.external_id]
 
-    monkeypatch.setattr("mturk.providers.local.LocalProvider.notify", notify, raising=False)
+    monkeypatch.setattr("mturk.providers.local.provider.LocalProvider.notify", notify, raising=False)
     output = run("message_workers", campaign.name, "--subject", "Thanks", "--text", "More work soon")
     assert seen == {"ids": sorted([first.external_id, second.external_id]), "subject": "Thanks",
                     "text": "More work soon"}

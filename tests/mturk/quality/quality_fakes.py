@@ -106,7 +106,7 @@ MONEY = Decimal("0.01")
 @pytest.fixture
 def provider_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
     """Every marketplace call the local provider receives, as (method, assignment id | bonus id | campaign id)."""
-    from mturk.providers.local import LocalProvider
+    from mturk.providers.local.provider import LocalProvider
 
     calls: list[tuple[str, Any]] = []
     for name in ("approve", "reject", "bonus", "decisions_recorded"):

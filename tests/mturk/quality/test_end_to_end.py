@@ -66,7 +66,7 @@ class MarketplaceCalls:
     def __init__(self, monkeypatch) -> None:
         self.calls: list[tuple[str, int]] = []
         for action in ("approve", "reject", "bonus"):
-            monkeypatch.setattr(f"mturk.providers.local.LocalProvider.{action}",
+            monkeypatch.setattr(f"mturk.providers.local.provider.LocalProvider.{action}",
                                 lambda provider, target, *args, action=action, **kwargs:
                                 self.calls.append((action, target.pk)))
 

@@ -103,7 +103,7 @@ def test_a_refused_call_is_audited_as_failed_and_tried_again_next_time(crowd, mo
     campaign, _, work = crowd
     save_rule(campaign, rule_data())
     from mturk.providers.base import ProviderError
-    from mturk.providers.local import LocalProvider
+    from mturk.providers.local.provider import LocalProvider
 
     down = [True]
 
@@ -155,7 +155,7 @@ def test_a_bonus_the_marketplace_refused_is_paid_next_time_under_the_same_token(
     campaign, people, _ = crowd
     save_rule(campaign, rule_data())
     from mturk.providers.base import ProviderError
-    from mturk.providers.local import LocalProvider
+    from mturk.providers.local.provider import LocalProvider
 
     down, paid = [True], []
 

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.urls import reverse
 
-from ..tokens import campaign_token, worker_token
-from .base import CrowdProvider, PublishOutcome
-from .mturk.qualifications import clean_qualifications
-from .registry import register_provider
+from ...tokens import campaign_token, worker_token
+from ..base import CrowdProvider, PublishOutcome
+from ..mturk.qualifications import clean_qualifications
+from ..registry import register_provider
 
 if TYPE_CHECKING:
-    from ..models import HIT, Assignment, Bonus, Campaign, Worker
+    from ...models import HIT, Assignment, Bonus, Campaign, Worker
 
 
 @register_provider
