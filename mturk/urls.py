@@ -1,6 +1,5 @@
 from django.urls import include, path
 
-from .api.views import ProviderBalanceView
 from .providers.registry import provider_modules
 from .views import (
     dashboard,
@@ -39,7 +38,6 @@ urlpatterns = [
     path("campaigns/<int:pk>/expire/", researcher.expire_all, name="campaign-page-expire"),
     path("campaigns/<int:pk>/delete-decided/", researcher.delete_decided, name="campaign-page-delete-decided"),
     path("campaigns/<int:pk>/message/", researcher.message, name="campaign-page-message"),
-    path("api/providers/<str:name>/balance/", ProviderBalanceView.as_view(), name="provider-balance"),
     path("w/<str:token>/", worker.campaign_entry, name="campaign-entry"),
     path("task/", worker.task_page, name="task-page"),
     path("task/submit/", worker.submit, name="task-submit"),

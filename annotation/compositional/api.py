@@ -6,7 +6,6 @@ from dataclasses import asdict
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -220,13 +219,3 @@ class ParseView(APIView):
         job = request_parse(user=request.user)
         job.refresh_from_db()
         return Response(ParseJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-
-
-urlpatterns = [
-    path("pairs/", PairsView.as_view(), name="compositional-pairs"),
-    path("pairs/load-seed/", LoadSeedView.as_view(), name="compositional-pairs-load-seed"),
-    path("pairs/import/", PairImportView.as_view(), name="compositional-pairs-import"),
-    path("pairs/<str:name>/", PairView.as_view(), name="compositional-pair"),
-    path("occurrences/", OccurrencesView.as_view(), name="compositional-occurrences"),
-    path("parse/", ParseView.as_view(), name="compositional-parse"),
-]

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from django.urls import path, reverse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -147,10 +147,3 @@ class EvaluationReportView(APIView):
         response = HttpResponse(evaluation_report_html(evaluation), content_type="text/html; charset=utf-8")
         response["Content-Security-Policy"] = REPORT_CSP
         return response
-
-
-urlpatterns = [
-    path("evaluations/", EvaluationsView.as_view(), name="compositional-evaluations"),
-    path("evaluations/<int:pk>/", EvaluationView.as_view(), name="compositional-evaluation"),
-    path("evaluations/<int:pk>/report/", EvaluationReportView.as_view(), name="compositional-evaluation-report"),
-]

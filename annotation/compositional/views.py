@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import URLPattern, path, reverse
+from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -379,17 +379,3 @@ def evaluation_report(request: HttpRequest, pk: int) -> HttpResponse:
     if request.GET.get("download"):
         response["Content-Disposition"] = f'attachment; filename="compositional-evaluation-{item.pk}.html"'
     return response
-
-
-urlpatterns: list[URLPattern] = [
-    path("", pairs_page, name="compositional-page"),
-    path("pairs/", add_pair, name="compositional-page-add-pair"),
-    path("pairs/load-seed/", load_seed, name="compositional-page-load-seed"),
-    path("pairs/<int:pk>/delete/", remove_pair, name="compositional-page-delete-pair"),
-    path("parse/", parse, name="compositional-page-parse"),
-    path("parse/status/", parse_status, name="compositional-page-parse-status"),
-    path("evaluations/", evaluations, name="compositional-page-evaluations"),
-    path("evaluations/<int:pk>/", evaluation, name="compositional-page-evaluation"),
-    path("evaluations/<int:pk>/status/", evaluation_status, name="compositional-page-evaluation-status"),
-    path("evaluations/<int:pk>/report.html", evaluation_report, name="compositional-page-evaluation-report"),
-]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db.models import Count, QuerySet
-from django.urls import URLPattern, URLResolver
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -151,5 +150,3 @@ class GoldItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
 router = SimpleRouter()
 router.register("", GoldItemViewSet, basename="gold-item")
-
-urlpatterns: list[URLPattern | URLResolver] = list(router.urls)

@@ -7,7 +7,6 @@ from typing import Any
 
 from django.core.paginator import Page
 from django.http import Http404
-from django.urls import URLPattern, path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -290,17 +289,3 @@ class WorkerQualityView(APIView):
         if worker is None:
             raise Http404("No worker with this id.")
         return Response(WorkerCampaignScoreSerializer(worker_quality(worker), many=True).data)
-
-
-urlpatterns: list[URLPattern] = [
-    path("campaigns/<int:pk>/quality/", CampaignQualityView.as_view(), name="campaign-quality"),
-    path("campaigns/<int:pk>/quality/compute/", ComputeQualityView.as_view(), name="campaign-quality-compute"),
-    path("campaigns/<int:pk>/quality/items/", QualityItemsView.as_view(), name="campaign-quality-items"),
-    path("campaigns/<int:pk>/review-rule/", ReviewRuleView.as_view(), name="campaign-review-rule"),
-    path("campaigns/<int:pk>/review-rule/preview/", ReviewRulePreviewView.as_view(),
-         name="campaign-review-rule-preview"),
-    path("campaigns/<int:pk>/review-rule/apply/", ReviewRuleApplyView.as_view(), name="campaign-review-rule-apply"),
-    path("campaigns/<int:pk>/review-rule/decisions/", ReviewRuleDecisionsView.as_view(),
-         name="campaign-review-rule-decisions"),
-    path("workers/<int:pk>/quality/", WorkerQualityView.as_view(), name="worker-quality"),
-]

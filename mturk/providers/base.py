@@ -84,6 +84,7 @@ class CrowdProvider(ABC):
     requirements_label: str = "QualificationRequirements"  # what the worker requirements are called
     participation_label: str = "Per HIT"  # what each participation rule applies to
     fee_source: str = "no marketplace is called"  # what a dry run asks for the fees
+    add_assignments_note: str = ""  # said beside "More assignments per HIT" (where the places go)
 
     def clean_qualifications(self, spec: Any) -> dict[str, Any]:
         """Check a campaign's worker requirements (raises ValueError naming the bad key)."""

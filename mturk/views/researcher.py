@@ -62,13 +62,15 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
     campaign = get_object_or_404(campaigns_with_progress(), pk=pk)
     kind = get_task_kind(campaign.task_kind)
+    provider = get_provider(campaign.provider)
     context = {
         "campaign": campaign,
+        "provider": provider,
         "progress": progress_of(campaign),
         "stages": [(stage, progress, get_task_kind(stage.task_kind).progress_notes(stage))
                    for stage, progress in stage_chain(campaign)],
         "kind": kind,
-        "worker_link": get_provider(campaign.provider).worker_link(campaign),
+        "worker_link": provider.worker_link(campaign),
         "marketplace": _marketplace_facts(campaign),
         "actions": run_actions(campaign),
         **campaign_charts.campaign_section(campaign),

@@ -45,6 +45,7 @@ class ProlificProvider(CrowdProvider):
     min_rejection_feedback = MIN_REJECTION_MESSAGE
     requirements_label = "Study filters"
     participation_label = "Who may work"
+    add_assignments_note = " (the study gets the places)"
     fee_source = "only Prolific's cost calculator is asked for its fees and VAT"
 
     # ---- worker and researcher pages ----------------------------------------------------------------

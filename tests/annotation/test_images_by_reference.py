@@ -26,7 +26,7 @@ from tests.worker_flow import start_task
 
 pytestmark = pytest.mark.django_db
 
-FIXTURE = Path(__file__).parent / "coco_fixture"
+FIXTURE = Path(__file__).parent / "compositional" / "coco_fixture"  # a COCO excerpt the compositional tests share
 WITH_FILE = ["COCO_train2014_000000000009", "COCO_train2014_000000000257", "COCO_val2014_000000000139",
              "COCO_val2014_000000000285"]
 URL_303 = "http://images.cocodataset.org/val2014/COCO_val2014_000000000303.jpg"

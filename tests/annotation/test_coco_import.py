@@ -22,7 +22,7 @@ from tests.importing import Steps
 
 pytestmark = pytest.mark.django_db
 
-FIXTURE = Path(__file__).parent / "coco_fixture"
+FIXTURE = Path(__file__).parent / "compositional" / "coco_fixture"  # a COCO excerpt the compositional tests share
 CAPTIONS, INSTANCES, IMAGES = FIXTURE / "captions.json", FIXTURE / "instances.json", FIXTURE / "images"
 
 

@@ -1,0 +1,32 @@
+"""The API, at /api/: one router for every viewset (its root lists them), then each app's other API views from its
+`api_urls` module, then the OpenAPI schema and its browsable docs."""
+from django.urls import URLPattern, URLResolver, include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from annotation.api import ImageViewSet
+from annotation.ranking.api import TestPoolViewSet
+from mturk.api.exports import DatasetExportViewSet
+from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
+from storyboard.api import AlbumViewSet
+
+router = DefaultRouter()
+router.register("images", ImageViewSet, basename="image")
+router.register("campaigns", CampaignViewSet, basename="campaign")
+router.register("hits", HITViewSet, basename="hit")
+router.register("assignments", AssignmentViewSet, basename="assignment")
+router.register("workers", WorkerViewSet, basename="worker")
+router.register("exports", DatasetExportViewSet, basename="export")
+router.register("albums", AlbumViewSet, basename="album")
+router.register("test-pools", TestPoolViewSet, basename="test-pool")
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", include("annotation.api_urls")),  # evaluating a content-selection run
+    path("", include("annotation.ranking.api_urls")),  # importing relevance judgements
+    path("compositional/", include("annotation.compositional.api_urls")),  # pairs, occurrences, parsing, evaluations
+    path("", include("storyboard.api_urls")),  # story evaluations, story workflows
+    path("", include("mturk.api.urls")),  # quality, review rules, gold items, provider balances
+    path("", include(router.urls)),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
