@@ -27,7 +27,7 @@ def _confirmation(campaign: Campaign, items: int, workers: int) -> Confirmation:
     confirmation = Confirmation(
         title=f"Give the first {items} item(s) of campaign {campaign.name} to {workers} workers each",
         action_url=reverse("campaign-quality-overlap", args=[campaign.pk]), button="Give them to more workers",
-        what=[], hidden={"items": str(items), "workers": str(workers)})
+        what=[], hidden={"first": str(items), "workers": str(workers)})  # not "items": a template's dict.items
     try:
         plan = plan_overlap(campaign, items, workers)
     except PilotError as exc:
@@ -62,7 +62,7 @@ def overlap(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     back = reverse("campaign-quality-page", args=[campaign.pk])
     params = request.GET if request.method == "GET" else request.POST
-    items, workers = _number(params, "items", PILOT_ITEMS), _number(params, "workers", PILOT_WORKERS)
+    items, workers = _number(params, "first", PILOT_ITEMS), _number(params, "workers", PILOT_WORKERS)
     if request.method == "GET":
         return render(request, "mturk/confirm_action.html", {
             "campaign": campaign, "confirmation": _confirmation(campaign, items, workers),
