@@ -68,6 +68,15 @@ class Campaign(models.Model):
         default=0.8, db_default=0.8, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
         help_text="The mean onboarding score a worker needs to go on to real tasks.",
     )
+    pilot_items = models.PositiveIntegerField(
+        default=0, db_default=0, validators=[MaxValueValidator(1000)],
+        help_text="Pilot: the campaign's first N real HITs (HIT.pilot) each go to pilot_assignments workers, handed "
+                  "out first, so agreement can be measured after a few answers (0: no pilot).",
+    )
+    pilot_assignments = models.PositiveSmallIntegerField(
+        default=3, db_default=3, validators=[MinValueValidator(2), MaxValueValidator(20)],
+        help_text="How many workers do each pilot HIT.",
+    )
     status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
     is_simulated = models.BooleanField(default=False, help_text="Results were generated, not collected.")
     external_id = models.CharField(max_length=100, blank=True, help_text="Provider's HIT type / study id.")
@@ -112,6 +121,10 @@ class HIT(models.Model):
         default=False, db_default=False,
         help_text="A qualifying HIT given to each worker before their first real task, never in the normal queue.",
     )
+    pilot = models.BooleanField(
+        default=False, db_default=False,
+        help_text="One of the campaign's pilot HITs: done by several workers (agreement), handed out first.",
+    )
     taken_slots = models.PositiveSmallIntegerField(
         default=0, editable=False,
         help_text=(
@@ -141,6 +154,12 @@ class HIT(models.Model):
             models.Index(
                 fields=["campaign", "taken_slots", "position", "id"], name="hit_open_slots",
                 condition=models.Q(status=HITStatus.PUBLISHED, onboarding=False,
+                                   taken_slots__lt=models.F("max_assignments")),
+            ),
+            # The open pilot HITs, handed out before the others in position order (services.slots).
+            models.Index(
+                fields=["campaign", "position", "id"], name="hit_open_pilot",
+                condition=models.Q(pilot=True, status=HITStatus.PUBLISHED,
                                    taken_slots__lt=models.F("max_assignments")),
             ),
         ]

@@ -44,7 +44,8 @@ class CampaignSerializer(serializers.ModelSerializer):
             "budget_cap", "options", "is_simulated", "source_stage", "created_at", "published_at", "hit_count",
             "progress", "worker_link", "keywords", "lifetime_seconds", "auto_approval_delay_seconds",
             "qualifications", "auto_approve_passing", "sandbox", "marketplace_error", "pending_creation",
-            "tasks_per_submission", "gold_rate", "onboarding_items", "onboarding_pass",
+            "tasks_per_submission", "gold_rate", "onboarding_items", "onboarding_pass", "pilot_items",
+            "pilot_assignments",
         ]
         read_only_fields = fields
 
@@ -103,6 +104,12 @@ class CampaignCreateSerializer(StrictSerializer):
     onboarding_pass = serializers.FloatField(
         min_value=0.0, max_value=1.0, required=False,
         help_text="The mean onboarding score (0 to 1) a worker needs to go on to real tasks; default 0.8.")
+    pilot_items = serializers.IntegerField(
+        min_value=0, max_value=1000, required=False,
+        help_text="Pilot: the first N items each go to pilot_assignments workers and are handed out first, so "
+                  "agreement can be measured after a few answers; the rest take assignments_per_hit. 0: no pilot.")
+    pilot_assignments = serializers.IntegerField(
+        min_value=2, max_value=20, required=False, help_text="Workers per pilot item (2 to 20); default 3.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -130,7 +137,7 @@ class HITSerializer(serializers.ModelSerializer):
     class Meta:
         model = HIT
         fields = ["id", "campaign", "position", "items", "max_assignments", "status", "external_id",
-                  "created_at", "published_at", "expires_at", "gold_item", "onboarding"]
+                  "created_at", "published_at", "expires_at", "gold_item", "onboarding", "pilot"]
         read_only_fields = fields
 
 

@@ -13,12 +13,17 @@ from .quality import (
     ReviewRuleView,
     WorkerQualityView,
 )
+from .quality_needs import GoldFromApprovedView, OverlapView, QualityNeedsView
 from .views import ProviderBalanceView
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:pk>/quality/", CampaignQualityView.as_view(), name="campaign-quality"),
     path("campaigns/<int:pk>/quality/compute/", ComputeQualityView.as_view(), name="campaign-quality-compute"),
     path("campaigns/<int:pk>/quality/items/", QualityItemsView.as_view(), name="campaign-quality-items"),
+    path("campaigns/<int:pk>/quality/needs/", QualityNeedsView.as_view(), name="campaign-quality-needs"),
+    path("campaigns/<int:pk>/quality/overlap/", OverlapView.as_view(), name="campaign-quality-overlap-api"),
+    path("campaigns/<int:pk>/quality/gold-from-approved/", GoldFromApprovedView.as_view(),
+         name="campaign-quality-gold-api"),
     path("campaigns/<int:pk>/review-rule/", ReviewRuleView.as_view(), name="campaign-review-rule"),
     path("campaigns/<int:pk>/review-rule/preview/", ReviewRulePreviewView.as_view(),
          name="campaign-review-rule-preview"),

@@ -16,7 +16,7 @@ from ..models import HIT, Assignment, Campaign, Worker
 from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .gold import score_submission, with_flags
-from .slots import candidate_hits, count_taken_slots, lock_hit, store_taken_slots
+from .slots import candidate_hits, count_taken_slots, lock_hit, pilot_candidates, store_taken_slots
 
 
 class NoTaskAvailable(Exception):
@@ -86,9 +86,10 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
 
     Eligible: HIT published, not already done by this worker, not full, not of a group (an album)
     the worker took in another campaign (a worker never does two stages of one album); worker not
-    blocked and under the campaign's per-worker limit. HITs with the fewest taken slots come first, then
-    by position. Every statement reads an index for this worker or these HITs (services.slots), so the
-    cost does not grow with the campaign. `expire=False`: the caller has just expired the campaign's
+    blocked and under the campaign's per-worker limit. Open pilot HITs come first, by position
+    (services.pilot); then HITs with the fewest taken slots, then by position. Every statement reads an index
+    for this worker or these HITs (services.slots), so the cost does not grow with the campaign.
+    `expire=False`: the caller has just expired the campaign's
     overdue assignments in a transaction of its own. `external_id`: the marketplace's id the new assignment is
     done under (a Prolific submission id: the worker's open assignment is returned only if it has that id)."""
     if campaign.status != CampaignStatus.ACTIVE:
@@ -112,6 +113,11 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
     limit = campaign.max_assignments_per_worker
     if limit is not None and mine.filter(status__in=SLOT_HOLDING).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
+    if campaign.pilot_items:  # the pilot's HITs first, in order, so workers overlap on the same items
+        for hit_id in pilot_candidates(campaign, worker, limit=20).values_list("pk", flat=True):
+            assignment = _take_slot(hit_id, campaign, worker, external_id)
+            if assignment is not None:
+                return assignment
     candidates = list(candidate_hits(campaign, worker, limit=20).values_list("pk", flat=True))
     for hit_id in candidates:
         assignment = _take_slot(hit_id, campaign, worker, external_id)

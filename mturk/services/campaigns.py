@@ -51,13 +51,16 @@ def create_campaign(
     gold_rate: float = 0.0,
     onboarding_items: int = 0,
     onboarding_pass: float | None = None,
+    pilot_items: int = 0,
+    pilot_assignments: int | None = None,
 ) -> Campaign:
     """Create a draft campaign (with one HIT per item); unset values take the task kind's defaults.
 
     With `source_stage`, each assignment approved in that campaign adds this campaign's HITs
     (see services.stages). `gold_rate`: the share of its HITs that are gold items (services.gold mixes them
     in as HITs are added); `onboarding_items`: that many onboarding HITs each worker does first, passing with a
-    mean score of `onboarding_pass` (local and Prolific only)."""
+    mean score of `onboarding_pass` (local and Prolific only). `pilot_items`: the first that many real HITs are
+    the pilot, each done by `pilot_assignments` workers (default 3) and handed out first (services.pilot)."""
     kind = get_task_kind(task_kind)
     crowd = get_provider(provider)
     defaults = kind.defaults
@@ -97,9 +100,11 @@ def create_campaign(
         tasks_per_submission=tasks_per_submission or 1,
         gold_rate=gold_rate or 0.0,
         onboarding_items=onboarding_items or 0,
+        pilot_items=pilot_items or 0,
         **{k: v for k, v in (("lifetime_seconds", lifetime_seconds),
                              ("auto_approval_delay_seconds", auto_approval_delay_seconds),
-                             ("onboarding_pass", onboarding_pass)) if v is not None},
+                             ("onboarding_pass", onboarding_pass),
+                             ("pilot_assignments", pilot_assignments)) if v is not None},
     )
     try:
         campaign.full_clean()
@@ -165,11 +170,20 @@ def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "
             HIT(campaign=campaign, items=item, group=kind.group_of(item) or group,
                 max_assignments=campaign.assignments_per_hit, position=start + len(new))
         )
+    _mark_pilot(campaign, new, real_before)
     try:
         new = mix_gold(campaign, new, real_before, gold_before, kind.group_of, require=require_gold)
     except GoldError as exc:
         raise CampaignError(str(exc)) from None
     return HIT.objects.bulk_create(new, batch_size=1000)
+
+
+def _mark_pilot(campaign: Campaign, new_real: list[HIT], real_before: int) -> None:
+    """Mark the new real HITs (in order) that fall within the campaign's first `pilot_items` real HITs as its
+    pilot, each made for at least `pilot_assignments` workers (services.pilot)."""
+    for hit in new_real[:max(campaign.pilot_items - real_before, 0)]:
+        hit.pilot = True
+        hit.max_assignments = max(hit.max_assignments, campaign.pilot_assignments)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from .campaigns import CampaignError, create_campaign, publish_campaign
 # What a stage's settings may change (create_campaign's arguments).
 SETTABLE = frozenset({"reward", "assignments_per_hit", "time_limit_seconds", "instructions", "title", "description",
                       "budget_cap", "max_assignments_per_worker", "options", "qualifications", "tasks_per_submission",
-                      "gold_rate", "onboarding_items", "onboarding_pass"})
+                      "gold_rate", "onboarding_items", "onboarding_pass", "pilot_items", "pilot_assignments"})
 
 
 def check_stage_settings(wanted: list[str], settings: dict[str, dict[str, Any]]) -> None:

@@ -20,6 +20,7 @@ from config.json_input import JsonInputError, parse_json
 from ..models import HIT, Assignment, Campaign, GoldItem
 from ..models_quality import GoldPurpose
 from ..quality import GOLD_PASS_MARK, get_quality, has_quality, quality_kind_names
+from ..selectors_quality_needs import GOLD_FROM_APPROVED, approved_for_gold
 from ..states import AssignmentStatus
 from ..task_kinds import UnknownTaskKind, get_task_kind
 
@@ -114,6 +115,37 @@ def gold_from_assignment(assignment: Assignment, *, purpose: str = "gold", user:
         note=f"approved answer of assignment {assignment.pk} (campaign {hit.campaign_id})"[:NOTE_MAX],
         created_by=_user(user),
     )
+
+
+def gold_from_approved(campaign: Campaign, limit: int = GOLD_FROM_APPROVED, *, user: Any = None) -> list[GoldItem]:
+    """Gold items of the campaign's task kind made from up to `limit` of its approved answers (approved_for_gold:
+    one per item, the most agreed-with first), each as `gold_from_assignment` makes it. Items already made gold
+    from this campaign are skipped, so running it again makes the next ones."""
+    if not 1 <= limit <= 1000:
+        raise GoldError("make 1 to 1000 gold items at a time")
+    _check_kind(campaign.task_kind)
+    chosen: list[Assignment] = []
+    seen: set[int] = set()
+    for assignment in approved_for_gold(campaign).select_related("hit__campaign").iterator(chunk_size=200):
+        if assignment.hit_id in seen:
+            continue
+        seen.add(assignment.hit_id)
+        chosen.append(assignment)
+        if len(chosen) >= limit:
+            break
+    if not chosen:
+        raise GoldError(f"campaign '{campaign.name}' has no approved answer that is not gold already: approve "
+                        "some answers in the review first")
+    made: list[GoldItem] = []
+    with transaction.atomic():
+        for assignment in chosen:
+            try:
+                made.append(gold_from_assignment(assignment, user=user))
+            except GoldError as exc:
+                log.info("approved answer %s not made gold: %s", assignment.pk, exc)
+    if not made:
+        raise GoldError("none of the approved answers could be made a known answer")
+    return made
 
 
 def set_gold_active(gold_item: GoldItem, active: bool) -> GoldItem:

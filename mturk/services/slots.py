@@ -66,3 +66,20 @@ def candidate_hits(campaign: Campaign, worker: Worker, limit: int) -> QuerySet[H
         .exclude(Exists(group_done_elsewhere))
         .order_by("taken_slots", "position", "id")[:limit]
     )
+
+
+def pilot_candidates(campaign: Campaign, worker: Worker, limit: int) -> QuerySet[HIT]:
+    """The campaign's open pilot HITs this worker may take, in position order (the `hit_open_pilot` index): every
+    worker starts on the same items, so answers overlap after a few tasks (services.pilot)."""
+    done_by_worker = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
+    group_done_elsewhere = (
+        Assignment.objects.filter(worker=worker, confirmed=True, hit__group=OuterRef("group"))
+        .exclude(hit__group="").exclude(hit__campaign=campaign)
+    )
+    return (
+        HIT.objects.filter(campaign=campaign, pilot=True, status=HITStatus.PUBLISHED,
+                           taken_slots__lt=F("max_assignments"))
+        .exclude(Exists(done_by_worker))
+        .exclude(Exists(group_done_elsewhere))
+        .order_by("position", "id")[:limit]
+    )

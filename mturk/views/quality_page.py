@@ -25,6 +25,7 @@ from ..selectors_quality import (
     latest_quality_job,
     sorted_worker_scores,
 )
+from ..selectors_quality_needs import quality_needs
 from ..selectors_run import provider_label
 from ..services.quality_jobs import request_quality
 from ..services.review_rules.applying import apply_rule
@@ -196,6 +197,7 @@ def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None
     context = {
         "campaign": campaign,
         "view": view,
+        "needs": quality_needs(campaign, view),
         "overall": _overall(view),
         "state": state,
         "sort_headers": _sort_headers(state),

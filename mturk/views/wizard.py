@@ -38,6 +38,7 @@ from .researcher import researcher_required
 from .wizard_input import (
     CAMPAIGN_FIELDS,
     GOLD_FIELDS,
+    PILOT_FIELDS,
     REQUIREMENTS,
     SINGLE,
     STAGE_FIELDS,
@@ -100,6 +101,11 @@ LABELS = {
     "onboarding_pass": ("Onboarding pass mark (0 to 1)", {
         "type": "number", "step": "0.05", "placeholder": "0.8",
         "help": "The mean onboarding score a worker needs to go on to real tasks."}),
+    "pilot_items": ("Pilot: first items to several workers", {
+        "type": "number", "placeholder": "0 (no pilot; e.g. 10)",
+        "help": "These first items go to several workers each and are handed out first, so the quality page shows "
+                "agreement (and a careless worker) after a few answers; the rest as set above."}),
+    "pilot_assignments": ("Pilot: workers per item", {"type": "number", "placeholder": "3"}),
 }
 
 
@@ -184,6 +190,7 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
         "name_field": _field(post, errors, "name", "Campaign name"),
         "campaign_fields": [_field(post, errors, f, LABELS[f][0], **LABELS[f][1]) for f in CAMPAIGN_FIELDS],
         "gold_fields": [_field(post, errors, f, LABELS[f][0], **LABELS[f][1]) for f in GOLD_FIELDS],
+        "pilot_fields": [_field(post, errors, f, LABELS[f][0], **LABELS[f][1]) for f in PILOT_FIELDS],
         "stage_rows": stage_rows,
         "switched": {k for k in post if k.startswith("switch-")},
         "other_errors": [m for key, ms in errors.items() if not _shown(key) for m in ms],
@@ -193,7 +200,7 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
 def _shown(key: str) -> bool:
     """Errors shown next to a field of the form (the rest are listed at the top)."""
     return key in {"name", "kind", "source", "source_stage", "provider", "options", "qualifications"} \
-        or key in CAMPAIGN_FIELDS or key in GOLD_FIELDS or key.startswith("stage-")
+        or key in CAMPAIGN_FIELDS or key in GOLD_FIELDS or key in PILOT_FIELDS or key.startswith("stage-")
 
 
 @require_http_methods(["GET", "POST"])

@@ -24,7 +24,9 @@ STAGE_SOURCE = "stage"  # the output of another campaign (a chained stage)
 CAMPAIGN_FIELDS = ("title", "description", "instructions", "reward", "assignments_per_hit", "time_limit_seconds",
                    "budget_cap", "max_assignments_per_worker", "tasks_per_submission", "keywords")
 GOLD_FIELDS = ("gold_rate", "onboarding_items", "onboarding_pass")  # quality: known answers mixed in, a qualifying set
-STAGE_FIELDS = ("reward", "assignments_per_hit", "time_limit_seconds", "budget_cap", "instructions", *GOLD_FIELDS)
+PILOT_FIELDS = ("pilot_items", "pilot_assignments")  # the first items to several workers: agreement early
+STAGE_FIELDS = ("reward", "assignments_per_hit", "time_limit_seconds", "budget_cap", "instructions", *GOLD_FIELDS,
+                *PILOT_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -207,7 +209,7 @@ def _read_single(post: QueryDict, provider: str, user: Any, found: WizardInput) 
         return
     found.kind = kind
     data: dict[str, Any] = {"name": _text(post, "name"), "task_kind": kind, "provider": provider}
-    for name in CAMPAIGN_FIELDS + GOLD_FIELDS:
+    for name in CAMPAIGN_FIELDS + GOLD_FIELDS + PILOT_FIELDS:
         if value := _text(post, name):
             data[name] = value
     data["options"] = read_options(post, kind, found)

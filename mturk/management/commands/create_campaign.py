@@ -66,6 +66,11 @@ class Command(BaseCommand):
                             help="onboarding gold items every worker does first (local and prolific)")
         parser.add_argument("--onboarding-pass", type=float,
                             help="mean onboarding score (0 to 1) a worker needs to go on (default 0.8)")
+        parser.add_argument("--pilot-items", type=int, default=0, metavar="N",
+                            help="pilot: the first N items each go to several workers, handed out first, so "
+                                 "agreement can be measured after a few answers (e.g. 10)")
+        parser.add_argument("--pilot-workers", type=int, metavar="K",
+                            help="workers per pilot item (2 to 20, default 3)")
         parser.add_argument("--auto-approve-passing", action="store_true",
                             help="each sync approves submitted work that passes the task kind's checks")
 
@@ -89,7 +94,8 @@ class Command(BaseCommand):
                 auto_approval_delay_seconds=o["auto_approval_delay"], qualifications=qualifications,
                 auto_approve_passing=o["auto_approve_passing"], tasks_per_submission=o["tasks_per_submission"],
                 gold_rate=o["gold_rate"], onboarding_items=o["onboarding_items"],
-                onboarding_pass=o["onboarding_pass"],
+                onboarding_pass=o["onboarding_pass"], pilot_items=o["pilot_items"],
+                pilot_assignments=o["pilot_workers"],
             )
         except (CampaignError, UnknownTaskKind, UnknownProvider) as exc:
             raise CommandError(str(exc)) from None
