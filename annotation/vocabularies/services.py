@@ -27,7 +27,7 @@ DESCRIPTION_LENGTH = 300
 
 def unknown_vocabulary_message(name: str) -> str:
     """What a name that names no vocabulary gets told: the vocabularies there are (or how to make one)."""
-    names = list(Vocabulary.objects.order_by("name").values_list("name", flat=True))
+    names = sorted(Vocabulary.objects.values_list("name", flat=True), key=lambda n: (n.casefold(), n))
     if not names:
         return (f"unknown vocabulary '{name}': there is no vocabulary yet (create one on the console's "
                 "Vocabularies page, with POST /api/vocabularies/ or manage.py import_concepts)")
