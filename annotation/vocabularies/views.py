@@ -49,7 +49,7 @@ def _tsv(form: VocabularyForm) -> str | None:
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def vocabularies(request: HttpRequest) -> HttpResponse:
-    form = VocabularyForm(request.POST or None, request.FILES or None)
+    form = VocabularyForm(request.POST or None, request.FILES or None, label_suffix="")
     if request.method == "POST" and form.is_valid():
         tsv = _tsv(form)
         if tsv is not None:
