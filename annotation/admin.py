@@ -4,7 +4,7 @@ from django.utils.html import format_html
 
 from mturk.admin import CreatedByServices, ViewOnlyAdmin, all_fields
 
-from .models import Box, Concept, Description, Image
+from .models import Box, Concept, Description, Image, Vocabulary
 
 
 @admin.register(Image)
@@ -24,8 +24,20 @@ class ImageAdmin(CreatedByServices, admin.ModelAdmin):
 
 @admin.register(Concept)
 class ConceptAdmin(admin.ModelAdmin):
-    list_display = ["name", "synset", "parent"]
+    """A label belongs to one vocabulary: editing it changes no other vocabulary's labels."""
+    list_display = ["name", "vocabulary", "synset", "parent", "offered"]
+    list_filter = ["vocabulary", "offered"]
+    list_select_related = ["vocabulary", "parent"]
     search_fields = ["name", "synset"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Concept | None = None) -> list[str]:
+        return ["vocabulary"] if obj is not None else []
+
+
+@admin.register(Vocabulary)
+class VocabularyAdmin(admin.ModelAdmin):
+    list_display = ["name", "description", "created_at"]
+    search_fields = ["name"]
 
 
 @admin.register(Box)

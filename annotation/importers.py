@@ -102,7 +102,7 @@ def run_concepts(path: Path, options: dict[str, Any], progress: Progress) -> dic
     except ConceptImportError as exc:
         raise ImportProblems.from_messages(exc.errors) from None
     progress(2, 2)
-    count = result.vocabulary.concepts.count()
+    count = result.vocabulary.concepts.filter(offered=True).count()
     return {
         "summary": f"Vocabulary '{result.vocabulary.name}': {count} concepts ({result.created} new, "
                    f"{result.updated} updated)",

@@ -101,26 +101,14 @@ class RenditionJob(models.Model):
         return f"renditions v{self.target_version}: {self.done + self.failed}/{self.total}"
 
 
-class Concept(models.Model):
-    """A label for boxes: a WordNet synset with its synonyms."""
-
-    name = models.CharField(max_length=100, unique=True)
-    synset = models.CharField(max_length=100, blank=True, help_text="WordNet synset id, e.g. woman.n.01")
-    synonyms = models.JSONField(default=list, blank=True)
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
 class Vocabulary(models.Model):
-    """A named list of concepts; a campaign restricts box labels to one vocabulary."""
+    """A named list of labels for boxes; a draw_boxes campaign offers one vocabulary's labels.
+
+    A vocabulary owns its concepts: importing into it or editing it never changes another vocabulary's labels,
+    synonyms or hierarchy."""
 
     name = models.CharField(max_length=100, unique=True)
-    concepts = models.ManyToManyField(Concept, related_name="vocabularies")
+    description = models.CharField(max_length=300, blank=True, help_text="What the labels are for.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -129,6 +117,35 @@ class Vocabulary(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class Concept(models.Model):
+    """A label of one vocabulary: a name, its WordNet synset, synonyms and a parent in the same vocabulary.
+
+    `offered` is False for a label the vocabulary keeps only for what refers to it (boxes, answers, the
+    hierarchy) but no longer offers workers: one left out of a later import of the vocabulary."""
+
+    vocabulary = models.ForeignKey(Vocabulary, on_delete=models.CASCADE, related_name="concepts")
+    name = models.CharField(max_length=100)
+    synset = models.CharField(max_length=100, blank=True, help_text="WordNet synset id, e.g. woman.n.01")
+    synonyms = models.JSONField(default=list, blank=True)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    offered = models.BooleanField(default=True, help_text="Offered to workers (else kept for what refers to it).")
+
+    class Meta:
+        ordering = ["name", "vocabulary_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["vocabulary", "name"], name="concept_name_once_per_vocabulary"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        if self.parent_id is not None and self.parent is not None and self.parent.vocabulary_id != self.vocabulary_id:
+            raise ValidationError({"parent": "The parent must be a label of the same vocabulary."})
 
 
 class Box(models.Model):

@@ -23,10 +23,11 @@ from throwaway import throwaway_database  # noqa: E402  (bench/ is on sys.path a
 
 
 def store(images) -> None:
-    from annotation.models import Box, Concept, Correspondence, Description, Image, WordLink
+    from annotation.models import Box, Concept, Correspondence, Description, Image, Vocabulary, WordLink
 
     names = sorted({b.concept for i in images for b in i.boxes})
-    concepts = {name: Concept.objects.create(name=name) for name in names}
+    vocabulary = Vocabulary.objects.create(name="bench")
+    concepts = {name: Concept.objects.create(vocabulary=vocabulary, name=name) for name in names}
     rows = Image.objects.bulk_create(
         Image(key=i.key, sha256=f"{n:064x}", original=f"images/originals/{i.key}.jpg", original_name=f"{i.key}.jpg",
               format="JPEG", width=i.width, height=i.height, file_size=1)

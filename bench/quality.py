@@ -286,7 +286,6 @@ def database_campaign(kind: str, items: int, per_item: int, concepts: dict[str, 
     from django.db import connection
     from django.utils import timezone
 
-    from annotation.models import Vocabulary
     from mturk.models import Assignment, Worker
     from mturk.quality import get_quality
     from mturk.services.campaigns import create_campaign
@@ -298,9 +297,7 @@ def database_campaign(kind: str, items: int, per_item: int, concepts: dict[str, 
     gold = Synthetic(kind, 20, 1, seed=seed + 1, concept_ids=concepts, images=images[items:])
     options: dict[str, Any] = {}
     if kind == "draw_boxes":
-        vocabulary, _ = Vocabulary.objects.get_or_create(name="bench")
-        vocabulary.concepts.set(list(concepts.values()))
-        options = {"vocabulary": "bench"}
+        options = {"vocabulary": "demo"}  # concept_ids(): the demo vocabulary's labels
     truth_of = {}
     for gold_items, truth in zip(gold.items, gold.truths, strict=True):
         item = create_gold_item(task_kind=kind, items=gold_items, answer=gold.gold(truth), note="bench")

@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 
 from annotation.api import ImageViewSet
 from annotation.ranking.api import TestPoolViewSet
+from annotation.vocabularies.api import VocabularyViewSet
 from mturk.api.exports import DatasetExportViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
 from storyboard.api import AlbumViewSet
@@ -19,6 +20,7 @@ router.register("workers", WorkerViewSet, basename="worker")
 router.register("exports", DatasetExportViewSet, basename="export")
 router.register("albums", AlbumViewSet, basename="album")
 router.register("test-pools", TestPoolViewSet, basename="test-pool")
+router.register("vocabularies", VocabularyViewSet, basename="vocabulary")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("annotation.api_urls")),  # evaluating a content-selection run

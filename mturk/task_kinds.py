@@ -40,6 +40,24 @@ class TaskDefaults:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class OptionChoice:
+    """One value the wizard offers for an option, with what the worker will see if it is chosen."""
+
+    value: str
+    label: str
+    preview: str = ""
+
+
+@dataclass(frozen=True)
+class ChoiceOption:
+    """An option chosen from a list in the wizard (not typed): its values, the first the default of a new
+    campaign, and a line of help (what to do when the list is empty)."""
+
+    choices: list[OptionChoice]
+    help: str = ""
+
+
 class TaskKind(ABC):
     name: ClassVar[str]
     label: ClassVar[str]
@@ -60,6 +78,10 @@ class TaskKind(ABC):
     def clean_options(self, options: dict[str, Any]) -> None:
         """Check a campaign's options when it is created; raise ValueError naming the bad option."""
         return None
+
+    def option_choices(self) -> dict[str, ChoiceOption]:
+        """Options the wizard offers as a list of values (read from the database when the form is shown)."""
+        return {}
 
     @abstractmethod
     def validate_items(self, items: list[dict[str, Any]]) -> None:

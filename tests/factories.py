@@ -9,7 +9,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-from annotation.models import Image
+from annotation.models import Image, Vocabulary
 from annotation.services.images import import_image_bytes
 from mturk.models import Assignment, Campaign
 from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
@@ -83,3 +83,8 @@ def make_album(photos: int = 8, *, external_id: str | None = None, title: str = 
             datetaken=start + timedelta(hours=index), title=f"Photo {index + 1} of the day", tags=["day", "out"],
         )
     return album
+
+
+def label_vocabulary(name: str = "test labels") -> Vocabulary:
+    """The vocabulary that tests' labels belong to when the vocabulary does not matter (a label has one)."""
+    return Vocabulary.objects.get_or_create(name=name)[0]

@@ -39,7 +39,7 @@ from annotation.services.images import import_image_bytes
 from metrics.text.markup import tokenize
 from mturk.models import DatasetExport
 from tests.celery_process import celery_worker
-from tests.factories import image_bytes
+from tests.factories import image_bytes, label_vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -174,7 +174,7 @@ def test_upload_renditions_export_and_download_on_s3(api, on_s3, bucket, s3_env,
         bucket, image.thumb_large.name)[0]
 
     # A COCO export (it copies the original images from the bucket) is built in the background...
-    bicycle = Concept.objects.create(name="bicycle", synset="bicycle.n.01")
+    bicycle = Concept.objects.create(vocabulary=label_vocabulary(), name="bicycle", synset="bicycle.n.01")
     add_boxes(image, [BoxSpec(bicycle.pk, 100, 200, 600, 500)], source="gold")
     Description.objects.create(image=image, text="A red bicycle.", tokens=tokenize("A red bicycle."), source="crowd")
     requested = api.post("/api/exports/", {"format": "coco"}, format="json")
@@ -207,7 +207,8 @@ def test_upload_renditions_export_and_download_on_s3(api, on_s3, bucket, s3_env,
 
 def test_export_download_streams_from_s3_without_copying_the_object_first(api, on_s3, bucket, monkeypatch):
     image, _ = import_image_bytes("one.png", image_bytes("PNG", size=(300, 200)))
-    add_boxes(image, [BoxSpec(Concept.objects.create(name="sky").pk, 0, 0, 300, 50)], source="gold")
+    add_boxes(image, [BoxSpec(Concept.objects.create(vocabulary=label_vocabulary(),
+                                                     name="sky").pk, 0, 0, 300, 50)], source="gold")
     export_id = api.post("/api/exports/", {"format": "imageclef"}, format="json").json()["id"]
     export = DatasetExport.objects.get(pk=export_id)
     assert export.status == DatasetExport.Status.DONE, export.error

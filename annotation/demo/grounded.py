@@ -14,7 +14,7 @@ from mturk.services.assignments import assign_next_hit, get_or_create_worker, su
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.review import approve_submitted
 
-from ..models import Box, Concept, Description, Image, Vocabulary
+from ..models import Box, Concept, Description, Image
 
 DESCRIBE = "Demo: grounded descriptions, 1 describe (simulated)"
 LINK = "Demo: grounded descriptions, 2 link words (simulated)"
@@ -70,8 +70,6 @@ def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
     existing = Campaign.objects.filter(name__in=[DESCRIBE, LINK]).order_by("name")
     if len(existing) == 2:
         return existing[0], existing[1]
-    vocabulary, _ = Vocabulary.objects.get_or_create(name="demo")
-    vocabulary.concepts.set(Concept.objects.all())
     describe = create_campaign(name=DESCRIBE, task_kind="describe_image", assignments_per_hit=WORKERS,
                                is_simulated=True, items=[{"image": image.pk} for image in images])
     link = create_campaign(name=LINK, task_kind="link_words", is_simulated=True, source_stage=describe)
@@ -82,7 +80,7 @@ def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
     boxes: dict[int, list[Box]] = {image.pk: [] for image in images}
     for box in Box.objects.filter(image__in=images):
         boxes[box.image_id].append(box)
-    names = {c.pk: c for c in Concept.objects.all()}
+    names = {c.pk: c for c in Concept.objects.filter(pk__in={b.concept_id for found in boxes.values() for b in found})}
     planned: dict[int, SimulatedDescription] = {}
     for w in range(WORKERS):
         worker = get_or_create_worker("local", f"SIMULATED-{w + 1}")

@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from ..models import Box, Concept, Image
+from ..models import Box, Concept, Image, Vocabulary
 from ..services.images import import_image_bytes
+from ..vocabularies.selectors import DEMO_VOCABULARY
 from .scenes import CONCEPTS, Scene, demo_scenes
 
 DEMO_IMAGE_COUNT = 24
@@ -21,10 +22,14 @@ class DemoImages:
 
 @transaction.atomic
 def seed_concepts() -> dict[str, Concept]:
+    """The demo's labels, in its own vocabulary (no other vocabulary's labels change)."""
+    vocabulary, _ = Vocabulary.objects.get_or_create(
+        name=DEMO_VOCABULARY, defaults={"description": "The demo's labels (seed_demo)."})
     concepts: dict[str, Concept] = {}
     for spec in CONCEPTS:
         concept, _ = Concept.objects.update_or_create(
-            name=spec.name, defaults={"synset": spec.synset, "synonyms": list(spec.synonyms)}
+            vocabulary=vocabulary, name=spec.name,
+            defaults={"synset": spec.synset, "synonyms": list(spec.synonyms), "offered": True}
         )
         concepts[spec.name] = concept
     for spec in CONCEPTS:

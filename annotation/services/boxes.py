@@ -8,7 +8,7 @@ from django.db import transaction
 
 from mturk.models import Assignment
 
-from ..models import Box, Concept, Correspondence, Description, Image, WordLink
+from ..models import Box, Correspondence, Description, Image, WordLink
 
 
 @dataclass(frozen=True)
@@ -74,10 +74,3 @@ def add_correspondence(description: Description, links: Mapping[int, int], *, so
             for i, n in sorted(links.items())
         )
     return correspondence
-
-
-def concepts_for(vocabulary: str) -> list[Concept]:
-    """The labels a campaign may use: a vocabulary's concepts, or every concept when none is named."""
-    if vocabulary:
-        return list(Concept.objects.filter(vocabularies__name=vocabulary).order_by("name"))
-    return list(Concept.objects.order_by("name"))

@@ -2,14 +2,18 @@
 
 A tab-separated file with the header `name  synset  synonyms  parent`: the concept's name, its
 WordNet synset id (`woman.n.01`), synonyms separated by `;` (may be empty) and the name of its
-parent concept (may be empty; the parent may be defined anywhere in the file or already exist).
-Every line is checked before anything is written: an error names the line and nothing changes."""
+parent concept (may be empty; the parent may be defined anywhere in the file or already be a label of the
+vocabulary). Every line is checked before anything is written: an error names the line and nothing changes.
+
+A vocabulary owns its labels: an import creates and updates the labels of the vocabulary it names and never
+touches another vocabulary's (a label of the same name elsewhere is another row)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from config.text_input import column_length, unstorable
 
@@ -43,7 +47,9 @@ class ConceptImport:
     updated: int
 
 
-def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
+def parse_concepts(text: str, source: str = "concepts.tsv", vocabulary: Vocabulary | None = None
+                   ) -> list[ConceptRow]:
+    """The rows of a concepts.tsv text, checked; a parent may be a label `vocabulary` already has."""
     lines = text.splitlines()
     if not lines or lines[0].strip().lower().split("\t") != HEADER:
         raise ConceptImportError([f"{source} line 1: expected the header {' / '.join(HEADER)} (tab-separated)"])
@@ -61,7 +67,7 @@ def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
         if not name:
             errors.append(f"{source} line {number}: the concept name is empty")
             continue
-        problems = _cell_problems({"name": name, "synset": synset, "synonyms": synonyms, "parent": parent})
+        problems = cell_problems({"name": name, "synset": synset, "synonyms": synonyms, "parent": parent})
         if problems:
             errors += [f"{source} line {number}: {problem}" for problem in problems]
             continue
@@ -74,19 +80,27 @@ def parse_concepts(text: str, source: str = "concepts.tsv") -> list[ConceptRow]:
                                parent))
     if not rows and not errors:
         raise ConceptImportError([f"{source}: no concepts (only the header)"])
-    known = set(seen) | set(Concept.objects.filter(name__in={r.parent for r in rows}).values_list("name", flat=True))
+    return check_rows(rows, errors, source, vocabulary)
+
+
+def check_rows(rows: list[ConceptRow], errors: list[str], source: str, vocabulary: Vocabulary | None
+               ) -> list[ConceptRow]:
+    """Parents known (in the rows or the vocabulary) and without cycles; ConceptImportError with every error."""
+    owned = Concept.objects.filter(vocabulary=vocabulary) if vocabulary is not None else Concept.objects.none()
+    known = {row.name for row in rows} | set(
+        owned.filter(name__in={r.parent for r in rows}).values_list("name", flat=True))
     for row in rows:
         if row.parent and row.parent not in known:
             errors.append(f"{source} line {row.line}: unknown parent concept '{row.parent}'")
         if row.parent == row.name:
             errors.append(f"{source} line {row.line}: '{row.name}' cannot be its own parent")
-    errors += _cycles(rows, source)
+    errors += _cycles(rows, source, owned)
     if errors:
         raise ConceptImportError(errors)
     return rows
 
 
-def _cell_problems(cells: dict[str, str]) -> list[str]:
+def cell_problems(cells: dict[str, str]) -> list[str]:
     """Cells no column can store: NUL characters, lone surrogates, names longer than their column."""
     problems = []
     for column, value in cells.items():
@@ -98,9 +112,9 @@ def _cell_problems(cells: dict[str, str]) -> list[str]:
     return problems
 
 
-def _cycles(rows: list[ConceptRow], source: str) -> list[str]:
-    """Parent chains that come back to where they started, through the file or the database."""
-    parent_of = dict(Concept.objects.filter(parent__isnull=False).values_list("name", "parent__name"))
+def _cycles(rows: list[ConceptRow], source: str, owned: QuerySet[Concept]) -> list[str]:
+    """Parent chains that come back to where they started, through the file or the vocabulary's labels."""
+    parent_of = dict(owned.filter(parent__isnull=False).values_list("name", "parent__name"))
     parent_of.update({row.name: row.parent for row in rows})
     errors = []
     for row in rows:
@@ -113,37 +127,50 @@ def _cycles(rows: list[ConceptRow], source: str) -> list[str]:
     return errors
 
 
-@transaction.atomic
-def import_concepts(text: str, vocabulary: str, source: str = "concepts.tsv") -> ConceptImport:
-    """Create or update the concepts of the file and make them the vocabulary's concepts."""
+def check_vocabulary_name(name: str, source: str) -> None:
     longest = column_length(Vocabulary, "name")
-    unusable = unstorable(vocabulary)
-    if unusable or not vocabulary or len(vocabulary) > longest:
+    unusable = unstorable(name)
+    if unusable or not name.strip() or len(name) > longest:
         why = f"holds {unusable}" if unusable else f"must have 1 to {longest} characters"
         raise ConceptImportError([f"{source}: the vocabulary name {why}"])
-    rows = parse_concepts(text, source)
-    existing = {c.name: c for c in Concept.objects.filter(name__in=[r.name for r in rows])}
+
+
+@transaction.atomic
+def import_concepts(text: str, vocabulary: str, source: str = "concepts.tsv") -> ConceptImport:
+    """Create or update the vocabulary's labels from the file; its labels the file leaves out are no longer
+    offered to workers (they stay for the boxes and answers that use them)."""
+    check_vocabulary_name(vocabulary, source)
+    vocab = Vocabulary.objects.select_for_update().filter(name=vocabulary).first()
+    rows = parse_concepts(text, source, vocab)
+    if vocab is None:
+        vocab = Vocabulary.objects.create(name=vocabulary)
+    return write_labels(vocab, rows)
+
+
+def write_labels(vocab: Vocabulary, rows: list[ConceptRow]) -> ConceptImport:
+    """Make `rows` the vocabulary's offered labels (checked rows; the caller holds the transaction)."""
+    existing = {c.name: c for c in Concept.objects.filter(vocabulary=vocab)}
     created = updated = 0
     concepts: dict[str, Concept] = {}
     for row in rows:
         concept = existing.get(row.name)
         if concept is None:
-            concept = Concept.objects.create(name=row.name, synset=row.synset, synonyms=list(row.synonyms))
+            concept = Concept.objects.create(vocabulary=vocab, name=row.name, synset=row.synset,
+                                             synonyms=list(row.synonyms))
             created += 1
-        elif (concept.synset, concept.synonyms) != (row.synset, list(row.synonyms)):
-            concept.synset, concept.synonyms = row.synset, list(row.synonyms)
-            concept.save(update_fields=["synset", "synonyms"])
+        elif (concept.synset, concept.synonyms, concept.offered) != (row.synset, list(row.synonyms), True):
+            concept.synset, concept.synonyms, concept.offered = row.synset, list(row.synonyms), True
+            concept.save(update_fields=["synset", "synonyms", "offered"])
             updated += 1
         concepts[row.name] = concept
-    parents = {c.name: c for c in Concept.objects.filter(name__in={r.parent for r in rows if r.parent})}
+    everything = {**existing, **concepts}
     for row in rows:
-        parent = parents.get(row.parent) if row.parent else None
+        parent = everything[row.parent] if row.parent else None
         concept = concepts[row.name]
         if concept.parent_id != (parent.pk if parent else None):
             concept.parent = parent
             concept.save(update_fields=["parent"])
-    vocab, _ = Vocabulary.objects.get_or_create(name=vocabulary)
-    vocab.concepts.set(concepts.values())
+    Concept.objects.filter(vocabulary=vocab, offered=True).exclude(name__in=concepts).update(offered=False)
     return ConceptImport(vocab, created, updated)
 
 

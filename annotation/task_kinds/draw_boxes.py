@@ -8,11 +8,13 @@ from rest_framework import serializers
 
 from metrics.box_agreement import iou, set_agreement
 from mturk.models import HIT, Assignment, Campaign
-from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
+from mturk.task_kinds import ChoiceOption, OptionChoice, StrictSerializer, TaskDefaults, TaskKind, register
 
 from ..models import Image, Vocabulary
 from ..review_data import answered_box_sets, colour, place_labels, review_images
-from ..services.boxes import BoxSpec, add_boxes, box_problem, concepts_for
+from ..services.boxes import BoxSpec, add_boxes, box_problem
+from ..vocabularies.selectors import offered_labels, vocabulary_choices
+from ..vocabularies.services import unknown_vocabulary_message
 from .describe_image import image_payloads, validate_image_items
 
 BOX_FIELDS = {"concept", "x", "y", "width", "height"}
@@ -110,8 +112,10 @@ class DrawBoxes(TaskKind):
 
     def clean_options(self, options: dict[str, Any]) -> None:
         name = options.get("vocabulary", "")
+        if not isinstance(name, str):
+            raise ValueError("option vocabulary must be a vocabulary's name")
         if name and not Vocabulary.objects.filter(name=name).exists():
-            raise ValueError(f"unknown vocabulary '{name}' (import it with import_concepts)")
+            raise ValueError(unknown_vocabulary_message(name))
         for key in ("min_boxes", "max_boxes", "min_box_size"):
             if type(options.get(key)) is not int or options[key] < 0:  # not True either
                 raise ValueError(f"option {key} must be a whole number >= 0")
@@ -120,6 +124,14 @@ class DrawBoxes(TaskKind):
         for key in ("iou_threshold", "quorum"):
             clean_fraction(options, key)
 
+    def option_choices(self) -> dict[str, ChoiceOption]:
+        """The vocabulary from a list (newest first, the demo's last), each with the labels workers will see."""
+        choices = [OptionChoice(c.name, f"{c.name} ({c.count} label{'s' if c.count != 1 else ''})",
+                                ", ".join(c.labels) + (", …" if c.count > len(c.labels) else ""))
+                   for c in vocabulary_choices()]
+        return {"vocabulary": ChoiceOption(choices, "The labels workers choose from. Make a vocabulary of your own "
+                                                    "on the Vocabularies page (type the labels one per line).")}
+
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         validate_image_items(items)
 
@@ -127,7 +139,7 @@ class DrawBoxes(TaskKind):
         images = image_payloads([hit.items["image"] for hit in hits])
         concepts = [
             {"id": c.pk, "name": c.name, "synonyms": list(c.synonyms)}
-            for c in concepts_for(self.options(campaign)["vocabulary"])
+            for c in offered_labels(self.options(campaign)["vocabulary"])
         ]
         return {hit.pk: {"image": images.get(hit.items["image"]), "concepts": concepts} for hit in hits}
 

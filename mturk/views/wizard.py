@@ -31,7 +31,7 @@ from ..providers.registry import provider_names
 from ..services.campaigns import CampaignError
 from ..services.wizard import create_and_maybe_publish, dry_run
 from ..states import CampaignStatus
-from ..task_kinds import TaskKind, UnknownTaskKind, get_task_kind, task_kind_names
+from ..task_kinds import ChoiceOption, OptionChoice, TaskKind, UnknownTaskKind, get_task_kind, task_kind_names
 from ..workflows import workflows
 from .campaign_confirm import currency
 from .researcher import researcher_required
@@ -63,6 +63,12 @@ class FormField:
     placeholder: str = ""
     choices: tuple[str, ...] = ()
     step: str = ""
+    options: list[OptionChoice] = field(default_factory=list)  # type "select": the values, each with its preview
+    preview_param: str = ""  # type "select": the preview frame's parameter it sets (a workflow stage's option)
+
+    @property
+    def chosen_preview(self) -> str:
+        return next((o.preview for o in self.options if o.value == self.value), "")
 
 
 def _field(post: QueryDict, errors: dict[str, list[str]], name: str, label: str, **extra: Any) -> FormField:
@@ -109,14 +115,26 @@ LABELS = {
 }
 
 
-def _kind_rows(post: QueryDict, errors: dict[str, list[str]]) -> list[dict[str, Any]]:
+def _choice_field(post: QueryDict, errors: dict[str, list[str]], field_name: str, label: str, choice: ChoiceOption,
+                  preview_param: str = "") -> FormField:
+    """An option chosen from a list: the posted value, else the first choice (the default of a new campaign)."""
+    value = post.get(field_name) or (choice.choices[0].value if choice.choices else "")
+    return FormField(field_name, label, "select", value, errors.get(field_name, []), help=choice.help,
+                     options=choice.choices, preview_param=preview_param)
+
+
+def _kind_rows(post: QueryDict, errors: dict[str, list[str]],
+               choices: dict[str, dict[str, ChoiceOption]]) -> list[dict[str, Any]]:
     rows = []
     for name in task_kind_names():
         kind = get_task_kind(name)
         options = []
         for option, default in kind.defaults.options.items():
             field_name = f"opt-{name}-{option}"
-            if isinstance(default, bool):
+            if option in choices[name]:
+                options.append(_choice_field(post, errors, field_name, option.replace("_", " "),
+                                             choices[name][option]))
+            elif isinstance(default, bool):
                 value: Any = post.get(field_name) == "on" if post else default
                 options.append(FormField(field_name, option.replace("_", " "), "check", value))
             else:
@@ -156,12 +174,16 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
               "stages": {}, "switches": {}}]
     flows += [{"name": w.name, "label": w.label, "blurb": w.blurb, "first_kind": w.first_kind, "stages": w.stages,
                "switches": w.switches} for w in workflows()]
+    choices = {name: get_task_kind(name).option_choices() for name in task_kind_names()}  # read once
     stage_rows = []
     for w in workflows():
         for stage, kind in w.stages.items():
-            fields = [_field(post, errors, f"stage-{stage}-{f}", f"{stage}: {LABELS[f][0]}",
-                             **{**LABELS[f][1], "placeholder": LABELS[f][1].get("placeholder", "the default")})
-                      for f in STAGE_FIELDS]
+            fields = [_choice_field(post, errors, f"stage-{stage}-opt-{option}", f"{stage}: {option.replace('_', ' ')}",
+                                    choice, preview_param=f"opt-{kind}-{option}" if kind == w.first_kind else "")
+                      for option, choice in choices[kind].items()]
+            fields += [_field(post, errors, f"stage-{stage}-{f}", f"{stage}: {LABELS[f][0]}",
+                              **{**LABELS[f][1], "placeholder": LABELS[f][1].get("placeholder", "the default")})
+                       for f in STAGE_FIELDS]
             switch = next((keyword for keyword, (s, _) in w.switches.items() if s == stage), "")
             stage_rows.append({"workflow": w.name, "stage": stage, "kind": get_task_kind(kind), "fields": fields,
                                "switch": switch})
@@ -176,7 +198,7 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
         "errors": errors,
         "flow": flow,
         "flows": flows,
-        "kinds": _kind_rows(post, errors),
+        "kinds": _kind_rows(post, errors, choices),
         "chosen_kind": first_kind,
         "sources": _source_rows(post),
         "chosen_source": post.get("source", ""),

@@ -234,6 +234,19 @@ def _read_single(post: QueryDict, provider: str, user: Any, found: WizardInput) 
         found.create = lambda: {"": create_campaign(**serializer.validated_data, created_by=user)}
 
 
+def _stage_choices(post: QueryDict, stage: str, kind_name: str, found: WizardInput) -> dict[str, Any]:
+    """A stage's options chosen from a list (`stage-<stage>-opt-<name>`, e.g. the boxes stage's vocabulary),
+    checked by the kind; blank: the kind's default."""
+    kind = get_task_kind(kind_name)
+    options = {name: value for name in kind.option_choices() if (value := _text(post, f"stage-{stage}-opt-{name}"))}
+    if options:
+        try:
+            kind.clean_options({**kind.defaults.options, **options})
+        except ValueError as exc:
+            found.error(f"stage-{stage}-opt-{next(iter(options))}", str(exc))
+    return options
+
+
 def _read_workflow(post: QueryDict, provider: str, user: Any, found: WizardInput) -> None:
     try:
         workflow = get_workflow(found.flow)
@@ -259,6 +272,9 @@ def _read_workflow(post: QueryDict, provider: str, user: Any, found: WizardInput
                     found.error(f"stage-{stage}-{field_name}", message)
             continue
         settings[stage] = dict(serializer.validated_data)
+        options = _stage_choices(post, stage, workflow.stages[stage], found)
+        if options:
+            settings[stage]["options"] = options
         if qualifications:
             settings[stage]["qualifications"] = qualifications
     items, _ = read_items(post, workflow.first_kind, found)

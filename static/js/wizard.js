@@ -87,9 +87,14 @@
         var input = document.getElementById("f-" + name);
         if (input && input.value.trim()) params.set(name, input.value.trim());
       });
-      form.querySelectorAll('[data-kind="' + current + '"] input').forEach(function (input) {
+      form.querySelectorAll('[data-kind="' + current + '"] input, [data-kind="' + current + '"] select').forEach(function (input) {
         if (input.type === "checkbox") { if (input.checked) params.set(input.name, "on"); }
         else if (input.value.trim()) params.set(input.name, input.value.trim());
+      });
+    }
+    else {  // a workflow: its first stage's options chosen from a list (e.g. the boxes stage's vocabulary)
+      form.querySelectorAll('[data-flow-only="' + flow + '"] select[data-preview-param]').forEach(function (select) {
+        if (select.value) params.set(select.getAttribute("data-preview-param"), select.value);
       });
     }
     var source = checked("source");
@@ -100,7 +105,15 @@
   }
 
   form.addEventListener("submit", function () { leaving = true; window.clearTimeout(timer); });
-  form.addEventListener("change", update);
+  function showChoice(select) {  // the labels (or other values) the chosen option gives workers
+    var holder = document.getElementById(select.getAttribute("data-choice-preview"));
+    var option = select.options[select.selectedIndex];
+    if (holder && option) holder.querySelector("[data-preview-text]").textContent = option.getAttribute("data-preview") || "–";
+  }
+  form.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select[data-choice-preview]")) showChoice(event.target);
+    update();
+  });
   form.addEventListener("input", function (event) {
     var name = event.target.name || "";
     if (name === "title" || name === "instructions" || name.indexOf("opt-") === 0) schedulePreview();

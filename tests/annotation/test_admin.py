@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Box, Concept, Description, Image
-from tests.factories import make_campaign, make_image, submitted
+from tests.factories import label_vocabulary, make_campaign, make_image, submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,8 @@ def test_an_images_computed_fields_are_read_only(admin_client):
 
 def test_a_gold_box_can_be_corrected_but_a_workers_box_cannot(admin_client):
     image = make_image("dogs.png")
-    dog, cat = Concept.objects.create(name="dog"), Concept.objects.create(name="cat")
+    dog, cat = Concept.objects.create(vocabulary=label_vocabulary(),
+                                      name="dog"), Concept.objects.create(vocabulary=label_vocabulary(), name="cat")
     gold = Box.objects.create(image=image, number=1, concept=dog, x=1, y=2, width=10, height=12)
     answer = submitted(make_campaign(images=1))
     crowd = Box.objects.create(image=image, number=2, concept=dog, x=3, y=4, width=5, height=6, source="crowd",

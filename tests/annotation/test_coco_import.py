@@ -18,6 +18,7 @@ from annotation.services.coco_import.importer import import_coco
 from annotation.services.coco_import.records import CocoImportError, folder_images
 from annotation.services.images import import_image_bytes
 from mturk.importers import ImportProblems, get_importer
+from tests.factories import label_vocabulary
 from tests.importing import Steps
 
 pytestmark = pytest.mark.django_db
@@ -90,7 +91,7 @@ def test_a_second_import_adds_nothing_and_says_so():
 def test_an_image_already_in_the_platform_is_reused_by_key_and_its_boxes_numbered_after_its_own():
     data = (IMAGES / "COCO_val2014_000000000139.jpg").read_bytes()
     existing, _ = import_image_bytes("cup.jpg", data, key="COCO_val2014_000000000139")
-    cup = Concept.objects.create(name="mug")
+    cup = Concept.objects.create(vocabulary=label_vocabulary(), name="mug")
     add_boxes(existing, [BoxSpec(cup.pk, 0, 0, 10, 10)], source="gold")
     summary = import_coco(CAPTIONS, INSTANCES, subset="val2014")
     assert (summary.images_reused, summary.images_by_reference) == (1, 11)

@@ -31,8 +31,10 @@ def run(*args) -> str:
 
 def state() -> tuple:
     """Everything an import may change."""
-    concepts = tuple(Concept.objects.order_by("name").values_list("name", "synset", "synonyms", "parent__name"))
-    vocabularies = tuple((v.name, tuple(v.concepts.order_by("name").values_list("name", flat=True)))
+    concepts = tuple(Concept.objects.order_by("vocabulary__name", "name")
+                     .values_list("name", "synset", "synonyms", "parent__name"))
+    vocabularies = tuple((v.name, tuple(v.concepts.filter(offered=True).order_by("name")
+                                        .values_list("name", flat=True)))
                          for v in Vocabulary.objects.order_by("name"))
     return concepts, vocabularies
 
@@ -68,12 +70,19 @@ def test_crlf_header_case_and_spaces_around_cells_are_accepted(tmp_path):
         ("woman", "woman.n.01", ["lady", "girl"])]
 
 
-def test_parent_may_already_exist(tmp_path):
-    Concept.objects.create(name="animal", synset="animal.n.01")
+def test_parent_may_be_a_label_the_vocabulary_already_has(tmp_path):
+    run(write(tmp_path, HEADER + "animal\tanimal.n.01\t\t\n"))
     run(write(tmp_path, HEADER + "dog\tdog.n.01\t\tanimal\n"))
     assert Concept.objects.get(name="dog").parent.name == "animal"
-    # The existing parent is not made a member of the vocabulary.
-    assert list(Vocabulary.objects.get().concepts.values_list("name", flat=True)) == ["dog"]
+    # The parent stays in the vocabulary (for the hierarchy) but is no longer offered to workers.
+    assert state()[1] == (("street", ("dog",)),)
+    assert Concept.objects.get(name="animal").offered is False
+
+
+def test_a_parent_of_another_vocabulary_is_unknown(tmp_path):
+    run(write(tmp_path, HEADER + "animal\tanimal.n.01\t\t\n"), "--vocabulary", "other")
+    with pytest.raises(CommandError, match="unknown parent concept 'animal'"):
+        run(write(tmp_path, HEADER + "dog\tdog.n.01\t\tanimal\n"))
 
 
 def test_reimport_updates_synonyms_parent_and_membership(tmp_path):
@@ -88,16 +97,38 @@ def test_reimport_updates_synonyms_parent_and_membership(tmp_path):
     assert output.strip() == "Vocabulary 'street': 4 concepts (1 new, 1 updated)"
     woman = Concept.objects.get(name="woman")
     assert (woman.pk, woman.synonyms, woman.parent) == (woman_pk, ["lady"], None)
-    # "person" left the vocabulary but is not deleted (boxes may use it).
+    # "person" is no longer offered but is not deleted (boxes may use it).
     assert state()[1] == (("street", ("animal", "cat", "dog", "woman")),)
-    assert Concept.objects.filter(name="person").exists()
+    assert Concept.objects.get(name="person").offered is False
+    run(write(tmp_path, GOOD))
+    assert Concept.objects.get(name="person").offered is True
 
 
-def test_same_concepts_in_two_vocabularies(tmp_path):
+def test_the_same_label_in_two_vocabularies_is_two_labels(tmp_path):
     run(write(tmp_path, GOOD), "--vocabulary", "one")
-    run(write(tmp_path, HEADER + "dog\tdog.n.01\tpuppy\tanimal\n"), "--vocabulary", "two")
-    assert Concept.objects.count() == 4
-    assert state()[1] == (("one", ("animal", "dog", "person", "woman")), ("two", ("dog",)))
+    one = state()
+    output = run(write(tmp_path, HEADER + "dog\tdog.n.02\thound\t\nperson\tperson.n.01\thuman\t\n"),
+                 "--vocabulary", "two")
+    assert output.strip() == "Vocabulary 'two': 2 concepts (2 new, 0 updated)"
+    assert Concept.objects.count() == 6
+    assert Concept.objects.filter(vocabulary__name="one").count() == 4
+    assert state()[1] == (("one", ("animal", "dog", "person", "woman")), ("two", ("dog", "person")))
+    # vocabulary one's labels, synonyms and hierarchy are as they were
+    assert [row for row in state()[0] if row in one[0]] == list(one[0])
+    assert Concept.objects.get(vocabulary__name="one", name="dog").synset == "dog.n.01"
+    assert Concept.objects.get(vocabulary__name="one", name="dog").parent.name == "animal"
+    assert Concept.objects.get(vocabulary__name="two", name="dog").parent is None
+
+
+def test_reimporting_one_vocabulary_leaves_the_other_alone(tmp_path):
+    run(write(tmp_path, GOOD), "--vocabulary", "demo")
+    run(write(tmp_path, GOOD), "--vocabulary", "mine")
+    demo = list(Concept.objects.filter(vocabulary__name="demo").order_by("name")
+                .values_list("pk", "name", "synset", "synonyms", "parent__name", "offered"))
+    output = run(write(tmp_path, HEADER + "person\tperson.n.01\thuman; kid\t\n"), "--vocabulary", "mine")
+    assert output.strip() == "Vocabulary 'mine': 1 concepts (0 new, 1 updated)"
+    assert list(Concept.objects.filter(vocabulary__name="demo").order_by("name")
+                .values_list("pk", "name", "synset", "synonyms", "parent__name", "offered")) == demo
 
 
 @pytest.mark.parametrize(

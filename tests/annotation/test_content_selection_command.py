@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import Box, Concept, Correspondence, Description, Image, WordLink
 from metrics.baselines import SYSTEMS
 from mturk.services.campaigns import create_campaign
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,8 @@ def gold_image(key: str, sizes: list[int]) -> Image:
     """Boxes 0, 1, ... of the given side lengths (so bbox_size ranks them by size)."""
     image = make_image(f"{key}.png")
     for number, side in enumerate(sizes):
-        Box.objects.create(image=image, number=number, concept=Concept.objects.get_or_create(name=f"c{number}")[0],
+        concept = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name=f"c{number}")[0]
+        Box.objects.create(image=image, number=number, concept=concept,
                            x=0, y=0, width=side, height=side)
     return image
 

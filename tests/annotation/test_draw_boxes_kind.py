@@ -13,7 +13,7 @@ from mturk.services.campaigns import CampaignError, create_campaign, publish_cam
 from mturk.services.review import approve_assignment, reject_assignment
 from mturk.states import AssignmentStatus
 from mturk.task_kinds import get_task_kind
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 from tests.queries import queries_for
 from tests.worker_flow import start_task, submit
 
@@ -24,9 +24,11 @@ WIDTH, HEIGHT = 800, 600
 
 @pytest.fixture
 def concepts() -> dict[str, Concept]:
-    woman = Concept.objects.create(name="woman", synset="woman.n.01", synonyms=["lady", "female person"])
-    dog = Concept.objects.create(name="dog", synset="dog.n.01", synonyms=["puppy"])
-    tree = Concept.objects.create(name="tree", synset="tree.n.01")  # not in the vocabulary
+    woman = Concept.objects.create(vocabulary=label_vocabulary(),
+                                   name="woman", synset="woman.n.01", synonyms=["lady", "female person"])
+    dog = Concept.objects.create(vocabulary=label_vocabulary(), name="dog", synset="dog.n.01", synonyms=["puppy"])
+    tree = Concept.objects.create(vocabulary=label_vocabulary(),
+                                  name="tree", synset="tree.n.01")  # not in the vocabulary
     vocabulary = Vocabulary.objects.create(name="street")
     vocabulary.concepts.set([woman, dog])
     return {"woman": woman, "dog": dog, "tree": tree}
@@ -72,7 +74,7 @@ def test_unknown_vocabulary_is_refused_at_creation_and_nothing_is_stored(concept
     with pytest.raises(CampaignError) as caught:
         create_campaign(name="bad", task_kind="draw_boxes", items=[{"image": image.pk}],
                         options={"vocabulary": "no such vocabulary"})
-    assert str(caught.value) == "unknown vocabulary 'no such vocabulary' (import it with import_concepts)"
+    assert str(caught.value) == "unknown vocabulary 'no such vocabulary' (vocabularies: street, test labels)"
     assert Campaign.objects.count() == 0
 
 
@@ -135,8 +137,8 @@ def test_task_page_query_count_does_not_grow_with_the_vocabulary(client):
     counts = []
     for size in (3, 30):
         vocabulary = Vocabulary.objects.create(name=f"v{size}")
-        vocabulary.concepts.set(
-            [Concept.objects.create(name=f"c{size}-{i}", synonyms=[f"s{i}", f"t{i}"]) for i in range(size)]
+        Concept.objects.bulk_create(
+            [Concept(vocabulary=vocabulary, name=f"c{size}-{i}", synonyms=[f"s{i}", f"t{i}"]) for i in range(size)]
         )
         campaign = boxes_campaign(f"campaign {size}", vocabulary=vocabulary.name)
         token = start_task(client, campaign)

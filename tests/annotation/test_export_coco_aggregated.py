@@ -21,7 +21,7 @@ from mturk.services.assignments import assign_next_hit, new_local_worker, submit
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.quality import compute_quality
 from mturk.services.review import approve_assignment
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -42,9 +42,9 @@ def scene() -> dict[str, Any]:
     """Image "boxed" (800x600): three workers; the first, approved, called the woman a dog and boxed nothing at
     (600, 0); the two others boxed the woman. Image "imported" (120x90): a box imported, in a describe_image
     campaign. "woman" has the parent "person"."""
-    person = Concept.objects.create(name="person")
-    woman = Concept.objects.create(name="woman", parent=person)
-    dog = Concept.objects.create(name="dog")
+    person = Concept.objects.create(vocabulary=label_vocabulary(), name="person")
+    woman = Concept.objects.create(vocabulary=label_vocabulary(), name="woman", parent=person)
+    dog = Concept.objects.create(vocabulary=label_vocabulary(), name="dog")
     Vocabulary.objects.create(name="street").concepts.set([woman, dog])
     boxed = make_image("boxed.png", size=(800, 600))
     imported = make_image("imported.png", size=(120, 90))

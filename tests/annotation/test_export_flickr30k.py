@@ -12,7 +12,7 @@ from annotation.services.boxes import BoxSpec, add_boxes, add_correspondence
 from metrics.text.markup import tokenize
 from tests.annotation.flickr30k_reader import read_sentences
 from tests.annotation.test_export_imageclef import assert_golden, build_dataset, export
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -67,8 +67,8 @@ def unescape(text: str) -> str:
 def bracket_dataset() -> tuple[Image, list[tuple[list[str], dict[int, int]]]]:
     """One image whose crowd descriptions hold literal brackets everywhere: alone, glued to words, inside
     linked phrases, at their ends, and a fake phrase opener."""
-    shirt = Concept.objects.create(name="T/shirt [top]", synset="shirt.n.01")
-    sign = Concept.objects.create(name="sign", synset="sign.n.02")
+    shirt = Concept.objects.create(vocabulary=label_vocabulary(), name="T/shirt [top]", synset="shirt.n.01")
+    sign = Concept.objects.create(vocabulary=label_vocabulary(), name="sign", synset="sign.n.02")
     image = make_image("img-c.png", size=(100, 80))
     add_boxes(image, [BoxSpec(shirt.pk, 0, 0, 50, 40), BoxSpec(sign.pk, 50, 40, 50, 40)], source="gold")
     described = [

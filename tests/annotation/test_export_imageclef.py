@@ -17,7 +17,7 @@ from annotation.selectors import GroundedDataset, grounded_dataset
 from annotation.services.boxes import BoxSpec, add_boxes, add_correspondence
 from metrics.text.markup import tokenize
 from mturk.exports import ExportBundle, ExportError
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -27,13 +27,17 @@ GOLDEN = Path(__file__).parent / "golden"
 def build_dataset() -> dict[str, Image]:
     """Two images with fixed keys, concepts with parents, boxes (numbers with gaps), descriptions with and
     without links, one without a correspondence, one with a second correspondence, one simulated."""
-    person = Concept.objects.create(name="person", synset="person.n.01", synonyms=["human", "people"])
-    vehicle = Concept.objects.create(name="motor vehicle", synset="motor_vehicle.n.01")
-    woman = Concept.objects.create(name="woman", synset="woman.n.01", synonyms=["lady", "girl"], parent=person)
-    dress = Concept.objects.create(name="dress", synset="dress.n.01", synonyms=["frock"])
-    car = Concept.objects.create(name="car", synset="car.n.01", synonyms=["automobile", "auto"], parent=vehicle)
-    boot = Concept.objects.create(name="boot", synset="boot.n.01")
-    Concept.objects.create(name="tree", synset="tree.n.01")  # used by no box: not exported
+    person = Concept.objects.create(vocabulary=label_vocabulary(),
+                                    name="person", synset="person.n.01", synonyms=["human", "people"])
+    vehicle = Concept.objects.create(vocabulary=label_vocabulary(), name="motor vehicle", synset="motor_vehicle.n.01")
+    woman = Concept.objects.create(vocabulary=label_vocabulary(),
+                                   name="woman", synset="woman.n.01", synonyms=["lady", "girl"], parent=person)
+    dress = Concept.objects.create(vocabulary=label_vocabulary(), name="dress", synset="dress.n.01", synonyms=["frock"])
+    car = Concept.objects.create(vocabulary=label_vocabulary(),
+                                 name="car", synset="car.n.01", synonyms=["automobile", "auto"], parent=vehicle)
+    boot = Concept.objects.create(vocabulary=label_vocabulary(), name="boot", synset="boot.n.01")
+    Concept.objects.create(vocabulary=label_vocabulary(),
+                           name="tree", synset="tree.n.01")  # used by no box: not exported
     img_a = make_image("img-a.png", size=(200, 150), colour=(200, 30, 30))
     img_b = make_image("img-b.jpg", fmt="JPEG", size=(120, 90), colour=(30, 30, 200))
     assert (img_a.key, img_b.key) == ("img-a", "img-b")

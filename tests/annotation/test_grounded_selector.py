@@ -9,7 +9,7 @@ from annotation.models import Box, Concept, Correspondence, Description, Image, 
 from annotation.selectors import grounded_dataset
 from metrics.grounded import BoxRecord, DescriptionRecord
 from mturk.services.campaigns import create_campaign
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ def image(key: str, **kwargs) -> Image:
 
 
 def concept(name: str, parent: Concept | None = None) -> Concept:
-    return Concept.objects.get_or_create(name=name, defaults={"parent": parent})[0]
+    return Concept.objects.get_or_create(vocabulary=label_vocabulary(), name=name, defaults={"parent": parent})[0]
 
 
 def add_box(img: Image, number: int, name: str, x=0, y=0, width=10, height=10) -> Box:

@@ -16,7 +16,7 @@ from annotation.services.imageclef_import.importer import import_imageclef
 from annotation.services.imageclef_import.source import ImageCLEFImportError
 from annotation.services.images import import_image_bytes
 from tests.annotation.test_export_imageclef import export
-from tests.factories import image_bytes, make_image
+from tests.factories import image_bytes, label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -271,7 +271,7 @@ BAD_INPUTS = {
 @pytest.mark.parametrize("changes, expected", list(BAD_INPUTS.values()), ids=list(BAD_INPUTS))
 def test_bad_input_is_reported_with_file_and_line_and_changes_nothing(tmp_path, media_root, changes, expected):
     make_image("unrelated.png")  # the database is not empty
-    Concept.objects.create(name="tree")
+    Concept.objects.create(vocabulary=label_vocabulary(), name="tree")
     before, files_before = counts(), stored_files(media_root)
     with pytest.raises(ImageCLEFImportError) as caught:
         import_imageclef(dataset_dir(tmp_path / "data", **changes))
@@ -297,12 +297,21 @@ def test_every_problem_is_reported_at_once(tmp_path):
     assert counts() == dict.fromkeys(counts(), 0)
 
 
-def test_concepts_known_to_the_database_may_be_used(tmp_path):
-    Concept.objects.create(name="tree", synset="tree.n.01")
+def test_labels_the_vocabulary_already_has_may_be_used(tmp_path):
+    Concept.objects.create(vocabulary=label_vocabulary("street"), name="tree", synset="tree.n.01")
     extra_box = BOXES_TSV + "img-b\t2\ttree\t0\t0\t5\t5\n"
-    summary = import_imageclef(dataset_dir(tmp_path / "data", **{"boxes.tsv": extra_box}))
+    summary = import_imageclef(dataset_dir(tmp_path / "data", **{"boxes.tsv": extra_box}), "street")
     assert summary.boxes == 7
-    assert Box.objects.get(image__key="img-b", number=2).concept.name == "tree"
+    box = Box.objects.select_related("concept__vocabulary").get(image__key="img-b", number=2)
+    assert (box.concept.name, box.concept.vocabulary.name) == ("tree", "street")
+
+
+def test_a_label_of_another_vocabulary_is_unknown(tmp_path):
+    Concept.objects.create(vocabulary=label_vocabulary("other"), name="tree", synset="tree.n.01")
+    extra_box = BOXES_TSV + "img-b\t2\ttree\t0\t0\t5\t5\n"
+    with pytest.raises(ImageCLEFImportError) as caught:
+        import_imageclef(dataset_dir(tmp_path / "data", **{"boxes.tsv": extra_box}), "street")
+    assert caught.value.errors == ["boxes.tsv line 8: unknown concept 'tree'"]
 
 
 def test_second_import_is_refused_as_already_imported(tmp_path, media_root):

@@ -15,7 +15,7 @@ from mturk.services.campaigns import CampaignError, create_campaign, publish_cam
 from mturk.services.review import approve_assignment, reject_assignment
 from mturk.states import AssignmentStatus
 from mturk.task_kinds import get_task_kind
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 from tests.queries import queries_for
 from tests.worker_flow import start_task, submit
 
@@ -26,8 +26,8 @@ TEXT = "A woman walks her dog on the beach ."  # 9 tokens: woman = 1, dog = 4, b
 
 def boxed_image(name: str = "beach.png", boxes: int = 2) -> Image:
     image = make_image(name, size=(200, 100))
-    woman, _ = Concept.objects.get_or_create(name="woman")
-    dog, _ = Concept.objects.get_or_create(name="dog")
+    woman, _ = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name="woman")
+    dog, _ = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name="dog")
     for number in range(boxes):
         Box.objects.create(image=image, number=number, concept=woman if number % 2 == 0 else dog,
                            x=number % 50, y=10, width=40, height=30 + number % 50)

@@ -15,7 +15,7 @@ from mturk.services.campaigns import CampaignError, create_campaign, publish_cam
 from mturk.services.gold import GoldError, create_gold_item
 from mturk.services.quality import compute_quality
 from mturk.task_kinds import get_task_kind
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -24,8 +24,8 @@ QUALITY = get_quality("draw_boxes")
 
 @pytest.fixture
 def concepts() -> dict[str, Concept]:
-    woman = Concept.objects.create(name="woman", synset="woman.n.01")
-    dog = Concept.objects.create(name="dog", synset="dog.n.01")
+    woman = Concept.objects.create(vocabulary=label_vocabulary(), name="woman", synset="woman.n.01")
+    dog = Concept.objects.create(vocabulary=label_vocabulary(), name="dog", synset="dog.n.01")
     Vocabulary.objects.create(name="street").concepts.set([woman, dog])
     return {"woman": woman, "dog": dog}
 

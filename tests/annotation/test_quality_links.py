@@ -13,7 +13,7 @@ from mturk.services.assignments import assign_next_hit, new_local_worker, submit
 from mturk.services.campaigns import CampaignError, create_campaign, publish_campaign
 from mturk.services.gold import create_gold_item
 from mturk.services.quality import compute_quality
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,7 @@ TEXT = "A woman walks her dog on the beach ."  # 9 tokens: woman = 1, dog = 4, b
 def description() -> Description:
     image = make_image("beach.png", size=(200, 100))
     for number, name in enumerate(["woman", "dog", "beach"]):
-        concept, _ = Concept.objects.get_or_create(name=name)
+        concept, _ = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name=name)
         Box.objects.create(image=image, number=number, concept=concept, x=number * 50, y=10, width=40, height=40)
     return Description.objects.create(image=image, text=TEXT, tokens=tokenize(TEXT))
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Box, Concept, Correspondence, Description, Image, WordLink
 from mturk.services.campaigns import create_campaign
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +41,8 @@ def gold_image(key: str, concepts: list[str]) -> Image:
     image = make_image(f"{key}.png")
     assert image.key == key
     for number, name in enumerate(concepts):
-        Box.objects.create(image=image, number=number, concept=Concept.objects.get_or_create(name=name)[0],
+        concept = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name=name)[0]
+        Box.objects.create(image=image, number=number, concept=concept,
                            x=number, y=number, width=10, height=10)
     return image
 

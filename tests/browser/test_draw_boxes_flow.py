@@ -8,7 +8,7 @@ from annotation.models import Concept, Vocabulary
 from mturk.models import Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
 from tests.browser.worker_start import start_task_in_browser
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -20,9 +20,9 @@ SELECTED = re.compile(r"\bis-selected\b")
 @pytest.fixture
 def campaign():
     image = make_image("street.png", size=(WIDTH, HEIGHT))
-    woman = Concept.objects.create(name="woman", synonyms=["lady", "female person"])
-    dog = Concept.objects.create(name="dog", synonyms=["puppy"])
-    Concept.objects.create(name="tree", synonyms=[])  # not in the campaign's vocabulary
+    woman = Concept.objects.create(vocabulary=label_vocabulary(), name="woman", synonyms=["lady", "female person"])
+    dog = Concept.objects.create(vocabulary=label_vocabulary(), name="dog", synonyms=["puppy"])
+    Concept.objects.create(vocabulary=label_vocabulary(), name="tree", synonyms=[])  # not in the campaign's vocabulary
     vocabulary = Vocabulary.objects.create(name="street scenes")
     vocabulary.concepts.set([woman, dog])
     campaign = create_campaign(name="Boxes", task_kind="draw_boxes", items=[{"image": image.pk}],

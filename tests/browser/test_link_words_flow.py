@@ -10,7 +10,7 @@ from mturk.models import HIT, Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.tokens import preview_token
 from tests.browser.worker_start import start_task_in_browser
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,7 +29,7 @@ BOXES = [  # number, concept, x, y, width, height (original pixels)
 def campaign():
     image = make_image("walk.png", size=(WIDTH, HEIGHT))
     for number, name, x, y, width, height in BOXES:
-        concept, _ = Concept.objects.get_or_create(name=name)
+        concept, _ = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name=name)
         Box.objects.create(image=image, number=number, concept=concept, x=x, y=y, width=width, height=height)
     description = Description.objects.create(image=image, text=TEXT, tokens=tokenize(TEXT), source="gold")
     campaign = create_campaign(name="Links", task_kind="link_words", items=[{"description": description.pk}])

@@ -25,7 +25,7 @@ from mturk.tokens import assignment_token
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.browser.story_pages import album_and_photos, make_story, start_campaign
 from tests.browser.worker_start import start_task_in_browser
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 from tests.mturk.providers.mturk.test_task_page import accept_link, mturk_hit
 from tests.mturk.providers.prolific.arrival_helpers import PID, SESSION, prolific_campaign
 from tests.worker_flow import campaign_link
@@ -46,8 +46,8 @@ def describe_image(**fields: Any) -> Campaign:
 
 def draw_boxes(**fields: Any) -> Campaign:
     image = make_image("street.png", size=(1600, 1200))
-    woman = Concept.objects.create(name="woman", synonyms=["lady"])
-    dog = Concept.objects.create(name="dog", synonyms=["puppy"])
+    woman = Concept.objects.create(vocabulary=label_vocabulary(), name="woman", synonyms=["lady"])
+    dog = Concept.objects.create(vocabulary=label_vocabulary(), name="dog", synonyms=["puppy"])
     Vocabulary.objects.create(name="street").concepts.set([woman, dog])
     campaign = create_campaign(name="Boxes", task_kind="draw_boxes", items=[{"image": image.pk}],
                                options={"vocabulary": "street"}, **fields)
@@ -59,7 +59,7 @@ def link_words(**fields: Any) -> Campaign:
     image = make_image("walk.png", size=(900, 600))
     for number, name, x, y, width, height in ((0, "woman", 60, 80, 220, 480), (1, "dress", 340, 260, 200, 300),
                                                (2, "dog", 620, 380, 240, 180)):
-        concept, _ = Concept.objects.get_or_create(name=name)
+        concept, _ = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name=name)
         Box.objects.create(image=image, number=number, concept=concept, x=x, y=y, width=width, height=height)
     description = Description.objects.create(image=image, text=TEXT, tokens=tokenize(TEXT), source="gold")
     campaign = create_campaign(name="Links", task_kind="link_words", items=[{"description": description.pk}],

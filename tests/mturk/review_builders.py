@@ -30,10 +30,9 @@ def answer(campaign: Campaign, body: dict[str, Any]) -> Assignment:
 
 
 def street_vocabulary() -> dict[str, Concept]:
-    woman, _ = Concept.objects.get_or_create(name="woman", defaults={"synset": "woman.n.01"})
-    dog, _ = Concept.objects.get_or_create(name="dog", defaults={"synset": "dog.n.01"})
     vocabulary, _ = Vocabulary.objects.get_or_create(name="street")
-    vocabulary.concepts.add(woman, dog)
+    woman, _ = Concept.objects.get_or_create(vocabulary=vocabulary, name="woman", defaults={"synset": "woman.n.01"})
+    dog, _ = Concept.objects.get_or_create(vocabulary=vocabulary, name="dog", defaults={"synset": "dog.n.01"})
     return {"woman": woman, "dog": dog}
 
 

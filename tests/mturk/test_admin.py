@@ -27,7 +27,7 @@ from mturk.models import (
 )
 from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
 from mturk.states import AssignmentStatus, CampaignStatus
-from tests.factories import make_album, make_campaign, make_image, submitted
+from tests.factories import label_vocabulary, make_album, make_campaign, make_image, submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +59,7 @@ def one_of_each() -> None:
     ProlificSubmission.objects.create(study=study, submission_id="S1", worker=assignment.worker,
                                       status="AWAITING REVIEW")
     image = make_image("gold.png")
-    concept = Concept.objects.create(name="dog")
+    concept = Concept.objects.create(vocabulary=label_vocabulary(), name="dog")
     Box.objects.create(image=image, number=1, concept=concept, x=1, y=2, width=10, height=12)
     Description.objects.create(image=image, text="A dog.", tokens=["A", "dog", "."], source="gold")
     make_album(photos=2)

@@ -13,7 +13,7 @@ from annotation.services.boxes import BoxSpec, add_boxes
 from annotation.services.images import import_image_bytes
 from mturk.models import DatasetExport
 from mturk.services.exports import build_export, request_export
-from tests.factories import image_bytes
+from tests.factories import image_bytes, label_vocabulary
 from tests.test_s3_storage import bucket, on_s3, s3_endpoint, s3_env, stored  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,7 +22,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_reports_are_read_from_the_zip_on_s3_by_ranges(researcher_client, researcher, on_s3, bucket,  # noqa: F811
                                                        monkeypatch):
     image, _ = import_image_bytes("one.png", image_bytes("PNG", size=(300, 200)))
-    add_boxes(image, [BoxSpec(Concept.objects.create(name="sky").pk, 0, 0, 300, 50)], source="gold")
+    add_boxes(image, [BoxSpec(Concept.objects.create(vocabulary=label_vocabulary(),
+                                                     name="sky").pk, 0, 0, 300, 50)], source="gold")
     export = build_export(request_export("imageclef", [], researcher))
     assert export.status == DatasetExport.Status.DONE, export.error
     archive = zipfile.ZipFile(io.BytesIO(stored(bucket, export.file.name)[0]))

@@ -10,14 +10,14 @@ from mturk.services.campaigns import create_campaign, publish_campaign, set_camp
 from mturk.services.review import approve_assignment, reject_assignment
 from mturk.services.stages import feed_next_stages
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
-from tests.factories import make_campaign, make_image, submitted
+from tests.factories import label_vocabulary, make_campaign, make_image, submitted
 
 pytestmark = pytest.mark.django_db
 
 
 def with_boxes(campaign: Campaign) -> Campaign:
     """Give every image of a describe_image campaign one box, so its descriptions can be linked."""
-    woman, _ = Concept.objects.get_or_create(name="woman")
+    woman, _ = Concept.objects.get_or_create(vocabulary=label_vocabulary(), name="woman")
     for hit in campaign.hits.all():
         Box.objects.create(image_id=hit.items["image"], number=0, concept=woman, x=0, y=0, width=10, height=10)
     return campaign
@@ -142,7 +142,7 @@ def test_every_open_stage_is_fed_and_other_campaigns_are_not(describe):
 
 
 def test_boxes_stage_feeds_a_describe_stage_once_per_image(django_capture_on_commit_callbacks):
-    woman = Concept.objects.create(name="woman")
+    woman = Concept.objects.create(vocabulary=label_vocabulary(), name="woman")
     boxes = make_campaign_of_boxes(images=2, assignments=2)
     describe_stage = create_campaign(name="describe after boxes", task_kind="describe_image", source_stage=boxes)
     publish_campaign(describe_stage)

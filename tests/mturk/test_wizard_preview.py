@@ -8,7 +8,7 @@ from annotation.models import Box, Concept, Description, Image
 from mturk.models import HIT, Campaign
 from mturk.task_kinds import task_kind_names
 from storyboard.models import Setting, Story, Storylet
-from tests.factories import make_album, make_image
+from tests.factories import label_vocabulary, make_album, make_image
 
 pytestmark = pytest.mark.django_db
 URL = "/campaigns/new/preview/"
@@ -17,7 +17,7 @@ URL = "/campaigns/new/preview/"
 @pytest.fixture
 def every_kind_has_an_item():
     image = make_image("scene.png", size=(200, 150))
-    concept = Concept.objects.create(name="dog")
+    concept = Concept.objects.create(vocabulary=label_vocabulary(), name="dog")
     Box.objects.create(image=image, number=0, concept=concept, x=10, y=10, width=50, height=40)
     Description.objects.create(image=image, text="A dog runs .", tokens=["A", "dog", "runs", "."])
     album = make_album(5)

@@ -21,7 +21,8 @@ class Command(BaseCommand):
             result = import_concepts(text, vocabulary or file.stem, source=file.name)
         except ConceptImportError as exc:
             raise CommandError("\n".join(exc.errors)) from None
+        offered = result.vocabulary.concepts.filter(offered=True).count()
         self.stdout.write(
-            f"Vocabulary '{result.vocabulary.name}': {result.vocabulary.concepts.count()} concepts "
+            f"Vocabulary '{result.vocabulary.name}': {offered} concepts "
             f"({result.created} new, {result.updated} updated)"
         )

@@ -125,15 +125,17 @@ def write_captions(source: CocoFile, image_ids: dict[int, int], summary: CocoImp
 
 
 def _concepts(plan: Plan, summary: CocoImport) -> dict[int, int]:
-    """The concept of every category (created when missing), all in the vocabulary "coco"."""
+    """The concept of every category in the vocabulary "coco" (created when missing; another vocabulary's label of
+    the same name is left alone)."""
     names = set(plan.categories.values())
-    existing = dict(Concept.objects.filter(name__in=names).values_list("name", "pk"))
-    missing = sorted(names - set(existing))
-    Concept.objects.bulk_create([Concept(name=name, synonyms=[name]) for name in missing])
-    summary.concepts_created = len(missing)
-    existing = dict(Concept.objects.filter(name__in=names).values_list("name", "pk"))
     vocabulary, _ = Vocabulary.objects.get_or_create(name=VOCABULARY)
-    vocabulary.concepts.add(*existing.values())
+    owned = Concept.objects.filter(vocabulary=vocabulary)
+    existing = dict(owned.filter(name__in=names).values_list("name", "pk"))
+    missing = sorted(names - set(existing))
+    Concept.objects.bulk_create([Concept(vocabulary=vocabulary, name=name, synonyms=[name]) for name in missing])
+    owned.filter(name__in=names, offered=False).update(offered=True)
+    summary.concepts_created = len(missing)
+    existing = dict(owned.filter(name__in=names).values_list("name", "pk"))
     return {category_id: existing[name] for category_id, name in plan.categories.items()}
 
 

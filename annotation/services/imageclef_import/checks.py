@@ -35,8 +35,8 @@ from .source import (
 )
 
 
-def _check_concepts(source: Source, plan: Plan, errors: list[str]) -> set[str]:
-    """concepts.tsv's concept names (after checking the file)."""
+def _check_concepts(source: Source, plan: Plan, errors: list[str], owner: Vocabulary | None) -> set[str]:
+    """concepts.tsv's concept names (after checking the file; a parent may be a label the vocabulary has)."""
     try:
         data = source.read(CONCEPTS, settings.IMPORT_MAX_TOTAL_BYTES)
     except (OSError, ValueError) as exc:
@@ -51,7 +51,7 @@ def _check_concepts(source: Source, plan: Plan, errors: list[str]) -> set[str]:
         errors.append(f"{CONCEPTS}: not UTF-8 text ({exc})")
         return set()
     try:
-        return {row.name for row in parse_concepts(plan.concepts_text, CONCEPTS)}
+        return {row.name for row in parse_concepts(plan.concepts_text, CONCEPTS, owner)}
     except ConceptImportError as exc:
         errors.extend(exc.errors)
         # the names the file defines all the same, so that boxes.tsv is not reported as using unknown concepts
@@ -142,12 +142,13 @@ def _unknown_image(key: str, listed: set[str] | None) -> bool:
 
 
 def _check_boxes(source: Source, plan: Plan, images: dict[str, ImageSpec], listed: set[str] | None,
-                 concepts: set[str], errors: list[str]) -> dict[str, set[int]] | None:
+                 concepts: set[str], errors: list[str], owner: Vocabulary | None) -> dict[str, set[int]] | None:
     """Checks boxes.tsv; returns the box numbers each image key has (None when the file could not be read)."""
     numbers: dict[str, dict[int, int]] = defaultdict(dict)  # key -> {number: line}
     table = table_rows(source, BOXES, BOXES_HEADER, errors)
     used = {cells[2] for _, cells in table.rows}
-    known = concepts | set(Concept.objects.filter(name__in=used).values_list("name", flat=True))
+    known = concepts | set(Concept.objects.filter(vocabulary=owner, name__in=used).values_list("name", flat=True)
+                           if owner is not None else ())
     for line, (key, number_text, concept, *coordinates) in table.rows:
         where = f"{BOXES} line {line}"
         image = images.get(key)
@@ -229,9 +230,10 @@ def check_imageclef(source: Source, vocabulary: str) -> Plan:
         errors.append(f"the vocabulary name '{vocabulary}' must have 1 to 100 characters")
     elif unstorable(vocabulary):
         errors.append(f"the vocabulary name {vocabulary!r} holds {unstorable(vocabulary)}")
-    concepts = _check_concepts(source, plan, errors)
+    owner = Vocabulary.objects.filter(name=vocabulary).first() if not errors else None
+    concepts = _check_concepts(source, plan, errors, owner)
     images, listed = _check_images(source, plan, errors)
-    boxes = _check_boxes(source, plan, images, listed, concepts, errors)
+    boxes = _check_boxes(source, plan, images, listed, concepts, errors, owner)
     _check_descriptions(source, plan, listed, boxes, errors)
     if errors:
         raise ImageCLEFImportError(errors)

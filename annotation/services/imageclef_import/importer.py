@@ -21,7 +21,8 @@ from .source import CONCEPTS, IMAGES, BoxLine, ImageCLEFImport, ImageCLEFImportE
 def write_plan(source: Source, plan: Plan, vocabulary: str, summary: ImageCLEFImport, stored: list[str]) -> None:
     concepts = import_concepts(plan.concepts_text, vocabulary, source=CONCEPTS)
     summary.concepts_created = concepts.created
-    concept_ids = dict(Concept.objects.filter(name__in={box.concept for box in plan.boxes}).values_list("name", "pk"))
+    used = {box.concept for box in plan.boxes}
+    concept_ids = dict(Concept.objects.filter(vocabulary=concepts.vocabulary, name__in=used).values_list("name", "pk"))
     images: dict[str, Image] = {}
     for spec in plan.images:
         if spec.existing is not None:

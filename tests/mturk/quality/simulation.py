@@ -14,7 +14,6 @@ from typing import Any
 
 from annotation.demo.scenes import CONCEPTS, HEIGHT, WIDTH, render_scene
 from annotation.demo.seed import import_scene, seed_concepts
-from annotation.models import Vocabulary
 from mturk.models import Assignment, Campaign, Worker
 from mturk.services.assignments import NoTaskAvailable, get_or_create_worker, start_local_task, submit_answer
 from storyboard.models import Album, Photo, Setting, Story, Storylet
@@ -23,7 +22,7 @@ Answer = dict[str, Any]
 # How a simulated worker answers a HIT: its items (the same for a gold HIT and a real one) and the worker's RNG.
 Answering = Callable[[dict[str, Any], random.Random], Answer]
 
-VOCABULARY = "demo scenes"
+VOCABULARY = "demo"  # seed_concepts() puts the demo labels there
 MIN_BOX = 4  # draw_boxes' default min_box_size
 
 
@@ -56,8 +55,6 @@ def store_scenes(seeds: range) -> Scenes:
     """The demo scenes of these seeds as images (with their renditions' rows), every demo concept in the
     VOCABULARY vocabulary."""
     concepts = seed_concepts()
-    vocabulary, _ = Vocabulary.objects.get_or_create(name=VOCABULARY)
-    vocabulary.concepts.set(concepts.values())
     truths = {}
     for seed in seeds:
         scene = render_scene(seed)

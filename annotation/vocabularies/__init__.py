@@ -1,0 +1,1 @@
+"""Vocabularies a researcher owns: the labels workers give boxes (create, list, read, choose in the wizard)."""
