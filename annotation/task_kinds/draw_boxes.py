@@ -46,7 +46,7 @@ class DrawBoxesResult(StrictSerializer):
         if not low <= len(boxes) <= high:
             raise serializers.ValidationError(f"Draw between {low} and {high} boxes (you drew {len(boxes)}).")
         problems = []
-        for number, box in enumerate(boxes):
+        for number, box in enumerate(boxes, start=1):  # as the worker page numbers them
             if not isinstance(box, dict) or set(box) != BOX_FIELDS:
                 problems.append(f"Box {number}: expected the fields {', '.join(sorted(BOX_FIELDS))}.")
                 continue

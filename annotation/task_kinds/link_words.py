@@ -124,12 +124,15 @@ class LinkWords(TaskKind):
             answer = a.answer if isinstance(a.answer, dict) else {}
             links = links_of(answer) if isinstance(answer.get("links"), dict) else {}
             image = images.get(payload["image"]["id"]) if payload.get("image") else None
-            boxes = [{**b, "label": b["concept"], "colour": colour(b["number"])} for b in payload["boxes"]]
+            # numbered from 1 as on the worker page and the boxes review (stored from 0)
+            boxes = [{**b, "number": b["number"] + 1, "label": b["concept"], "colour": colour(b["number"])}
+                     for b in payload["boxes"]]
             place_labels(boxes, image)
             context[a.pk] = {
                 "image": image,
                 "boxes": boxes,
-                "words": [{"text": token, "box": links.get(i), "colour": colour(links[i]) if i in links else None}
+                "words": [{"text": token, "box": links[i] + 1 if i in links else None,  # as the boxes read
+                           "colour": colour(links[i]) if i in links else None}
                           for i, token in enumerate(payload["description"]["tokens"])],
                 "linked": len(links),
             }

@@ -1,14 +1,9 @@
 // Campaign wizard: shows the sections that apply to the chosen flow, kind and provider (the others are
-// disabled so they are not sent), keeps the worker-page preview up to date, loads more choices, and asks for
-// confirmation before publishing. Without it the form still works: every section is shown and sent.
+// disabled so they are not sent), keeps the worker-page preview up to date, loads more choices (publishing
+// is confirmed in the page by static/js/confirm.js). Without it the form still works: every section is shown and sent.
 (function () {
   "use strict";
   var form = document.getElementById("wizard");
-  document.querySelectorAll("[data-confirm]").forEach(function (button) {
-    button.addEventListener("click", function (event) {
-      if (!window.confirm(button.getAttribute("data-confirm"))) event.preventDefault();
-    });
-  });
   if (!form) return;
   var frame = document.getElementById("wz-preview-frame");
 

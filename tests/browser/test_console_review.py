@@ -117,14 +117,14 @@ def test_link_words_shows_words_coloured_like_their_boxes(browser, live_server, 
     page.goto(f"/campaigns/{campaign.pk}/review/")
     card = page.locator(".review-card").first
     words = card.locator("mark.linked")
-    expect(words).to_have_text(["woman0", "dog1"])
+    expect(words).to_have_text(["woman1", "dog2"])
     for number in (0, 1):
         word_colour = words.nth(number).evaluate("el => getComputedStyle(el).borderBottomColor")
         box_colour = card.locator("rect").nth(number).evaluate("el => getComputedStyle(el).stroke")
         assert word_colour == box_colour
     first_colour = words.nth(0).evaluate("el => getComputedStyle(el).borderBottomColor")
     assert first_colour != words.nth(1).evaluate("el => getComputedStyle(el).borderBottomColor")
-    expect(card.locator("svg text")).to_have_text(["0 woman", "1 dog"])  # not colour alone
+    expect(card.locator("svg text")).to_have_text(["1 woman", "2 dog"])  # not colour alone; from 1 as on boxes
     assert fits_width(page)
     shot(page, tmp_path, f"review-links-{'laptop' if viewport is LAPTOP else 'phone'}")
 
