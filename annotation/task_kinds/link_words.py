@@ -48,6 +48,11 @@ class LinkWords(TaskKind):
     template = "annotation/link_words.html"
     review_template = "annotation/review_link_words.html"
     result_serializer = LinkWordsResult
+    option_help = {
+        "quorum": "When the answers to a sentence are merged, the share of its workers who must link a word to "
+                  "the same box for that link to be kept, above 0 and at most 1: at 0.5 with 3 workers, 2 must "
+                  "agree; a tie links nothing.",
+    }
     defaults = TaskDefaults(
         reward=Decimal("0.05"),
         assignments_per_hit=1,

@@ -21,8 +21,12 @@
     return data;
   }
 
+  function target(form) {  // not form.action: a field named "action" hides it
+    return new URL(form.getAttribute("action") || window.location.href, window.location.href);
+  }
+
   function urlOf(form, submitter) {
-    var url = new URL(form.getAttribute("action") || window.location.href, window.location.href);
+    var url = target(form);
     dataOf(form, submitter).forEach(function (value, name) { url.searchParams.set(name, value); });
     return url.toString();
   }
@@ -116,7 +120,7 @@
     opener = submitter || form.querySelector("button[type=submit], button:not([type])");
     if ((form.getAttribute("method") || "get").toLowerCase() === "post") {
       var data = dataOf(form, submitter);
-      fetchStep(form.action, { method: "POST", body: data }).catch(function () {
+      fetchStep(target(form).toString(), { method: "POST", body: data }).catch(function () {
         if (submitter && submitter.name) {  // the step as a page: the form sent without this script
           var field = element("input");
           field.type = "hidden";

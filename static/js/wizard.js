@@ -62,7 +62,19 @@
           if (input) input.placeholder = kindInput.getAttribute(pair[1]);
         });
     }
+    renumber();
     schedulePreview();
+  }
+
+  // The steps a person sees count 1, 2, 3… whichever sections the chosen flow hides (a workflow has no
+  // "Task kind" step); without this script every step is shown, numbered as written.
+  function renumber() {
+    var n = 0;
+    form.querySelectorAll(":scope > fieldset.card > legend").forEach(function (legend) {
+      var text = legend.firstChild;
+      if (legend.parentElement.hidden || !text || text.nodeType !== Node.TEXT_NODE) return;
+      if (/^\d+\. /.test(text.nodeValue)) text.nodeValue = text.nodeValue.replace(/^\d+\./, ++n + ".");
+    });
   }
 
   var timer = null;
