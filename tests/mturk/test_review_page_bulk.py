@@ -171,3 +171,28 @@ def test_the_step_of_another_campaigns_answers_is_refused(researcher_client):
     page = decide(researcher_client, campaign, [stranger], "approve", confirmed=False).content.decode()
     assert "Not possible now: none of the selected assignments is of this campaign." in page
     assert "data-confirm-submit" not in page
+
+
+def test_approve_all_first_names_the_flagged_and_leaves_them_out(researcher_client):
+    campaign = make_campaign(images=3, assignments=1)
+    good, shouted, repeated = submitted(campaign), submitted(campaign, SHOUTED), submitted(campaign, REPEATED)
+    url = reverse("campaign-approve-all", args=[campaign.pk])
+    step = researcher_client.get(url).content.decode()
+    assert "3 submitted assignment(s) are approved without being looked at" in step
+    assert "2 of 3: mostly_uppercase (1), repeated_words (1)" in step
+    assert '<input type="checkbox" name="passing" value="1" checked> Leave out the 2 flagged (approve 1)' in step
+    assert statuses(good, shouted, repeated) == [AssignmentStatus.SUBMITTED] * 3  # the step decides nothing
+    page = researcher_client.post(url, {"passing": "1"}, follow=True).content.decode()
+    assert "1 assignment(s) approved. 2 flagged by the checks are left for you." in page
+    assert statuses(good, shouted, repeated) == [AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED,
+                                                 AssignmentStatus.SUBMITTED]
+
+
+def test_the_campaign_page_puts_approve_all_in_the_danger_zone(researcher_client):
+    campaign = make_campaign(images=1, assignments=1)
+    submitted(campaign)
+    page = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    everyday, danger = page.split('<section class="danger-zone"')
+    action = f'action="{reverse("campaign-approve-all", args=[campaign.pk])}"'
+    assert action not in everyday and f'<form method="get" {action} data-confirm>' in danger
+    assert "Approve all 1 submitted…" in danger and ">Close</button>" in danger
