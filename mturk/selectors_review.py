@@ -1,7 +1,10 @@
 """Reads of the visual review page: the filtered assignments of a campaign and the flags there are."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
@@ -49,6 +52,50 @@ def review_counts(campaign: Campaign) -> dict[str, int]:
     counts["flagged"] = sum(row["flagged"] for row in rows if row["status"] == AssignmentStatus.SUBMITTED)
     return counts
 
+
+@dataclass(frozen=True)
+class FlagSummary:
+    """How many of some assignments the automatic checks (TaskKind.checks, hit_checks, gold) flagged, and by
+    which check: what a bulk approval would approve if it took them all."""
+    total: int
+    flagged: int
+    by_check: tuple[tuple[str, int], ...] = ()  # (flag, assignments it flags), most first
+
+    @property
+    def passing(self) -> int:
+        return self.total - self.flagged
+
+    def checks_text(self) -> str:
+        """E.g. "too_short (3), repeated_words (1)"."""
+        return ", ".join(f"{flag} ({count})" for flag, count in self.by_check)
+
+
+def _summary(rows: Iterable[tuple[Any, int]]) -> FlagSummary:
+    total = flagged = 0
+    per_check: Counter[str] = Counter()
+    for flags, count in rows:
+        total += count
+        names = {flag for flag in flags if isinstance(flag, str)} if isinstance(flags, list) else set()
+        if names:
+            flagged += count
+            per_check.update(dict.fromkeys(names, count))
+    return FlagSummary(total, flagged, tuple(sorted(per_check.items(), key=lambda item: (-item[1], item[0]))))
+
+
+def selection_flags(campaign: Campaign, assignment_ids: Iterable[int]) -> FlagSummary:
+    """The flags of the selected assignments of the campaign (ids of another campaign count for nothing);
+    one query."""
+    flags = Assignment.objects.filter(hit__campaign=campaign, pk__in=list(assignment_ids)).values_list(
+        "check_flags", flat=True)
+    return _summary((value, 1) for value in flags)
+
+
+def submitted_flags(campaign: Campaign) -> FlagSummary:
+    """The flags of the submitted work "approve all" would approve (confirmed, as approve_submitted takes it):
+    counted per distinct list of flags, so one query of a few rows whatever the number of assignments."""
+    rows = Assignment.objects.filter(hit__campaign=campaign, status=AssignmentStatus.SUBMITTED, confirmed=True) \
+        .order_by().values("check_flags").annotate(n=Count("pk")).values_list("check_flags", "n")
+    return _summary(rows)
 
 
 def gold_made_from(assignment_ids: Iterable[int]) -> dict[int, int]:

@@ -71,6 +71,8 @@ class TaskKind(ABC):
     # The review page shows each answer with this template (context: `review`, what review_context built for
     # the assignment, and `layout`, "list" or "grid"); the default shows the summary text.
     review_template: ClassVar[str] = "mturk/review/answer_text.html"
+    # What each of the kind's options means, in a sentence a researcher reads next to the field (the wizard).
+    option_help: ClassVar[dict[str, str]] = {}
 
     def options(self, campaign: Campaign) -> dict[str, Any]:
         return {**self.defaults.options, **(campaign.options or {})}

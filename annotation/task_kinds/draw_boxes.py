@@ -48,7 +48,7 @@ class DrawBoxesResult(StrictSerializer):
         if not low <= len(boxes) <= high:
             raise serializers.ValidationError(f"Draw between {low} and {high} boxes (you drew {len(boxes)}).")
         problems = []
-        for number, box in enumerate(boxes):
+        for number, box in enumerate(boxes, start=1):  # as the worker page numbers them
             if not isinstance(box, dict) or set(box) != BOX_FIELDS:
                 problems.append(f"Box {number}: expected the fields {', '.join(sorted(BOX_FIELDS))}.")
                 continue
@@ -93,6 +93,15 @@ class DrawBoxes(TaskKind):
     template = "annotation/draw_boxes.html"
     review_template = "annotation/review_draw_boxes.html"
     result_serializer = DrawBoxesResult
+    option_help = {
+        "iou_threshold": "How much two boxes with the same label must overlap to count as the same object: their "
+                         "shared area over their combined area (IoU), above 0 and at most 1. At 0.5 (the usual "
+                         "choice) a box shifted by a third of its width still matches; higher is stricter. Used "
+                         "for gold scores, agreement between workers and merging their boxes.",
+        "quorum": "When the answers to an image are merged into one set of boxes, the share of its workers who "
+                  "must have drawn a box for it to be kept, above 0 and at most 1: at 0.5 with 3 workers, a box "
+                  "2 of them drew is kept and one only 1 drew is dropped.",
+    }
     defaults = TaskDefaults(
         reward=Decimal("0.10"),
         assignments_per_hit=1,

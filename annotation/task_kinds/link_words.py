@@ -48,6 +48,11 @@ class LinkWords(TaskKind):
     template = "annotation/link_words.html"
     review_template = "annotation/review_link_words.html"
     result_serializer = LinkWordsResult
+    option_help = {
+        "quorum": "When the answers to a sentence are merged, the share of its workers who must link a word to "
+                  "the same box for that link to be kept, above 0 and at most 1: at 0.5 with 3 workers, 2 must "
+                  "agree; a tie links nothing.",
+    }
     defaults = TaskDefaults(
         reward=Decimal("0.05"),
         assignments_per_hit=1,
@@ -124,12 +129,15 @@ class LinkWords(TaskKind):
             answer = a.answer if isinstance(a.answer, dict) else {}
             links = links_of(answer) if isinstance(answer.get("links"), dict) else {}
             image = images.get(payload["image"]["id"]) if payload.get("image") else None
-            boxes = [{**b, "label": b["concept"], "colour": colour(b["number"])} for b in payload["boxes"]]
+            # numbered from 1 as on the worker page and the boxes review (stored from 0)
+            boxes = [{**b, "number": b["number"] + 1, "label": b["concept"], "colour": colour(b["number"])}
+                     for b in payload["boxes"]]
             place_labels(boxes, image)
             context[a.pk] = {
                 "image": image,
                 "boxes": boxes,
-                "words": [{"text": token, "box": links.get(i), "colour": colour(links[i]) if i in links else None}
+                "words": [{"text": token, "box": links[i] + 1 if i in links else None,  # as the boxes read
+                           "colour": colour(links[i]) if i in links else None}
                           for i, token in enumerate(payload["description"]["tokens"])],
                 "linked": len(links),
             }

@@ -4,6 +4,7 @@ descriptions): per-stage settings are checked before anything is created, and ev
 transaction, so a refusal creates nothing."""
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
@@ -15,6 +16,8 @@ from .campaigns import CampaignError, create_campaign, publish_campaign
 SETTABLE = frozenset({"reward", "assignments_per_hit", "time_limit_seconds", "instructions", "title", "description",
                       "budget_cap", "max_assignments_per_worker", "options", "qualifications", "tasks_per_submission",
                       "gold_rate", "onboarding_items", "onboarding_pass", "pilot_items", "pilot_assignments"})
+
+MONEY_SETTINGS = ("reward", "budget_cap")  # amounts of money: Decimal, never float
 
 
 def check_stage_settings(wanted: list[str], settings: dict[str, dict[str, Any]]) -> None:
@@ -50,6 +53,9 @@ def create_chain(
         for stage, spec in stages.items():
             values = {k: v for k, v in spec.items() if k not in ("task_kind", "source")}
             values.update(settings.get(stage, {}))
+            for money in MONEY_SETTINGS:  # 1.20 read as a float is 1.19999…: the amount as written
+                if isinstance(values.get(money), float):
+                    values[money] = Decimal(str(values[money]))
             campaigns[stage] = create_campaign(
                 name=f"{name} · {stage}",
                 task_kind=spec["task_kind"],

@@ -16,13 +16,15 @@ ACTIONS = ("approve", "reject")
 class SelectionReview:
     done: list[int] = field(default_factory=list)
     failed: dict[int, str] = field(default_factory=dict)  # assignment id -> why it was left as it was
+    left_flagged: list[int] = field(default_factory=list)  # flagged by the checks, left out of an approval
 
 
 def review_selection(campaign: Campaign, assignment_ids: Iterable[int], action: str, feedback: str = "",
-                     category: str = "") -> SelectionReview:
+                     category: str = "", *, leave_flagged: bool = False) -> SelectionReview:
     """Approve or reject each selected assignment of the campaign. One that is refused (feedback missing or
     too short for the marketplace, a decision the state machine forbids, a marketplace error) is left
-    unchanged and reported; the others are decided."""
+    unchanged and reported; the others are decided. `leave_flagged`: an approval leaves out the assignments
+    the automatic checks flagged (listed in `left_flagged`, unchanged)."""
     if action not in ACTIONS:
         raise ReviewError("Unknown review action.")
     wanted = sorted(set(assignment_ids))
@@ -33,6 +35,9 @@ def review_selection(campaign: Campaign, assignment_ids: Iterable[int], action: 
         assignment = found.get(pk)
         if assignment is None:
             result.failed[pk] = "not an assignment of this campaign."
+            continue
+        if action == "approve" and leave_flagged and assignment.check_flags:
+            result.left_flagged.append(pk)
             continue
         try:
             if action == "approve":

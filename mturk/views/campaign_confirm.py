@@ -15,6 +15,7 @@ from ..models import Campaign
 from ..providers.base import CrowdProvider, ProviderError
 from ..providers.registry import get_provider
 from ..publication import PublicationPreview, preview_publication
+from ..selectors_review import FlagSummary, selection_flags, submitted_flags
 from ..selectors_run import provider_label
 from ..services.hits import added_assignments_cost
 from ..states import CampaignStatus, HITStatus
@@ -36,12 +37,16 @@ class Confirmation:
     refused: str | None = None  # the action would be refused: no confirm button
     danger: bool = False
     option: tuple[str, str] | None = None  # a checkbox (name, label) the action takes
+    option_checked: bool = False  # the checkbox's default
+    repeated: list[tuple[str, str]] = field(default_factory=list)  # more form fields, a name may repeat
 
 
-def render_confirmation(request: HttpRequest, campaign: Campaign, confirmation: Confirmation) -> HttpResponse:
+def render_confirmation(request: HttpRequest, campaign: Campaign, confirmation: Confirmation,
+                        back: str = "") -> HttpResponse:
+    """The step as a page (`back`: where Cancel goes, the campaign page by default)."""
     return render(request, "mturk/confirm_action.html", {
-        "campaign": campaign, "confirmation": confirmation,
-        "currency": currency(campaign), "back": reverse("campaign-page", args=[campaign.pk]), "here": request.path,
+        "campaign": campaign, "confirmation": confirmation, "currency": currency(campaign),
+        "back": back or reverse("campaign-page", args=[campaign.pk]), "here": request.path,
         "provider_label": provider_label(campaign.provider),
     })
 
@@ -180,3 +185,51 @@ def delete_decided(campaign: Campaign) -> Confirmation:
               "this cannot be undone (our records of them and their answers stay).",
               "HITs with work still undecided or in progress are kept."],
         refused=None if expired else "the campaign has no expired HIT")
+
+
+def _flagged_out(confirmation: Confirmation, flags: FlagSummary, name: str) -> None:
+    """Say how many the checks flagged and by which check, with the checkbox that leaves them out (ticked)."""
+    if not flags.flagged:
+        confirmation.what.append("None of them is flagged by the automatic checks.")
+        return
+    confirmation.facts.append(("Flagged by the checks", f"{flags.flagged} of {flags.total}: {flags.checks_text()}"))
+    confirmation.option = (name, f"Leave out the {flags.flagged} flagged (approve {flags.passing}); "
+                                 "untick to approve them too")
+    confirmation.option_checked = True
+
+
+def approve_all(campaign: Campaign) -> Confirmation:
+    flags = submitted_flags(campaign)
+    money = currency(campaign)
+    confirmation = Confirmation(
+        title=f"Approve the submitted work of campaign {campaign.name}", button="Approve", danger=True,
+        action_url=reverse("campaign-approve-all", args=[campaign.pk]),
+        what=[f"{flags.total} submitted assignment(s) are approved without being looked at: their workers are "
+              f"paid {money}{campaign.reward} each, and the answers go into the dataset and its exports."],
+        refused=None if flags.total else "no submitted assignment is waiting for review")
+    _flagged_out(confirmation, flags, "passing")
+    return confirmation
+
+
+def review_selection(campaign: Campaign, ids: list[int], action: str, feedback: str, category: str,
+                     back: str) -> Confirmation:
+    """The review page's bulk decision, before it is made: how many, how many flagged and by which check."""
+    approve = action == "approve"
+    flags = selection_flags(campaign, ids)
+    repeated = [("assignment", str(pk)) for pk in ids] + [("next", back)]
+    if approve:
+        confirmation = Confirmation(
+            title=f"Approve {flags.total} assignment(s)?", button="Approve", hidden={"action": "approve"},
+            action_url=reverse("campaign-review-bulk", args=[campaign.pk]), repeated=repeated,
+            what=["The workers are paid, and the answers go into the dataset and its exports."])
+        _flagged_out(confirmation, flags, "leave_flagged")
+    else:
+        confirmation = Confirmation(
+            title=f"Reject {flags.total} assignment(s)?", button=f"Reject {flags.total}", danger=True,
+            hidden={"action": "reject", "feedback": feedback, "category": category},
+            action_url=reverse("campaign-review-bulk", args=[campaign.pk]), repeated=repeated,
+            what=["The workers are not paid and are told why, with your feedback."], facts=[("Feedback", feedback)])
+    confirmation.hidden["confirmed"] = "1"
+    if not flags.total:
+        confirmation.refused = "none of the selected assignments is of this campaign"
+    return confirmation

@@ -169,10 +169,14 @@ def block_worker(request: HttpRequest, pk: int, worker_pk: int) -> HttpResponse:
     return _back(request, pk)
 
 
-@require_POST
+@confirmed_action
 @researcher_required
 def approve_all(request: HttpRequest, pk: int) -> HttpResponse:
+    """Approve every submitted assignment (`passing`: leave out those the checks flagged); GET: how many, how
+    many flagged and by which check, with the box that leaves them out ticked, to confirm."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    if request.method == "GET":
+        return render_confirmation(request, campaign, campaign_confirm.approve_all(campaign))
     result = approve_submitted(campaign, passing_checks_only=request.POST.get("passing") == "1")
     flagged = f" {len(result.flagged)} flagged by the checks are left for you." if result.flagged else ""
     messages.success(request, f"{result.approved} assignment(s) approved.{flagged}")

@@ -11,8 +11,8 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
-from django.urls import URLPattern, path
-from django.utils.http import urlencode
+from django.urls import URLPattern, path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Campaign
@@ -20,9 +20,11 @@ from ..providers.registry import get_provider
 from ..quality import has_quality
 from ..selectors_review import ANY_FLAG, NO_FLAG, campaign_flags, gold_made_from, review_assignments, review_counts
 from ..services.review import ReviewError
-from ..services.review_bulk import review_selection
+from ..services.review_bulk import ACTIONS, review_selection
 from ..states import AssignmentStatus
 from ..task_kinds import TaskKind, get_task_kind
+from . import campaign_confirm
+from .campaign_confirm import render_confirmation
 from .researcher import _back, researcher_required
 
 PAGE_SIZES = (10, 20, 50, 100)
@@ -120,19 +122,33 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @researcher_required
 def review_bulk(request: HttpRequest, pk: int) -> HttpResponse:
-    """Approve or reject the selected assignments; each refused one is reported and left unchanged."""
+    """Approve or reject the selected assignments; each refused one is reported and left unchanged. Without
+    `confirmed`, the confirmation step (a page, or the in-page dialog of static/js/confirm.js): how many, how
+    many of them the checks flagged and by which check, and (approving) the ticked box that leaves those out."""
     campaign = get_object_or_404(Campaign, pk=pk)
     ids = [int(v) for v in request.POST.getlist("assignment") if v.isascii() and v.isdigit()]
     action = request.POST.get("action", "")
     if not ids:
         messages.error(request, "Select at least one assignment first.")
         return _back(request, pk)
+    if action not in ACTIONS:
+        messages.error(request, "Unknown review action.")
+        return _back(request, pk)
+    feedback, category = request.POST.get("feedback", ""), request.POST.get("category", "")
+    if request.POST.get("confirmed") != "1":  # first the step: how many, flagged by which check (no write)
+        back = request.POST.get("next", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+            back = reverse("campaign-review", args=[pk])
+        return render_confirmation(request, campaign, campaign_confirm.review_selection(
+            campaign, ids, action, feedback, category, back), back=back)
     try:
-        result = review_selection(campaign, ids, action, request.POST.get("feedback", ""),
-                                  request.POST.get("category", ""))
+        result = review_selection(campaign, ids, action, feedback, category,
+                                  leave_flagged=request.POST.get("leave_flagged") == "1")
     except ReviewError as exc:
         messages.error(request, str(exc))
         return _back(request, pk)
+    if result.left_flagged:
+        messages.info(request, f"Left out, flagged by the checks: {_ids(result.left_flagged)}.")
     if result.done:
         verb = "approved" if action == "approve" else "rejected"
         messages.success(request, f"{len(result.done)} assignment(s) {verb}: {_ids(result.done)}.")

@@ -141,7 +141,8 @@ def _kind_rows(post: QueryDict, errors: dict[str, list[str]],
                 numeric = isinstance(default, int | float)
                 options.append(FormField(field_name, option.replace("_", " "), "number" if numeric else "text",
                                          post.get(field_name, ""), placeholder=str(default) or "(all)",
-                                         step="any" if isinstance(default, float) else ""))
+                                         step="any" if isinstance(default, float) else "",
+                                         help=kind.option_help.get(option, "")))
         rows.append({"name": name, "kind": kind, "defaults": kind.defaults, "options": options,
                      "sources": [s.name for s in sources_for(name)] + ([STAGE_SOURCE] if takes_stage_output(name)
                                                                         else [])})

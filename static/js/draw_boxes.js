@@ -65,7 +65,7 @@
     order.forEach(function (i) {
       var b = boxes[i], g = el("g", {"class": "bx" + colour(b) + (i === sel ? " is-selected" : ""), "data-i": i}, svg);
       el("rect", {"class": "bx-body", x: b.x, y: b.y, width: b.w, height: b.h}, g);
-      var label = i + " " + (byId[b.concept] ? byId[b.concept].name : "?");
+      var label = (i + 1) + " " + (byId[b.concept] ? byId[b.concept].name : "?");
       var fs = 13 * s, th = fs * 1.4, tw = label.length * 0.68 * fs + 8 * s, ty = b.y >= th ? b.y - th : b.y;
       el("rect", {"class": "bx-tag-bg", x: b.x, y: ty, width: tw, height: th}, g);
       el("text", {"class": "bx-tag", x: b.x + 4 * s, y: ty + fs * 1.05, "font-size": fs}, g).textContent = label;
@@ -118,8 +118,8 @@
   function updateRow(b, i) {
     var r = rows[b.u], concept = byId[b.concept], typed = b.text.trim();
     r.li.className = "box-row" + colour(b) + (i === sel ? " is-selected" : "");
-    r.num.textContent = i;
-    [[r.num, "Select"], [r.input, "Label of"], [r.del, "Delete"]].forEach(function (x) { x[0].setAttribute("aria-label", x[1] + " box " + i); });
+    r.num.textContent = i + 1;  // boxes are numbered from 1 wherever a person reads them
+    [[r.num, "Select"], [r.input, "Label of"], [r.del, "Delete"]].forEach(function (x) { x[0].setAttribute("aria-label", x[1] + " box " + (i + 1)); });
     r.num.setAttribute("aria-pressed", i === sel);
     if (document.activeElement !== r.input && r.input.value !== b.text) { r.input.value = b.text; }
     var typing = document.activeElement === r.input || editing === b.u;
@@ -156,7 +156,7 @@
     boxes.splice(i, 1);
     sel = -1;
     changed();
-    say("Box " + i + " deleted (Ctrl+Z to undo).");
+    say("Box " + (i + 1) + " deleted (Ctrl+Z to undo).");
   }
 
   function undo() {
@@ -182,7 +182,7 @@
     var b = boxes[i], r = svg.getBoundingClientRect(), k = r.width / W;
     editing = b.u;
     editorBefore = snapshot();
-    $("box-editor-label").textContent = "Label of new box " + i;
+    $("box-editor-label").textContent = "Label of new box " + (i + 1);
     editorInput.value = b.text;
     editor.hidden = false;
     var ew = editor.offsetWidth, eh = editor.offsetHeight, top = (b.y + b.h) * k + 4;
@@ -321,9 +321,9 @@
       boxes.forEach(function (b, i) {
         var typed = b.text.trim();
         if (b.concept === null) {
-          errors.push("Box " + i + (typed ? ": “" + typed + "” is not in the list of labels." : " has no label: choose one from the list."));
+          errors.push("Box " + (i + 1) + (typed ? ": “" + typed + "” is not in the list of labels." : " has no label: choose one from the list."));
         }
-        if (b.w < MIN || b.h < MIN) { errors.push("Box " + i + " is smaller than " + MIN + " px."); }
+        if (b.w < MIN || b.h < MIN) { errors.push("Box " + (i + 1) + " is smaller than " + MIN + " px."); }
       });
       checked = true;
       syncList();

@@ -37,7 +37,7 @@
     var s = W / (svg.getBoundingClientRect().width || W);  // original pixels per screen pixel
     svg.textContent = "";
     boxes.forEach(function (b) {
-      var label = b.number + " " + b.concept;
+      var label = shown(b.number) + " " + b.concept;
       var g = el("g", {"class": "bx bx-link" + colour(b.number) + (selBox === b.number ? " is-selected" : ""), "data-n": b.number}, svg);
       el("rect", {"class": "bx-body", x: b.x, y: b.y, width: b.width, height: b.height}, g);
       var fs = 13 * s, th = fs * 1.4, tw = label.length * 0.68 * fs + 8 * s, ty = b.y >= th ? b.y - th : b.y;
@@ -58,7 +58,7 @@
       node.setAttribute("aria-pressed", "false");
       node.addEventListener("click", function () { boxChosen(b.number); });
     }
-    node.append(html("strong", "", String(b.number)), " " + b.concept, html("span", "hint lw-box-words"));
+    node.append(html("strong", "", String(shown(b.number))), " " + b.concept, html("span", "hint lw-box-words"));
     li.appendChild(node);
     list.appendChild(li);
     boxButtons[b.number] = node;
@@ -81,6 +81,7 @@
   var state = document.getElementById("lw-state");
   var markup = document.getElementById("lw-markup");
 
+  function shown(n) { return n + 1; }  // a box as a person reads it: numbered from 1 (stored from 0)
   function say(text) { state.textContent = text; }
   function save() { if (window.TaskKinds.saveDraft) { window.TaskKinds.saveDraft(); } }
 
@@ -88,7 +89,7 @@
     links[i] = n;
     selWord = -1;
     selBox = null;
-    say("“" + tokens[i] + "” is linked to box " + n + " (" + byNumber[n].concept + ").");
+    say("“" + tokens[i] + "” is linked to box " + shown(n) + " (" + byNumber[n].concept + ").");
     render();
     save();
   }
@@ -115,7 +116,7 @@
   function boxChosen(n) {
     if (selWord >= 0) { link(selWord, n); return; }
     selBox = selBox === n ? null : n;
-    say(selBox === null ? "" : "Box " + n + " (" + byNumber[n].concept + ") selected: now choose a word.");
+    say(selBox === null ? "" : "Box " + shown(n) + " (" + byNumber[n].concept + ") selected: now choose a word.");
     render();
   }
 
@@ -131,9 +132,9 @@
       button.className = "lw-word" + (linked ? " is-linked" + colour(n) : "");
       button.setAttribute("aria-pressed", String(+i === selWord));
       if (linked) {
-        var sup = html("sup", "", String(n));
+        var sup = html("sup", "", String(shown(n)));
         sup.setAttribute("aria-hidden", "true");
-        button.append(sup, html("span", "sr-only", " (box " + n + ")"));
+        button.append(sup, html("span", "sr-only", " (box " + shown(n) + ")"));
         (wordsOf[n] = wordsOf[n] || []).push(tokens[i]);
       }
     });

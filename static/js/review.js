@@ -1,4 +1,4 @@
-/* The review page: selection, confirmations, overlay toggles and keyboard shortcuts
+/* The review page: selection and its checks before the confirmation (static/js/confirm.js), overlay toggles and keyboard shortcuts
    (j/k next/previous, x select, a approve, r reject, ? help). Shortcuts never act while typing in a field. */
 (function () {
   "use strict";
@@ -11,6 +11,8 @@
   var feedback = document.getElementById("bulk-feedback");
   var help = document.getElementById("shortcuts");
   var current = -1;
+  var filtersBox = document.getElementById("review-filters");
+  if (filtersBox && window.matchMedia("(max-width: 600px)").matches) { filtersBox.open = false; }  // answers first
 
   function boxes() { return Array.prototype.slice.call(document.querySelectorAll("input[name=assignment][form=bulk]")); }
   function selected() { return boxes().filter(function (box) { return box.checked; }); }
@@ -63,18 +65,7 @@
         return;
       }
     }
-    var question = action === "approve"
-      ? "Approve " + count + " assignment(s)? The workers are paid."
-      : "Reject " + count + " assignment(s)? The workers are told why, with your feedback.";
-    if (!window.confirm(question)) { event.preventDefault(); return; }
-    say("");
-  });
-
-  document.querySelectorAll("form[data-ask]").forEach(function (form) {
-    form.addEventListener("submit", function (event) {
-      var amount = form.querySelector("[name=amount]");
-      if (!window.confirm(form.dataset.ask.replace("{amount}", amount ? amount.value : ""))) { event.preventDefault(); }
-    });
+    say("");  // static/js/confirm.js then shows the confirmation step: how many, flagged by which check
   });
 
   document.querySelectorAll(".overlay-toggle").forEach(function (button) {

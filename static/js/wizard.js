@@ -1,14 +1,9 @@
 // Campaign wizard: shows the sections that apply to the chosen flow, kind and provider (the others are
-// disabled so they are not sent), keeps the worker-page preview up to date, loads more choices, and asks for
-// confirmation before publishing. Without it the form still works: every section is shown and sent.
+// disabled so they are not sent), keeps the worker-page preview up to date, loads more choices (publishing
+// is confirmed in the page by static/js/confirm.js). Without it the form still works: every section is shown and sent.
 (function () {
   "use strict";
   var form = document.getElementById("wizard");
-  document.querySelectorAll("[data-confirm]").forEach(function (button) {
-    button.addEventListener("click", function (event) {
-      if (!window.confirm(button.getAttribute("data-confirm"))) event.preventDefault();
-    });
-  });
   if (!form) return;
   var frame = document.getElementById("wz-preview-frame");
 
@@ -67,7 +62,19 @@
           if (input) input.placeholder = kindInput.getAttribute(pair[1]);
         });
     }
+    renumber();
     schedulePreview();
+  }
+
+  // The steps a person sees count 1, 2, 3… whichever sections the chosen flow hides (a workflow has no
+  // "Task kind" step); without this script every step is shown, numbered as written.
+  function renumber() {
+    var n = 0;
+    form.querySelectorAll(":scope > fieldset.card > legend").forEach(function (legend) {
+      var text = legend.firstChild;
+      if (legend.parentElement.hidden || !text || text.nodeType !== Node.TEXT_NODE) return;
+      if (/^\d+\. /.test(text.nodeValue)) text.nodeValue = text.nodeValue.replace(/^\d+\./, ++n + ".");
+    });
   }
 
   var timer = null;

@@ -178,23 +178,23 @@ WOMAN, UNKNOWN = "woman", "unknown"
 @pytest.mark.parametrize(
     ("boxes", "messages"),
     [
-        ([box(WOMAN, 700, 0, 200, 100)], ["Box 0: (700, 0, 200x100) lies outside the image (800x600 px)."]),
-        ([box(WOMAN), box(WOMAN, 0, 550, 10, 51)], ["Box 1: (0, 550, 10x51) lies outside the image (800x600 px)."]),
-        ([box(WOMAN, -1, 0, 10, 10)], ["Box 0: (-1, 0, 10x10) lies outside the image (800x600 px)."]),
-        ([box(UNKNOWN)], ["Box 0: unknown concept 999 (not in this task's vocabulary)."]),
-        ([box("tree")], ["Box 0: unknown concept {tree} (not in this task's vocabulary)."]),
-        ([box("woman-name")], ["Box 0: unknown concept 'woman' (not in this task's vocabulary)."]),
-        ([box(WOMAN, width=3)], ["Box 0: size 3x50 is below the minimum of 4 px."]),
-        ([box(WOMAN, x=1.5)], ["Box 0: x must be a whole number of pixels, got 1.5."]),
-        ([box(WOMAN, height="50")], ["Box 0: height must be a whole number of pixels, got '50'."]),
-        ([box(WOMAN, y=True)], ["Box 0: y must be a whole number of pixels, got True."]),
+        ([box(WOMAN, 700, 0, 200, 100)], ["Box 1: (700, 0, 200x100) lies outside the image (800x600 px)."]),
+        ([box(WOMAN), box(WOMAN, 0, 550, 10, 51)], ["Box 2: (0, 550, 10x51) lies outside the image (800x600 px)."]),
+        ([box(WOMAN, -1, 0, 10, 10)], ["Box 1: (-1, 0, 10x10) lies outside the image (800x600 px)."]),
+        ([box(UNKNOWN)], ["Box 1: unknown concept 999 (not in this task's vocabulary)."]),
+        ([box("tree")], ["Box 1: unknown concept {tree} (not in this task's vocabulary)."]),
+        ([box("woman-name")], ["Box 1: unknown concept 'woman' (not in this task's vocabulary)."]),
+        ([box(WOMAN, width=3)], ["Box 1: size 3x50 is below the minimum of 4 px."]),
+        ([box(WOMAN, x=1.5)], ["Box 1: x must be a whole number of pixels, got 1.5."]),
+        ([box(WOMAN, height="50")], ["Box 1: height must be a whole number of pixels, got '50'."]),
+        ([box(WOMAN, y=True)], ["Box 1: y must be a whole number of pixels, got True."]),
         ([{"concept": WOMAN, "x": 1, "y": 1, "width": 10}],
-         ["Box 0: expected the fields concept, height, width, x, y."]),
-        ([{**box(WOMAN), "label": "lady"}], ["Box 0: expected the fields concept, height, width, x, y."]),
-        ([box(WOMAN), [1, 2, 3, 4]], ["Box 1: expected the fields concept, height, width, x, y."]),
+         ["Box 1: expected the fields concept, height, width, x, y."]),
+        ([{**box(WOMAN), "label": "lady"}], ["Box 1: expected the fields concept, height, width, x, y."]),
+        ([box(WOMAN), [1, 2, 3, 4]], ["Box 2: expected the fields concept, height, width, x, y."]),
         ([box(UNKNOWN), box(WOMAN), box(WOMAN, 799, 0, 4, 4)],
-         ["Box 0: unknown concept 999 (not in this task's vocabulary).",
-          "Box 2: (799, 0, 4x4) lies outside the image (800x600 px)."]),
+         ["Box 1: unknown concept 999 (not in this task's vocabulary).",
+          "Box 3: (799, 0, 4x4) lies outside the image (800x600 px)."]),
         ([], ["Draw between 1 and 50 boxes (you drew 0)."]),
         ("woman", ['Expected a list of items but got type "str".']),
     ],
@@ -246,7 +246,7 @@ def test_a_concept_given_as_a_float_is_refused(client, campaign, concepts):
     response = submit(client, {"token": token, "answer": {"boxes": [box(float(pk))]}})
     assert response.status_code == 400
     assert response.json()["fields"]["boxes"] == [
-        f"Box 0: unknown concept {float(pk)!r} (not in this task's vocabulary)."]
+        f"Box 1: unknown concept {float(pk)!r} (not in this task's vocabulary)."]
     assert assignment_of(campaign).answer is None
 
 
@@ -257,7 +257,7 @@ def test_box_count_limits_follow_the_options(client, concepts):
     for boxes, message in (
         ([box(woman)], "Draw between 2 and 3 boxes (you drew 1)."),
         ([box(woman)] * 4, "Draw between 2 and 3 boxes (you drew 4)."),
-        ([box(woman), box(woman, width=9)], "Box 1: size 9x50 is below the minimum of 10 px."),
+        ([box(woman), box(woman, width=9)], "Box 2: size 9x50 is below the minimum of 10 px."),
     ):
         response = submit(client, {"token": token, "answer": {"boxes": boxes}})
         assert response.status_code == 400

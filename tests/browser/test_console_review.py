@@ -53,17 +53,15 @@ def test_review_draw_boxes_with_the_keyboard(browser, live_server, tmp_path):
     expect(page.locator("#selected-count")).to_have_text("2 selected")
     expect(page.get_by_role("checkbox", name=f"Assignment {first.pk}")).to_be_checked()
     expect(page.get_by_role("checkbox", name=f"Assignment {second.pk}")).to_be_checked()
-    dialogs: list[str] = []
-
-    def accept(dialog) -> None:
-        dialogs.append(dialog.message)
-        dialog.accept()
-
-    page.on("dialog", accept)
+    natives: list[str] = []
+    page.on("dialog", lambda dialog: (natives.append(dialog.message), dialog.dismiss()))  # none is expected
     page.keyboard.press("a")
+    asked = page.get_by_role("dialog", name="Approve 2 assignment(s)?")  # in the page, with what it will do
+    expect(asked).to_contain_text("None of them is flagged by the automatic checks.")
+    expect(asked.get_by_role("button", name="Approve")).to_be_focused()
+    page.keyboard.press("Enter")
     expect(page.locator(".messages")).to_contain_text(f"2 assignment(s) approved: {min(first.pk, second.pk)}, "
                                                        f"{max(first.pk, second.pk)}.")
-    assert dialogs == ["Approve 2 assignment(s)? The workers are paid."]
     assert [a.status for a in newest_first(campaign)] == ["approved", "approved", "submitted", "submitted"]
 
     # the page is back with the same filters (submitted): the two left
@@ -75,19 +73,28 @@ def test_review_draw_boxes_with_the_keyboard(browser, live_server, tmp_path):
     feedback.type("Draw a box around every object, and not around the sky.")  # letters a, j, r, x: no shortcut
     expect(page.locator("#selected-count")).to_have_text("1 selected")
     page.get_by_role("button", name="Reject selected").click()
+    asked = page.get_by_role("dialog", name="Reject 1 assignment(s)?")
+    expect(asked).to_contain_text("Draw a box around every object, and not around the sky.")
+    asked.get_by_role("button", name="Reject 1").click()
     expect(page.locator(".messages")).to_contain_text(f"1 assignment(s) rejected: {third.pk}.")
     rejected = Assignment.objects.get(pk=third.pk)
     assert (rejected.status, rejected.feedback) == (AssignmentStatus.REJECTED,
                                                     "Draw a box around every object, and not around the sky.")
 
     card = page.locator(f"#assignment-{fourth.pk}")
-    card.get_by_text(f"Bonus or block worker {fourth.worker.external_id}").click()
+    card.get_by_text(f"Bonus for worker {fourth.worker.external_id}").click()
     card.get_by_label(f"Bonus in dollars for assignment {fourth.pk}").fill("0.25")
     card.get_by_label("Reason shown to the worker").fill("Very tight boxes")
     card.get_by_role("button", name="Pay bonus").click()
+    asked = page.get_by_role("dialog", name=f"Pay $0.25 as a bonus to worker {fourth.worker.external_id}?")
+    asked.get_by_role("button", name="Cancel").click()  # cancelled: nothing paid
+    expect(asked).to_be_hidden()
+    assert not Bonus.objects.exists()
+    card.get_by_role("button", name="Pay bonus").click()
+    asked.get_by_role("button", name="Pay bonus").click()
     expect(page.locator(".messages")).to_contain_text(f"Bonus of $0.25 for assignment {fourth.pk} paid.")
     assert Bonus.objects.get().assignment_id == fourth.pk
-    assert dialogs[-1] == f"Pay $0.25 as a bonus to worker {fourth.worker.external_id}?"
+    assert natives == []  # no native confirm() anywhere on the way
     assert page.url.endswith("?status=submitted")  # back on the review page
     shot(page, tmp_path, "review-boxes-after-laptop")
 
@@ -117,14 +124,14 @@ def test_link_words_shows_words_coloured_like_their_boxes(browser, live_server, 
     page.goto(f"/campaigns/{campaign.pk}/review/")
     card = page.locator(".review-card").first
     words = card.locator("mark.linked")
-    expect(words).to_have_text(["woman0", "dog1"])
+    expect(words).to_have_text(["woman1", "dog2"])
     for number in (0, 1):
         word_colour = words.nth(number).evaluate("el => getComputedStyle(el).borderBottomColor")
         box_colour = card.locator("rect").nth(number).evaluate("el => getComputedStyle(el).stroke")
         assert word_colour == box_colour
     first_colour = words.nth(0).evaluate("el => getComputedStyle(el).borderBottomColor")
     assert first_colour != words.nth(1).evaluate("el => getComputedStyle(el).borderBottomColor")
-    expect(card.locator("svg text")).to_have_text(["0 woman", "1 dog"])  # not colour alone
+    expect(card.locator("svg text")).to_have_text(["1 woman", "2 dog"])  # not colour alone; from 1 as on boxes
     assert fits_width(page)
     shot(page, tmp_path, f"review-links-{'laptop' if viewport is LAPTOP else 'phone'}")
 

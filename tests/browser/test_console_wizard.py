@@ -7,7 +7,7 @@ import re
 
 import pytest
 import responses
-from playwright.sync_api import Dialog, expect
+from playwright.sync_api import expect
 
 from mturk.models import Campaign
 from mturk.providers.prolific.client import reset_client
@@ -54,23 +54,21 @@ def test_a_researcher_creates_and_publishes_a_campaign(browser, live_server, tmp
     assert Campaign.objects.count() == 0
     shot(page, tmp_path, "wizard-review-laptop")
 
-    messages: list[str] = []
+    natives: list[str] = []
+    page.on("dialog", lambda dialog: (natives.append(dialog.message), dialog.dismiss()))  # none is expected
+    decide = page.locator("#wz-decide")
+    decide.get_by_role("button", name="Create and publish ($0.60)").click()
+    asked = page.get_by_role("dialog", name=re.compile(r"Publishing spends money: up to \$0\.60"))
+    expect(asked).to_be_visible()  # the in-page confirmation, as everywhere in the console
+    asked.get_by_role("button", name="Cancel").click()
+    expect(asked).to_be_hidden()
+    assert Campaign.objects.count() == 0  # cancelled: nothing happened
 
-    def answer(accept: bool):
-        def handler(dialog: Dialog) -> None:
-            messages.append(dialog.message)
-            dialog.accept() if accept else dialog.dismiss()
-        return handler
-
-    page.once("dialog", answer(False))
-    page.get_by_role("button", name="Create and publish ($0.60)").click()
-    assert messages and "$0.60" in messages[0]
-    assert Campaign.objects.count() == 0  # dismissed: nothing happened
-
-    page.once("dialog", answer(True))
-    page.get_by_role("button", name="Create and publish ($0.60)").click()
+    decide.get_by_role("button", name="Create and publish ($0.60)").click()
+    asked.get_by_role("button", name="Create and publish ($0.60)").click()
     page.wait_for_url(re.compile(r"/campaigns/\d+/$"))
     campaign = Campaign.objects.get(name="Street boxes")
+    assert natives == []  # no native confirm() on the way
     assert page.url.endswith(f"/campaigns/{campaign.pk}/")
     assert campaign.task_kind == "draw_boxes" and campaign.status == CampaignStatus.ACTIVE
     assert campaign.instructions == "Describe the street and what moves in it."

@@ -92,29 +92,29 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     assert page.evaluate("document.querySelector('.boxes-stage img').naturalWidth") == 1024  # the rendition
     stage = Stage(page)
 
-    # Box 0, labelled by typing a synonym: it resolves to its concept.
+    # Box 1, labelled by typing a synonym: it resolves to its concept.
     drawn_a = stage.drag((0.10, 0.20), (0.35, 0.70))
     expect(rows(page)).to_have_count(1)
     expect(page.locator("#boxes-svg .bx")).to_have_count(1)
     close(current_boxes(page)[0], rectangle(*drawn_a), None)
-    page.get_by_label("Label of box 0").fill("Lady")
+    page.get_by_label("Label of box 1").fill("Lady")
     expect(rows(page).nth(0)).to_contain_text("→ woman")
-    expect(page.locator("#boxes-svg")).to_contain_text("0 woman")
+    expect(page.locator("#boxes-svg")).to_contain_text("1 woman")
 
-    # Box 1 is left unlabelled: the page refuses to submit and says which box.
+    # Box 2 is left unlabelled: the page refuses to submit and says which box.
     drawn_b = stage.drag((0.50, 0.40), (0.80, 0.90))
     expect(rows(page)).to_have_count(2)
     page.get_by_role("button", name="Submit").click()
-    expect(page.locator("#task-status")).to_have_text("Box 1 has no label: choose one from the list.")
-    expect(page.get_by_label("Label of box 1")).to_be_focused()
-    expect(page.get_by_label("Label of box 1")).to_have_attribute("aria-invalid", "true")
-    page.get_by_label("Label of box 1").fill("tree")  # a concept, but not of this vocabulary
+    expect(page.locator("#task-status")).to_have_text("Box 2 has no label: choose one from the list.")
+    expect(page.get_by_label("Label of box 2")).to_be_focused()
+    expect(page.get_by_label("Label of box 2")).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Label of box 2").fill("tree")  # a concept, but not of this vocabulary
     expect(rows(page).nth(1)).to_contain_text("Unknown label")
-    page.get_by_label("Label of box 1").fill("dog")
+    page.get_by_label("Label of box 2").fill("dog")
     expect(rows(page).nth(1)).to_contain_text("→ dog")
     assert not Assignment.objects.exclude(answer=None).exists()
 
-    # Move box 0: click to select it, then drag its body.
+    # Move box 1: click to select it, then drag its body.
     stage.click((0.225, 0.45))
     expect(rows(page).nth(0)).to_have_class(SELECTED)
     grab, drop = stage.drag((0.225, 0.45), (0.25, 0.50))
@@ -123,7 +123,7 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expected_a["y"] += drop[1] - grab[1]
     close(current_boxes(page)[0], expected_a, woman.pk)
 
-    # Resize box 1 by its bottom-right handle (select it first by clicking it).
+    # Resize box 2 by its bottom-right handle (select it first by clicking it).
     stage.click((0.65, 0.65))
     expect(rows(page).nth(1)).to_have_class(SELECTED)
     expect(page.locator("#boxes-svg .bx-h")).to_have_count(4)
@@ -131,13 +131,13 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     expected_b = rectangle(drawn_b[0], corner)
     close(current_boxes(page)[1], expected_b, dog.pk)
 
-    # A third box drawn by mistake (inside box 0: dragging on a box that is not selected draws):
+    # A third box drawn by mistake (inside box 1: dragging on a box that is not selected draws):
     # Delete removes it, Ctrl+Z brings it back, Delete again.
     stage.drag((0.15, 0.30), (0.30, 0.60))
     expect(rows(page)).to_have_count(3)
-    close(current_boxes(page)[0], expected_a, woman.pk)  # box 0 did not move
+    close(current_boxes(page)[0], expected_a, woman.pk)  # box 1 did not move
     mistake = current_boxes(page)[2]
-    expect(page.get_by_role("combobox", name="Label of new box 2")).to_be_focused()  # the new box's label field
+    expect(page.get_by_role("combobox", name="Label of new box 3")).to_be_focused()  # the new box's label field
     page.keyboard.press("Escape")  # closes it: back to the image
     page.keyboard.press("Delete")
     expect(rows(page)).to_have_count(2)
@@ -164,8 +164,8 @@ def test_worker_draws_labels_edits_and_submits_boxes(live_server, page, campaign
     )
     assert refused["status"] == 400
     messages = refused["body"]["fields"]["boxes"]
-    assert messages[0].startswith("Box 0:") and "outside the image" in messages[0]
-    assert messages[1].startswith("Box 1:") and "unknown concept" in messages[1]
+    assert messages[0].startswith("Box 1:") and "outside the image" in messages[0]
+    assert messages[1].startswith("Box 2:") and "unknown concept" in messages[1]
     assert not Assignment.objects.exclude(answer=None).exists()
 
     page.get_by_role("button", name="Submit").click()
@@ -201,7 +201,7 @@ def test_keyboard_nudges_and_undo(live_server, page, campaign):
     page.locator("#boxes-svg").focus()
     page.keyboard.press("+")
     expect(rows(page)).to_have_count(1)
-    expect(page.get_by_role("combobox", name="Label of new box 0")).to_be_focused()  # at the box, with the list
+    expect(page.get_by_role("combobox", name="Label of new box 1")).to_be_focused()  # at the box, with the list
     page.keyboard.type("puppy")
     page.keyboard.press("Enter")  # does not submit the form
     expect(page.locator("#boxes-svg")).to_be_focused()
@@ -216,18 +216,18 @@ def test_draft_survives_a_reload(live_server, page, campaign):
     start_task_in_browser(page, live_server.url + campaign_link(campaign))
     stage = Stage(page)
     stage.drag((0.1, 0.1), (0.3, 0.5))
-    page.get_by_label("Label of box 0").fill("puppy")
+    page.get_by_label("Label of box 1").fill("puppy")
     stage.drag((0.5, 0.5), (0.7, 0.9))
-    page.get_by_label("Label of box 1").fill("wom")  # unfinished: kept as typed
+    page.get_by_label("Label of box 2").fill("wom")  # unfinished: kept as typed
     drawn = current_boxes(page)
     page.reload()
     expect(rows(page)).to_have_count(2)
-    expect(page.get_by_label("Label of box 0")).to_have_value("puppy")
+    expect(page.get_by_label("Label of box 1")).to_have_value("puppy")
     expect(rows(page).nth(0)).to_contain_text("→ dog")
-    expect(page.get_by_label("Label of box 1")).to_have_value("wom")
+    expect(page.get_by_label("Label of box 2")).to_have_value("wom")
     expect(page.locator("#boxes-svg .bx")).to_have_count(2)
     assert current_boxes(page) == drawn
-    page.get_by_label("Label of box 1").fill("woman")
+    page.get_by_label("Label of box 2").fill("woman")
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
     assert len(Assignment.objects.get().answer["boxes"]) == 2
@@ -257,8 +257,8 @@ def test_works_in_an_iframe_with_storage_blocked(live_server, browser, campaign)
     mouse.down()
     mouse.move(shown["x"] + 0.5 * shown["width"], shown["y"] + 0.4 * shown["height"], steps=5)
     mouse.up()
-    frame.get_by_label("Label of box 0").fill("wo")
-    frame.get_by_label("Label of box 0").fill("woman")
+    frame.get_by_label("Label of box 1").fill("wo")
+    frame.get_by_label("Label of box 1").fill("woman")
     frame.get_by_role("button", name="Submit").click()
     expect(frame.get_by_role("heading", name="Thank you!")).to_be_visible()
     box = Assignment.objects.get().answer["boxes"][0]

@@ -64,8 +64,8 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.locator(".instructions")).to_contain_text("click the word and then its box")
     expect(page.locator("#boxes-svg .bx")).to_have_count(3)
-    expect(page.locator("#boxes-svg")).to_contain_text("2 dog")
-    expect(box_button(page, 1)).to_contain_text("1 dress")
+    expect(page.locator("#boxes-svg")).to_contain_text("3 dog")
+    expect(box_button(page, 1)).to_contain_text("2 dress")
     # Every word is a button; the comma and the full stop are not.
     expect(page.locator(".lw-word")).to_have_count(11)
     expect(page.locator(".lw-punct")).to_have_count(2)
@@ -77,7 +77,7 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     expect(word(page, 1)).to_have_attribute("aria-pressed", "true")
     click_box_in_image(page, 0)
     expect(word(page, 1)).to_have_attribute("aria-pressed", "false")
-    expect(word(page, 1).locator("sup")).to_have_text("0")
+    expect(word(page, 1).locator("sup")).to_have_text("1")  # boxes read from 1 (the markup keeps the stored numbers)
     expect(word(page, 1)).to_have_class(re.compile(r"\bis-linked\b.*\bc0\b"))
     expect(box_button(page, 0)).to_contain_text("words: woman")
 
@@ -85,7 +85,7 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     box_button(page, 1).click()
     expect(box_button(page, 1)).to_have_attribute("aria-pressed", "true")
     word(page, 5).click()
-    expect(word(page, 5).locator("sup")).to_have_text("1")
+    expect(word(page, 5).locator("sup")).to_have_text("2")
 
     # Keyboard only: Enter on a word, Tab along to the box, Space.
     word(page, 9).focus()
@@ -97,7 +97,7 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
             break
     expect(box_button(page, 2)).to_be_focused()
     page.keyboard.press("Space")
-    expect(word(page, 9).locator("sup")).to_have_text("2")
+    expect(word(page, 9).locator("sup")).to_have_text("3")
     expect(markup(page)).to_have_text("A [woman]^0 in a white [dress]^1 walks her small [dog]^2 , smiling .")
 
     # A wrong link, replaced by linking again, then removed with the Delete key.
@@ -128,7 +128,7 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     # The draft survives a reload.
     page.reload()
     expect(markup(page)).to_have_text(expected)
-    expect(word(page, 5).locator("sup")).to_have_text("1")
+    expect(word(page, 5).locator("sup")).to_have_text("2")
 
     # The server refuses a box that is not on the image (the page's checks bypassed), and stores nothing.
     token = page.locator("#task-form").get_attribute("data-token")

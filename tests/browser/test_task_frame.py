@@ -264,7 +264,7 @@ def test_draw_boxes_puts_the_label_field_with_its_list_at_the_new_box(live_serve
     page.mouse.move(*end, steps=8)
     page.mouse.up()
 
-    field = page.get_by_role("combobox", name="Label of new box 0")
+    field = page.get_by_role("combobox", name="Label of new box 1")
     expect(field).to_be_focused()
     assert field.get_attribute("list") == "concept-options"
     options = page.locator("#concept-options option")
@@ -279,7 +279,7 @@ def test_draw_boxes_puts_the_label_field_with_its_list_at_the_new_box(live_serve
     expect(page.locator("#boxes-svg")).to_be_focused()
     expect(page.locator("#box-list > li").first).to_contain_text("→ dog")
     page.keyboard.press("+")  # a box made with the keyboard gets the same field
-    expect(page.get_by_role("combobox", name="Label of new box 1")).to_be_focused()
+    expect(page.get_by_role("combobox", name="Label of new box 2")).to_be_focused()
     page.keyboard.press("Escape")
     expect(page.locator("#boxes-svg")).to_be_focused()
 
@@ -323,8 +323,8 @@ def test_error_messages_clear_as_soon_as_the_field_is_fixed(live_server, browser
     page.keyboard.press("+")
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Submit").click()
-    expect(page.locator("#task-status")).to_have_text("Box 0 has no label: choose one from the list.")
-    page.get_by_label("Label of box 0").fill("dog")
+    expect(page.locator("#task-status")).to_have_text("Box 1 has no label: choose one from the list.")
+    page.get_by_label("Label of box 1").fill("dog")
     expect(page.locator("#task-status")).to_have_text("")
 
 

@@ -83,13 +83,14 @@ def test_a_different_label_is_no_agreement(researcher_client):
 
 
 def test_link_words_colours_each_linked_word_like_its_box(researcher_client):
+    """Boxes stored as 0 and 1 read 1 and 2, as on the worker page and the boxes review."""
     campaign = links_campaign(1)
     [assignment] = Assignment.objects.filter(hit__campaign=campaign)
     mine = card_html(page_of(researcher_client, campaign), assignment.pk)
-    assert ('A <mark class="linked c0">woman<sup>0</sup></mark> walks her '
-            '<mark class="linked c1">dog<sup>1</sup></mark>') in mine
-    assert '<g class="c0"><rect x="20" y="30" width="200" height="300"/>' in mine and ">0 woman</text>" in mine
-    assert '<g class="c1"><rect x="300" y="250"' in mine and ">1 dog</text>" in mine
+    assert ('A <mark class="linked c0">woman<sup>1</sup></mark> walks her '
+            '<mark class="linked c1">dog<sup>2</sup></mark>') in mine
+    assert '<g class="c0"><rect x="20" y="30" width="200" height="300"/>' in mine and ">1 woman</text>" in mine
+    assert '<g class="c1"><rect x="300" y="250"' in mine and ">2 dog</text>" in mine
     assert "2 words linked" in mine
 
 

@@ -1,5 +1,6 @@
-"""Deciding a selection from the review page: approve or reject many, each refusal reported and changing nothing
-for that assignment; on Prolific a category and at least 100 characters of feedback."""
+"""Deciding a selection from the review page: first the confirmation step (how many, how many the checks flagged
+and by which check, flagged ones left out by default), then approve or reject many, each refusal reported and
+changing nothing for that assignment; on Prolific a category and at least 100 characters of feedback."""
 from __future__ import annotations
 
 import pytest
@@ -25,10 +26,16 @@ def review_url(campaign) -> str:
     return reverse("campaign-review", args=[campaign.pk])
 
 
-def decide(client, campaign, assignments, action: str, **fields: str):
+def decide(client, campaign, assignments, action: str, confirmed: bool = True, **fields: str):
     data = {"assignment": [str(a.pk) for a in assignments], "action": action,
             "next": review_url(campaign) + "?status=submitted", **fields}
+    if confirmed:
+        data["confirmed"] = "1"
     return client.post(bulk_url(campaign), data, follow=True)
+
+
+SHOUTED = "A WOMAN IN A RED DRESS WALKS HER BROWN DOG ALONG THE BEACH."  # flagged mostly_uppercase
+REPEATED = "dog dog dog dog dog dog dog dog on the beach"  # flagged repeated_words
 
 
 def statuses(*assignments) -> list[str]:
@@ -108,3 +115,84 @@ def test_prolific_needs_a_category_and_100_characters(prolific_fake, researcher_
     assert statuses(first, second) == [AssignmentStatus.REJECTED, AssignmentStatus.REJECTED]
     assert Assignment.objects.get(pk=first.pk).rejection_category == "FAILED_INSTRUCTIONS"
     assert prolific_fake.submission(session.submission_id).rejection_category == "FAILED_INSTRUCTIONS"
+
+
+def test_approving_first_says_how_many_are_flagged_and_by_which_check(researcher_client):
+    campaign = make_campaign(images=4, assignments=1)
+    good, shouted, repeated, other = (submitted(campaign), submitted(campaign, SHOUTED),
+                                      submitted(campaign, REPEATED), submitted(campaign))
+    assert (shouted.check_flags, repeated.check_flags) == (["mostly_uppercase"], ["repeated_words"])
+    step = decide(researcher_client, campaign, [good, shouted, repeated], "approve", confirmed=False)
+    page = step.content.decode()
+    assert step.redirect_chain == [] and 'id="confirm-action"' in page
+    assert "Approve 3 assignment(s)?" in page
+    assert "2 of 3: mostly_uppercase (1), repeated_words (1)" in page
+    # the box that leaves the flagged out is there and ticked; the step sends the selection on, confirmed
+    assert '<input type="checkbox" name="leave_flagged" value="1" checked> Leave out the 2 flagged (approve 1)' in page
+    assert page.count('<input type="hidden" name="assignment"') == 3
+    assert '<input type="hidden" name="confirmed" value="1">' in page
+    assert statuses(good, shouted, repeated, other) == [AssignmentStatus.SUBMITTED] * 4  # the step decides nothing
+
+
+def test_the_flagged_are_left_out_when_the_box_is_ticked(researcher_client):
+    campaign = make_campaign(images=3, assignments=1)
+    good, shouted, repeated = submitted(campaign), submitted(campaign, SHOUTED), submitted(campaign, REPEATED)
+    page = decide(researcher_client, campaign, [good, shouted, repeated], "approve", leave_flagged="1")
+    text = page.content.decode()
+    assert f"1 assignment(s) approved: {good.pk}." in text
+    assert f"Left out, flagged by the checks: {min(shouted.pk, repeated.pk)}, {max(shouted.pk, repeated.pk)}." in text
+    assert statuses(good, shouted, repeated) == [AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED,
+                                                 AssignmentStatus.SUBMITTED]
+    # untick the box: the flagged are approved too
+    decide(researcher_client, campaign, [shouted, repeated], "approve")
+    assert statuses(shouted, repeated) == [AssignmentStatus.APPROVED, AssignmentStatus.APPROVED]
+
+
+def test_a_selection_without_flags_says_so(researcher_client):
+    campaign = make_campaign(images=2, assignments=1)
+    one, two = submitted(campaign), submitted(campaign)
+    page = decide(researcher_client, campaign, [one, two], "approve", confirmed=False).content.decode()
+    assert "None of them is flagged by the automatic checks." in page and "leave_flagged" not in page
+
+
+def test_rejecting_is_confirmed_with_the_feedback(researcher_client):
+    campaign = make_campaign(images=1, assignments=1)
+    one = submitted(campaign)
+    page = decide(researcher_client, campaign, [one], "reject", confirmed=False,
+                  feedback="Not about the image.").content.decode()
+    assert "Reject 1 assignment(s)?" in page and "Not about the image." in page
+    assert '<input type="hidden" name="feedback" value="Not about the image.">' in page
+    assert statuses(one) == [AssignmentStatus.SUBMITTED]
+
+
+def test_the_step_of_another_campaigns_answers_is_refused(researcher_client):
+    campaign, other = make_campaign(images=1, assignments=1), make_campaign(images=1, assignments=1)
+    stranger = submitted(other)
+    page = decide(researcher_client, campaign, [stranger], "approve", confirmed=False).content.decode()
+    assert "Not possible now: none of the selected assignments is of this campaign." in page
+    assert "data-confirm-submit" not in page
+
+
+def test_approve_all_first_names_the_flagged_and_leaves_them_out(researcher_client):
+    campaign = make_campaign(images=3, assignments=1)
+    good, shouted, repeated = submitted(campaign), submitted(campaign, SHOUTED), submitted(campaign, REPEATED)
+    url = reverse("campaign-approve-all", args=[campaign.pk])
+    step = researcher_client.get(url).content.decode()
+    assert "3 submitted assignment(s) are approved without being looked at" in step
+    assert "2 of 3: mostly_uppercase (1), repeated_words (1)" in step
+    assert '<input type="checkbox" name="passing" value="1" checked> Leave out the 2 flagged (approve 1)' in step
+    assert statuses(good, shouted, repeated) == [AssignmentStatus.SUBMITTED] * 3  # the step decides nothing
+    page = researcher_client.post(url, {"passing": "1"}, follow=True).content.decode()
+    assert "1 assignment(s) approved. 2 flagged by the checks are left for you." in page
+    assert statuses(good, shouted, repeated) == [AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED,
+                                                 AssignmentStatus.SUBMITTED]
+
+
+def test_the_campaign_page_puts_approve_all_in_the_danger_zone(researcher_client):
+    campaign = make_campaign(images=1, assignments=1)
+    submitted(campaign)
+    page = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    everyday, danger = page.split('<section class="danger-zone"')
+    action = f'action="{reverse("campaign-approve-all", args=[campaign.pk])}"'
+    assert action not in everyday and f'<form method="get" {action} data-confirm>' in danger
+    assert "Approve all 1 submitted…" in danger and ">Close</button>" in danger

@@ -1,21 +1,32 @@
 import json
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
 from mturk.providers.registry import provider_names
 from mturk.services.campaigns import CampaignError
+from mturk.services.chains import MONEY_SETTINGS
 
 from ...models import Album
 from ...services.workflow import STAGES, create_story_workflow
 
 
 def stage_setting(value: str) -> tuple[str, str, Any]:
-    """`retell.assignments_per_hit=5`, `tell.options={"discard_after_skips": 1}` -> (stage, field, value)."""
+    """`retell.assignments_per_hit=5`, `tell.options={"discard_after_skips": 1}` -> (stage, field, value);
+    an amount of money (`tell.reward=1.20`) is a Decimal as written, never a float."""
     target, sep, raw = value.partition("=")
     stage, dot, name = target.partition(".")
     if not sep or not dot:
         raise CommandError(f"--set {value!r}: expected STAGE.FIELD=VALUE, e.g. retell.assignments_per_hit=5")
+    if name in MONEY_SETTINGS:
+        try:
+            money = Decimal(raw.strip())
+        except InvalidOperation:
+            raise CommandError(f"--set {value!r}: {name} is an amount of money, e.g. {stage}.{name}=1.20") from None
+        if not money.is_finite():
+            raise CommandError(f"--set {value!r}: {name} is an amount of money, e.g. {stage}.{name}=1.20")
+        return stage, name, money
     try:
         parsed = json.loads(raw)
     except json.JSONDecodeError:
