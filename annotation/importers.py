@@ -207,7 +207,7 @@ def run_coco(path: Path, options: dict[str, Any], progress: Progress) -> dict[st
                                   options.get("subset") or None, progress, image_set=spec)
     except CocoImportError as exc:
         raise ImportProblems.from_messages(exc.errors) from None
-    result = {
+    result: dict[str, Any] = {
         "summary": str(summary),
         "counts": summary.as_counts(),
         "imported": [{"name": path.name, "detail": str(summary)}],
@@ -236,9 +236,9 @@ register_importer(Importer(
                 "by name with the reason and the good ones are imported.",
     extensions=(*IMAGE_EXTENSIONS, ".zip"),
     run=run_images,
-    options=(*SET_OPTIONS,
-             ImportOption("campaign", "Add one HIT per image to campaign",
-                          help="Optional: an open describe_image or draw_boxes campaign.", choices=image_campaigns)),
+    options=(ImportOption("campaign", "Add one HIT per image to campaign",
+                          help="Optional: an open describe_image or draw_boxes campaign.", choices=image_campaigns),
+             *SET_OPTIONS),
     check_options=_set_option,
     multiple=True,
     file_label="Image files or a zip",

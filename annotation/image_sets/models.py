@@ -3,7 +3,12 @@ demo marker. An image may belong to several sets (many-to-many): images are dedu
 same photo imported by two studies is one Image in both studies' sets."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import models
+
+if TYPE_CHECKING:
+    from ..models import Image
 
 
 class ImageSet(models.Model):
@@ -14,7 +19,8 @@ class ImageSet(models.Model):
                   '"existing" (images stored before sets existed).')
     is_demo = models.BooleanField(
         default=False, help_text="The demo's images: left out of the wizard's choices unless this set is chosen.")
-    images = models.ManyToManyField("annotation.Image", through="ImageSetMember", related_name="sets")
+    images: models.ManyToManyField[Image, ImageSetMember] = models.ManyToManyField(
+        "annotation.Image", through="ImageSetMember", related_name="sets")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -107,7 +107,7 @@ def _in_sets(condition: Q) -> Exists:
     return Exists(ImageSetMember.objects.filter(condition, image=OuterRef("pk")))
 
 
-def campaign_image_ids(campaign_filter: Q) -> QuerySet[HIT]:
+def campaign_image_ids(campaign_filter: Q) -> QuerySet[Any, Any]:
     """The image ids of the HITs of the campaigns matching `campaign_filter` (items {"image": id}), as a subquery."""
     return (HIT.objects.filter(campaign_filter)
             .annotate(image_id=Cast(KeyTextTransform("image", "items"), BigIntegerField()))
@@ -211,6 +211,6 @@ def set_page(image_set: ImageSet, after: int = 0, size: int = PAGE_SIZE) -> SetP
     )
 
 
-def _campaigns_using(in_set: QuerySet[ImageSetMember]) -> QuerySet[HIT]:
+def _campaigns_using(in_set: QuerySet[Any, Any]) -> QuerySet[Any, Any]:
     return (HIT.objects.annotate(image_id=Cast(KeyTextTransform("image", "items"), BigIntegerField()))
             .filter(image_id__in=in_set).values("campaign_id"))

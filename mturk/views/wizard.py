@@ -143,7 +143,9 @@ def _source_rows(post: QueryDict) -> list[dict[str, Any]]:
     return rows
 
 
-def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
+def _context(post: QueryDict, found: WizardInput | None, prefill: QueryDict | None = None) -> dict[str, Any]:
+    """The form's context; `prefill` (a GET's query, e.g. a collection's "New campaign" link) chooses the items."""
+    chosen = prefill if prefill is not None and not post else post
     errors = found.errors if found else {}
     flow = post.get("flow", SINGLE)
     provider = post.get("provider", "local")
@@ -176,8 +178,8 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
         "flows": flows,
         "kinds": _kind_rows(post, errors),
         "chosen_kind": first_kind,
-        "sources": _source_rows(post),
-        "chosen_source": post.get("source", ""),
+        "sources": _source_rows(chosen),
+        "chosen_source": chosen.get("source", ""),
         "stage_source": STAGE_SOURCE,
         "stage_kinds": stage_kinds,
         "source_campaigns": campaigns,
@@ -206,7 +208,7 @@ def index(request: HttpRequest) -> HttpResponse:
     """GET: the form. POST `step`: "review" (a dry run), "edit" (back to the form), "filter" (the form again with
     the items' filters applied, without JavaScript), "draft" or "publish"."""
     if request.method == "GET":
-        return render(request, "mturk/wizard/form.html", _context(QueryDict(), None))
+        return render(request, "mturk/wizard/form.html", _context(QueryDict(), None, request.GET))
     post = request.POST
     step = post.get("step", "review")
     if step == "filter":
