@@ -17,7 +17,15 @@ from mturk.item_sources import (
     register_source,
 )
 
-from .image_sets.selectors import ImageCriteria, criteria_from, matching_page, select_images, set_choices, tag_choices
+from .image_sets.selectors import (
+    THUMB_FIELDS,
+    ImageCriteria,
+    criteria_from,
+    matching_page,
+    select_images,
+    set_choices,
+    tag_choices,
+)
 from .models import Description, Image
 
 IMAGE_KINDS = frozenset({"describe_image", "draw_boxes"})
@@ -72,7 +80,8 @@ class ImageSelection(ItemSource):
     )
 
     def choices(self, page: int = 1) -> ChoicePage:
-        return self.matching({})
+        """Page `page` of every image but the demo's (the wizard pages a selector with `matching`, by id)."""
+        return self.page_of(select_images(ImageCriteria()).only(*THUMB_FIELDS), page, _choice)
 
     def matching(self, params: Mapping[str, Any], after: int = 0) -> ChoicePage:
         found = matching_page(criteria_from(params), after, self.page_size)
