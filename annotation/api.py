@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -14,6 +15,7 @@ from metrics.run_format import RunFormatError, evaluate_run
 from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
 
+from .image_sets.services import ImageSetError, set_name_for, set_spec
 from .models import Image, ImageOrigin
 from .selectors import grounded_dataset
 from .services.image_batch import BatchRefused, import_batch
@@ -58,6 +60,11 @@ class ImageSerializer(serializers.ModelSerializer):
 class ImageUploadSerializer(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False,
                                   help_text="Images (JPEG, PNG, WebP) or zip archives of them.")
+    set = serializers.CharField(required=False, max_length=100,
+                                help_text="The collection (image set) the images land in, new or existing. Default: "
+                                          "the first zip's name, else 'API uploads <date>'.")
+    tags = serializers.ListField(child=serializers.CharField(max_length=50), required=False,
+                                 help_text="Tags of the collection (added to its tags).")
 
 
 class ImportedImageSerializer(serializers.Serializer):
@@ -74,6 +81,7 @@ class ImportReportSerializer(serializers.Serializer):
     imported = ImportedImageSerializer(many=True, help_text="New images.")
     duplicates = ImportedImageSerializer(many=True, help_text="Images already imported (same content).")
     problems = ImportProblemSerializer(many=True, help_text="Always empty: one bad file refuses the batch.")
+    image_set = serializers.CharField(help_text="The collection the images are in.")
 
 
 class BatchRefusedSerializer(serializers.Serializer):
@@ -94,13 +102,20 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         if not files:
             return Response({"detail": "Send one or more files in the multipart field 'files'.", "problems": []},
                             status=status.HTTP_400_BAD_REQUEST)
+        zips = [f.name for f in files if (f.name or "").lower().endswith(".zip")]
+        default = set_name_for(zips[0]) if zips else f"API uploads {timezone.localdate().isoformat()}"
         try:
-            report = import_batch(files)
+            spec = set_spec(request.data.get("set"), request.data.getlist("tags") if hasattr(request.data, "getlist")
+                            else request.data.get("tags", []), source="api", default_name=default)
+        except ImageSetError as exc:
+            return Response({"detail": f"set: {exc}", "problems": []}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            report = import_batch(files, image_set=spec)
         except BatchRefused as exc:
             return Response({"detail": str(exc), "problems": [{"name": p.name, "reason": p.reason}
                                                               for p in exc.problems]},
                             status=status.HTTP_400_BAD_REQUEST)
-        return Response(report.as_dict(), status=status.HTTP_201_CREATED)
+        return Response({**report.as_dict(), "image_set": spec.name}, status=status.HTTP_201_CREATED)
 
 
 class RunEvaluationSerializer(serializers.Serializer):

@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from config.text_input import column_length
 from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
@@ -17,6 +18,7 @@ from mturk.models import Campaign
 from mturk.services.campaigns import CampaignError, add_hits
 from mturk.states import CampaignStatus
 
+from .image_sets.services import ImageSetError, SetSpec, file_images, set_name_for, set_spec
 from .models import Vocabulary
 from .services.coco_import.importer import import_coco
 from .services.coco_import.records import CocoFile, CocoImportError, ImageFiles
@@ -50,8 +52,33 @@ def images_report(report: ImportReport) -> dict[str, Any]:
     }
 
 
+def _set_option(options: dict[str, str], file_name: str) -> dict[str, Any]:
+    """The collection every import lands in: the one named, else the zip's (file's) name, else "Uploads <date>"
+    for loose image files; tags comma-separated."""
+    default = set_name_for(file_name) if file_name.lower().endswith((".zip", ".json")) else \
+        f"Uploads {timezone.localdate().isoformat()}"
+    try:
+        spec = set_spec(options.get("set"), [options.get("tags", "")], default_name=default)
+    except ImageSetError as exc:
+        raise ImportRefused(f"Collection: {exc}") from None
+    return {**options, "set": spec.name, "tags": ",".join(spec.tags)}
+
+
+def _spec(options: dict[str, Any], source: str) -> SetSpec:
+    """The checked options' set, as the services take it (set_spec checks them again: an old job's options)."""
+    return set_spec(options.get("set"), [options.get("tags", "")], source=source, default_name="Imported images")
+
+
+def _filed(result: dict[str, Any], spec: SetSpec, count: int) -> dict[str, Any]:
+    result["notes"].append(f"{count} image(s) in the collection '{spec.name}'"
+                           + (f" (tags: {', '.join(spec.tags)})" if spec.tags else ""))
+    result["image_set"] = spec.name
+    return result
+
+
 def run_images(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
-    """A zip (or the zip the console packed several files into), or one image file."""
+    """A zip (or the zip the console packed several files into), or one image file; every good image (new or
+    already known) lands in the chosen collection."""
     if zipfile.is_zipfile(path):
         try:
             report = import_zip(path, label=path.name, progress=progress)
@@ -62,6 +89,9 @@ def run_images(path: Path, options: dict[str, Any], progress: Progress) -> dict[
         report = import_named_files([(path.name, path.read_bytes())])
         progress(1, 1)
     result = images_report(report)
+    spec = _spec(options, "images")
+    file_images(spec, [image.pk for image in report.images])
+    _filed(result, spec, len(report.images))
     if options.get("campaign") and report.images:
         result["notes"].append(_add_to_campaign(int(options["campaign"]), report))
     return result
@@ -86,6 +116,10 @@ def _vocabulary_option(options: dict[str, str], file_name: str) -> dict[str, Any
     if not vocabulary or len(vocabulary) > longest:
         raise ImportRefused(f"Vocabulary name: 1 to {longest} characters")
     return {**options, "vocabulary": vocabulary}
+
+
+def _imageclef_options(options: dict[str, str], file_name: str) -> dict[str, Any]:
+    return _set_option(_vocabulary_option(options, file_name), file_name)
 
 
 def run_concepts(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -117,10 +151,11 @@ def run_imageclef(path: Path, options: dict[str, Any], progress: Progress) -> di
     """All or nothing, in two steps: every file checked (1 of 2), then written (2 of 2)."""
     progress(0, 2)
     try:
-        summary = import_imageclef(path, options["vocabulary"], progress=progress)
+        spec = _spec(options, "imageclef")
+        summary = import_imageclef(path, options["vocabulary"], progress=progress, image_set=spec)
     except ImageCLEFImportError as exc:
         raise ImportProblems.from_messages(exc.errors) from None
-    return {
+    return _filed({
         "summary": str(summary),
         "counts": {"images": summary.images, "images already stored": summary.images_reused,
                    "boxes": summary.boxes, "descriptions": summary.descriptions,
@@ -128,7 +163,7 @@ def run_imageclef(path: Path, options: dict[str, Any], progress: Progress) -> di
         "imported": [{"name": path.name, "detail": str(summary)}],
         "refused": [],
         "notes": [],
-    }
+    }, spec, summary.images + summary.images_reused)
 
 
 def _coco_files(archive: zipfile.ZipFile) -> tuple[CocoFile, CocoFile | None, ImageFiles | None]:
@@ -160,27 +195,39 @@ def _coco_files(archive: zipfile.ZipFile) -> tuple[CocoFile, CocoFile | None, Im
 def run_coco(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """All or nothing: every record checked, then written (progress in records)."""
     progress(0, None)
+    spec = _spec(options, "coco")
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 captions, instances, images = _coco_files(archive)
-                summary = import_coco(captions, instances, images, options.get("subset") or None, progress)
+                summary = import_coco(captions, instances, images, options.get("subset") or None, progress,
+                                      image_set=spec)
         else:
             summary = import_coco(CocoFile(path.name, lambda: path.open("rb")), None, None,
-                                  options.get("subset") or None, progress)
+                                  options.get("subset") or None, progress, image_set=spec)
     except CocoImportError as exc:
         raise ImportProblems.from_messages(exc.errors) from None
-    return {
+    result: dict[str, Any] = {
         "summary": str(summary),
         "counts": summary.as_counts(),
         "imported": [{"name": path.name, "detail": str(summary)}],
         "refused": [],
-        "notes": summary.notes,
+        "notes": list(summary.notes),
     }
+    result["image_set"] = spec.name
+    result["notes"].append(f"The images are in the collection '{spec.name}'")
+    return result
 
 
 VOCABULARY = ImportOption("vocabulary", "Vocabulary name", help="Default: the file name without extension.",
                           max_length=100)
+SET_OPTIONS = (
+    ImportOption("set", "Collection (new or existing)", max_length=100,
+                 help="Default: the zip's name without extension; loose image files: 'Uploads <date>'. The "
+                      "collection's page lists its images, and the wizard selects by collection."),
+    ImportOption("tags", "Tags of the collection", max_length=500,
+                 help="Optional, comma-separated, e.g. pilot, kitchens: the wizard selects images by tag."),
+)
 
 register_importer(Importer(
     name="images",
@@ -190,7 +237,9 @@ register_importer(Importer(
     extensions=(*IMAGE_EXTENSIONS, ".zip"),
     run=run_images,
     options=(ImportOption("campaign", "Add one HIT per image to campaign",
-                          help="Optional: an open describe_image or draw_boxes campaign.", choices=image_campaigns),),
+                          help="Optional: an open describe_image or draw_boxes campaign.", choices=image_campaigns),
+             *SET_OPTIONS),
+    check_options=_set_option,
     multiple=True,
     file_label="Image files or a zip",
     position=10,
@@ -221,9 +270,9 @@ register_importer(Importer(
     progress_unit="steps",
     position=40,
     options=(ImportOption("vocabulary", "Vocabulary name of the dataset",
-                          help="Default: the zip's name without extension.", max_length=100),),
+                          help="Default: the zip's name without extension.", max_length=100), *SET_OPTIONS),
     documentation="docs/formats/imageclef.md",
-    check_options=_vocabulary_option,
+    check_options=_imageclef_options,
 ))
 register_importer(Importer(
     name="coco",
@@ -236,7 +285,8 @@ register_importer(Importer(
     extensions=(".json", ".zip"),
     run=run_coco,
     options=(ImportOption("subset", "Subset", help="Optional, e.g. val2014. Default: read from the file names.",
-                          max_length=40),),
+                          max_length=40), *SET_OPTIONS),
+    check_options=_set_option,
     multiple=True,
     file_label="COCO JSON files, or a zip",
     progress_unit="records",

@@ -7,7 +7,7 @@ source, offered to every kind whose `items_from_stage` takes items from an earli
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -30,6 +30,20 @@ class ChoicePage:
     choices: list[Choice]
     total: int
     next_page: int | None
+    next_after: int | None = None  # keyset paging (`matching`): the id to go on after; None on the last page
+
+
+@dataclass(frozen=True)
+class SourceFilter:
+    """One parameter of a source's selector (the wizard shows it as a field, the API takes it in `select`, the CLI
+    as a flag): a set, a tag, a name search, a state..."""
+
+    name: str
+    label: str
+    kind: str = "text"  # text, number, choice, check
+    help: str = ""
+    choices: Callable[[], list[tuple[str, str]]] | None = None  # (value, label), read when the form is shown
+    multiple: bool = False  # several values (a list in the API, a repeated flag in the CLI)
 
 
 class ItemSource(ABC):
@@ -43,6 +57,19 @@ class ItemSource(ABC):
     def describe(self) -> str:
         """A short line on what the source holds (e.g. "24 images"): one query at most."""
         return ""
+
+    # A selector: parameters that choose the items (`matching` pages them, `select` takes every match).
+    filters: ClassVar[tuple[SourceFilter, ...]] = ()
+
+    def matching(self, params: Mapping[str, Any], after: int = 0) -> ChoicePage:
+        """One page of the items matching `params`, after id `after`, with how many match: a constant number of
+        queries whatever the number of items. Raise ValueError for a bad parameter."""
+        raise ValueError(f"{self.label} takes no selector")
+
+    def select(self, kind: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """One item per HIT for every item matching `params` ("select all matching"). ValueError: a bad parameter
+        or nothing matches."""
+        raise ValueError(f"{self.label} takes no selector")
 
     def choices(self, page: int = 1) -> ChoicePage:
         """One page of the things to tick (selections only), in a constant number of queries."""

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from ..image_sets.services import demo_set_spec, file_images
 from ..models import Box, Concept, Image, Vocabulary
 from ..services.images import import_image_bytes
 from ..vocabularies.selectors import DEMO_VOCABULARY
@@ -41,7 +42,9 @@ def seed_concepts() -> dict[str, Concept]:
 
 
 def import_scene(scene: Scene) -> Image:
+    """A demo scene stored (once) and filed in the demo set ("Demo"), away from the researchers' own images."""
     image, _ = import_image_bytes(scene.name, scene.jpeg)
+    file_images(demo_set_spec(), [image.pk])
     return image
 
 

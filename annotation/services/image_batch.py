@@ -9,6 +9,7 @@ from django.db import transaction
 
 from config.text_input import unstorable
 
+from ..image_sets.services import SetSpec, file_images
 from .image_files import ImageInfo, ImageRejected, inspect_image
 from .images import ImportFailed, ImportProblem, ImportReport, import_image_bytes, upload_parts, zip_members
 
@@ -49,8 +50,9 @@ def _inspect(name: str, content: bytes | str) -> ImageInfo | ImportProblem:
         return ImportProblem(name, str(exc))
 
 
-def import_batch(files: Sequence[UploadedFile]) -> ImportReport:
+def import_batch(files: Sequence[UploadedFile], image_set: SetSpec | None = None) -> ImportReport:
     """Import every image of the batch, or none: raises BatchRefused listing each bad file (with zip entries).
+    Every image of the batch (new or already known) lands in `image_set` when given.
 
     The files are read twice (checked, then stored) rather than held in memory, but each image is decoded once."""
     checked = [_inspect(name, content) for name, content in _members(files)]
@@ -65,4 +67,6 @@ def import_batch(files: Sequence[UploadedFile]) -> ImportReport:
                 raise BatchRefused([ImportProblem(name, content)])
             image, created = import_image_bytes(name, content, info=info)
             (report.imported if created else report.duplicates).append(image)
+        if image_set is not None:
+            file_images(image_set, [image.pk for image in report.images])
     return report

@@ -5,6 +5,7 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
+from ..item_sources import UnknownItemSource, get_source, sources_for
 from ..models import HIT, Assignment, Campaign, Worker
 from ..providers.registry import get_provider, provider_names
 from ..selectors import CampaignWithProgress, progress_of
@@ -72,6 +73,12 @@ class CampaignCreateSerializer(StrictSerializer):
     options = serializers.DictField(required=False)
     items = serializers.ListField(child=serializers.DictField(), required=False,
                                   help_text="One object per HIT, e.g. {\"image\": 12}.")
+    select = serializers.DictField(
+        required=False,
+        help_text="Instead of items: every item an item source's selector matches, one HIT each, e.g. "
+                  '{"source": "images", "set": ["Kitchens"], "tag": ["pilot"], "search": "IMG_", "state": '
+                  '"no-boxes"} (images: set, tag, search, state "no-boxes" or "fewer-captions" with captions N, '
+                  "not_in_campaign (name or id), include_demo; without set the demo collection is left out).")
     source_stage = serializers.PrimaryKeyRelatedField(
         queryset=Campaign.objects.all(), required=False, allow_null=True,
         help_text="Campaign whose approved results add this campaign's HITs (stage chaining).",
@@ -115,6 +122,27 @@ class CampaignCreateSerializer(StrictSerializer):
         super().__init__(*args, **kwargs)
         set_choices(self.fields, "task_kind", task_kind_names())
         set_choices(self.fields, "provider", provider_names())
+
+    def validate(self, attrs: dict) -> dict:
+        attrs = super().validate(attrs)
+        select = attrs.pop("select", None)
+        if select is None:
+            return attrs
+        if "items" in attrs:
+            raise serializers.ValidationError({"select": "give either items or select, not both"})
+        params = dict(select)
+        try:
+            source = get_source(str(params.pop("source", "")))
+        except UnknownItemSource as exc:
+            raise serializers.ValidationError({"select": f"source: {exc}"}) from None
+        kind = attrs.get("task_kind", "")
+        if source not in sources_for(kind) or not source.filters:
+            raise serializers.ValidationError({"select": f"{source.label} has no selector for a {kind} campaign"})
+        try:
+            attrs["items"] = source.select(kind, params)
+        except ValueError as exc:
+            raise serializers.ValidationError({"select": str(exc)}) from None
+        return attrs
 
 
 class HitItemsSerializer(StrictSerializer):

@@ -47,6 +47,7 @@ from .wizard_input import (
     read_options,
     read_wizard,
 )
+from .wizard_matching import matching, matching_row
 from .worker import _render_task
 
 SOURCE_CAMPAIGNS_SHOWN = 200  # the newest open campaigns offered as a source stage
@@ -157,6 +158,9 @@ def _source_rows(post: QueryDict) -> list[dict[str, Any]]:
             seen.setdefault(source.name, source)
     for source in seen.values():
         kinds = sorted(k for k in task_kind_names() if source in sources_for(k))
+        if source.filters:  # a selector: filters, what matches (one page), "select all matching"
+            rows.append({**matching_row(source, post), "kinds": " ".join(kinds), "describe": ""})
+            continue
         ticked = set(post.getlist(f"item-{source.name}"))
         page = source.choices(1) if source.selectable else None
         rows.append({"source": source, "kinds": " ".join(kinds), "page": page, "ticked": ticked,
@@ -164,7 +168,9 @@ def _source_rows(post: QueryDict) -> list[dict[str, Any]]:
     return rows
 
 
-def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
+def _context(post: QueryDict, found: WizardInput | None, prefill: QueryDict | None = None) -> dict[str, Any]:
+    """The form's context; `prefill` (a GET's query, e.g. a collection's "New campaign" link) chooses the items."""
+    chosen = prefill if prefill is not None and not post else post
     errors = found.errors if found else {}
     flow = post.get("flow", SINGLE)
     provider = post.get("provider", "local")
@@ -201,8 +207,8 @@ def _context(post: QueryDict, found: WizardInput | None) -> dict[str, Any]:
         "flows": flows,
         "kinds": _kind_rows(post, errors, choices),
         "chosen_kind": first_kind,
-        "sources": _source_rows(post),
-        "chosen_source": post.get("source", ""),
+        "sources": _source_rows(chosen),
+        "chosen_source": chosen.get("source", ""),
         "stage_source": STAGE_SOURCE,
         "stage_kinds": stage_kinds,
         "source_campaigns": campaigns,
@@ -229,11 +235,14 @@ def _shown(key: str) -> bool:
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def index(request: HttpRequest) -> HttpResponse:
-    """GET: the form. POST `step`: "review" (a dry run), "edit" (back to the form), "draft" or "publish"."""
+    """GET: the form. POST `step`: "review" (a dry run), "edit" (back to the form), "filter" (the form again with
+    the items' filters applied, without JavaScript), "draft" or "publish"."""
     if request.method == "GET":
-        return render(request, "mturk/wizard/form.html", _context(QueryDict(), None))
+        return render(request, "mturk/wizard/form.html", _context(QueryDict(), None, request.GET))
     post = request.POST
     step = post.get("step", "review")
+    if step == "filter":
+        return render(request, "mturk/wizard/form.html", _context(post, None))
     found = read_wizard(post, request.user)
     if step == "edit" or found.create is None:
         return render(request, "mturk/wizard/form.html", _context(post, found), status=200 if step == "edit" else 400)
@@ -353,4 +362,5 @@ urlpatterns: list[URLPattern] = [
     path("", index, name="campaign-wizard"),
     path("preview/", preview, name="campaign-wizard-preview"),
     path("choices/<str:source>/", choices, name="campaign-wizard-choices"),
+    path("matching/<str:source>/", matching, name="campaign-wizard-matching"),
 ]

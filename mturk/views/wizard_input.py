@@ -18,6 +18,7 @@ from ..services.campaigns import create_campaign
 from ..services.wizard import Creator
 from ..task_kinds import UnknownTaskKind, get_task_kind
 from ..workflows import get_workflow
+from .wizard_matching import filter_params
 
 SINGLE = "campaign"
 STAGE_SOURCE = "stage"  # the output of another campaign (a chained stage)
@@ -161,6 +162,8 @@ def read_items(post: QueryDict, kind: str, found: WizardInput) -> tuple[list[dic
         found.error("source", f"{source.label} cannot feed a {kind} campaign")
         return None, None
     try:
+        if source.filters and post.get(f"all-{source.name}") == "on":  # every item matching the filters
+            return source.select(kind, filter_params(post, source)), None
         return source.items(kind, _ids(post, f"item-{source.name}")), None
     except ValueError as exc:
         found.error("source", str(exc))

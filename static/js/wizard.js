@@ -125,6 +125,28 @@
     var name = event.target.name || "";
     if (name === "title" || name === "instructions" || name.indexOf("opt-") === 0) schedulePreview();
   });
+  // A selector's "Apply filters": the matching images (count, HITs, select all, first page) without leaving the page.
+  form.addEventListener("click", function (event) {
+    var apply = event.target.closest ? event.target.closest("[data-filter-apply]") : null;
+    if (!apply) return;
+    event.preventDefault();
+    var box = apply.closest("[data-choices-of]");
+    var target = box.querySelector("[data-matching]");
+    var params = new URLSearchParams();
+    box.querySelectorAll('[name^="filter-"]').forEach(function (input) {
+      if (input.type === "checkbox") { if (input.checked) params.append(input.name, "on"); }
+      else if (input.tagName === "SELECT" && input.multiple) {
+        Array.prototype.forEach.call(input.selectedOptions, function (o) { params.append(input.name, o.value); });
+      } else if (input.value.trim()) params.append(input.name, input.value.trim());
+    });
+    apply.disabled = true;
+    target.setAttribute("aria-busy", "true");
+    fetch(apply.getAttribute("data-filter-apply") + "?" + params.toString(), { credentials: "same-origin" })
+      .then(function (response) { if (!response.ok) throw new Error(response.status); return response.text(); })
+      .then(function (html) { target.innerHTML = html; schedulePreview(); })
+      .catch(function () { target.insertAdjacentHTML("afterbegin", '<p class="wz-error">Could not apply the filters: try again.</p>'); })
+      .then(function () { apply.disabled = false; target.removeAttribute("aria-busy"); });
+  });
   form.addEventListener("click", function (event) {
     var more = event.target.closest ? event.target.closest("[data-more]") : null;
     if (!more) return;

@@ -377,7 +377,7 @@ def test_command_prints_the_summary(tmp_path):
     call_command("import_imageclef", str(dataset_dir(tmp_path / "data")), "--vocabulary", "clef", stdout=out)
     assert out.getvalue().strip() == (
         "Vocabulary 'clef' (6 new concepts); 2 images imported (0 already stored), 6 boxes, 5 descriptions, "
-        "4 correspondences with 10 word links"
+        "4 correspondences with 10 word links\nThe images are in the collection 'data'"
     )
 
 

@@ -57,7 +57,8 @@ def test_images_can_get_one_hit_each_in_a_campaign(tmp_path):
     assert (str(campaign.pk), f"{campaign.name} (describe_image)") in images.options[0].choices()
     source = write_zip(tmp_path / "set.zip", {"a.png": image_bytes(), "b.png": image_bytes()})
     report = images.run(source, {"campaign": str(campaign.pk)}, Steps())
-    assert report["notes"] == [f"2 HIT(s) added to campaign '{campaign.name}'"]
+    assert report["notes"] == ["2 image(s) in the collection 'Imported images'",
+                               f"2 HIT(s) added to campaign '{campaign.name}'"]
     assert HIT.objects.filter(campaign=campaign).count() == 3
 
 

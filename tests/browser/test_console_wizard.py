@@ -36,7 +36,7 @@ def test_a_researcher_creates_and_publishes_a_campaign(browser, live_server, tmp
     expect(preview.get_by_role("heading", level=1)).to_have_text("Draw boxes around the objects in an image")
     expect(preview.locator("body")).to_contain_text("Describe the street and what moves in it.")
 
-    page.get_by_role("radio", name=re.compile("A selection of images")).check()
+    page.get_by_role("radio", name=re.compile("Images by collection")).check()
     page.get_by_role("checkbox", name="street-0.png").check()
     page.get_by_role("checkbox", name="street-2.png").check()
     page.get_by_role("radio", name="local").check()

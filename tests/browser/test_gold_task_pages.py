@@ -30,7 +30,7 @@ def test_the_wizard_sets_a_gold_rate_and_reviews_the_gold_hits(browser, live_ser
     page = console_page(browser, live_server.url, viewport)
     page.goto("/campaigns/new/")
     page.get_by_role("radio", name=re.compile("Describe an image")).check()
-    page.get_by_role("radio", name=re.compile("A selection of images")).check()
+    page.get_by_role("radio", name=re.compile("Images by collection")).check()
     for image in images:
         page.get_by_role("checkbox", name=image.original_name).check()
     page.get_by_role("radio", name="local").check()

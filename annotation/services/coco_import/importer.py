@@ -1,13 +1,14 @@
 """COCO import: both passes, all or nothing (import_coco)."""
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from config.text_input import column_length, unstorable
 
+from ...image_sets.services import SetSpec, file_images
 from ...models import ImageOrigin
 from ..image_files import ImageRejected
 from .checks import check_captions, check_categories, check_images, check_instances, check_stored
@@ -17,10 +18,11 @@ from .writes import subset_of, write_boxes, write_captions, write_images
 
 def import_coco(captions: CocoFile | Path | str, instances: CocoFile | Path | str | None = None,
                 image_files: ImageFiles | None = None, subset: str | None = None,
-                progress: Progress | None = None) -> CocoImport:
+                progress: Progress | None = None, image_set: SetSpec | None = None) -> CocoImport:
     """Import a COCO captions file (and instances file); all or nothing. Raises CocoImportError listing the
     problems. `progress(done, total)` counts records: total is None while the files are checked, then twice the
-    records (checked, then written)."""
+    records (checked, then written). `image_set`: the collection every image of the files lands in (made when
+    new; the default is one named after the captions file)."""
     captions = captions if isinstance(captions, CocoFile) else CocoFile.from_path(captions)
     if instances is not None and not isinstance(instances, CocoFile):
         instances = CocoFile.from_path(instances)
@@ -45,6 +47,8 @@ def import_coco(captions: CocoFile | Path | str, instances: CocoFile | Path | st
         with transaction.atomic():
             image_ids = write_images(plan, image_files, subset, subset_of(captions.name, ""), summary, stored,
                                       counter)
+            file_images(image_set or SetSpec(PurePosixPath(captions.name).stem[:100] or "COCO", source="coco"),
+                        list(image_ids.values()))
             write_captions(captions, image_ids, summary, counter)
             if instances is not None:
                 write_boxes(instances, plan, image_ids, summary, counter)

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
+from ...image_sets.services import SetSpec, file_images
 from ...models import Concept, Image
 from ..boxes import BoxSpec, add_boxes, add_correspondence
 from ..concepts import import_concepts
@@ -18,7 +19,8 @@ from .checks import check_imageclef
 from .source import CONCEPTS, IMAGES, BoxLine, ImageCLEFImport, ImageCLEFImportError, Plan, Source
 
 
-def write_plan(source: Source, plan: Plan, vocabulary: str, summary: ImageCLEFImport, stored: list[str]) -> None:
+def write_plan(source: Source, plan: Plan, vocabulary: str, summary: ImageCLEFImport, stored: list[str],
+               image_set: SetSpec) -> None:
     concepts = import_concepts(plan.concepts_text, vocabulary, source=CONCEPTS)
     summary.concepts_created = concepts.created
     used = {box.concept for box in plan.boxes}
@@ -36,6 +38,7 @@ def write_plan(source: Source, plan: Plan, vocabulary: str, summary: ImageCLEFIm
         stored.append(image.original.name)
         images[spec.key] = image
         summary.images += 1
+    file_images(image_set, [image.pk for image in images.values()])
     boxes_by_image: dict[str, list[BoxLine]] = defaultdict(list)
     for box in plan.boxes:
         boxes_by_image[box.key].append(box)
@@ -56,8 +59,10 @@ def write_plan(source: Source, plan: Plan, vocabulary: str, summary: ImageCLEFIm
 
 
 def import_imageclef(path: Path | str, vocabulary: str | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> ImageCLEFImport:
-    """Import a directory (or zip) in the ImageCLEF-style layout; all or nothing.
+                     progress: Callable[[int, int], None] | None = None,
+                     image_set: SetSpec | None = None) -> ImageCLEFImport:
+    """Import a directory (or zip) in the ImageCLEF-style layout; all or nothing. Its images (new or already
+    stored) land in `image_set` (default: a collection named like the dataset).
 
     `progress(done, 2)`, when given, is called once everything is checked (1) and once it is written (2)."""
     source = Source(Path(path))
@@ -70,7 +75,8 @@ def import_imageclef(path: Path | str, vocabulary: str | None = None,
         stored: list[str] = []
         try:
             with transaction.atomic():
-                write_plan(source, plan, vocabulary, summary, stored)
+                write_plan(source, plan, vocabulary, summary, stored,
+                           image_set or SetSpec(source.name[:100] or "ImageCLEF", source="imageclef"))
         except BaseException as exc:
             for name in stored:  # the rows are rolled back; the stored files must go too
                 default_storage.delete(name)

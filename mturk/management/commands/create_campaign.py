@@ -28,7 +28,8 @@ def json_arg(flag: str, value: str | None):
 
 
 class Command(BaseCommand):
-    help = "Create a draft campaign. HITs come from --all-images, or later from import_images --campaign."
+    help = ("Create a draft campaign. HITs come from --all-images, from the image selector (--image-set, --tag, "
+            "--search, --state, --not-in), or later from import_images --campaign.")
 
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True)
@@ -44,6 +45,18 @@ class Command(BaseCommand):
         parser.add_argument("--instructions")
         parser.add_argument("--options", help='task-kind options as JSON, e.g. \'{"min_words": 10}\'')
         parser.add_argument("--all-images", action="store_true", help="one HIT per imported image")
+        selector = parser.add_argument_group(
+            "select images (the wizard's selector, through the item source 'images'; one HIT per matching image)")
+        selector.add_argument("--image-set", action="append", default=[], metavar="NAME",
+                              help="a collection (repeatable: images in any of them); without it the demo "
+                                   "collection is left out")
+        selector.add_argument("--tag", action="append", default=[], help="a collection tag (repeatable: all of them)")
+        selector.add_argument("--search", help="part of the image's key or file name")
+        selector.add_argument("--state", choices=["no-boxes", "fewer-captions"],
+                              help="no-boxes: no box yet; fewer-captions: fewer than --captions descriptions")
+        selector.add_argument("--captions", type=int, help="N for --state fewer-captions (default 1)")
+        selector.add_argument("--not-in", metavar="CAMPAIGN", help="leave out the images of this campaign (name or id)")
+        selector.add_argument("--include-demo", action="store_true", help="keep the demo collection's images")
         parser.add_argument("--all-descriptions", action="store_true",
                             help="one HIT per description not linked yet whose image has boxes (link_words)")
         parser.add_argument("--after", metavar="CAMPAIGN",
@@ -82,6 +95,17 @@ class Command(BaseCommand):
             items = get_source("all_images").items(o["kind"], [])
         if o["all_descriptions"]:
             items = get_source("descriptions").items(o["kind"], [])
+        selection = {key: value for key, value in (
+            ("set", o["image_set"]), ("tag", o["tag"]), ("search", o["search"]), ("state", o["state"]),
+            ("captions", o["captions"]), ("not_in_campaign", o["not_in"]), ("include_demo", o["include_demo"]),
+        ) if value}
+        if selection:
+            if items is not None:
+                raise CommandError("select images either with --all-images/--all-descriptions or with the selector")
+            try:  # the item source the dataset app registers (annotation: images by collection, tag, name, state)
+                items = get_source("images").select(o["kind"], selection)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         source_stage = find_campaign(o["after"]) if o["after"] else None
         try:
             campaign = create_campaign(
