@@ -54,6 +54,7 @@ def test_the_cookie_is_signed_httponly_and_cross_site_only_over_https(client):
     assert plain["max-age"] == 180 * 24 * 3600
     secure = Client().post(campaign_link(campaign), secure=True).cookies[IDENTITY_COOKIE]
     assert secure["httponly"] and secure["samesite"] == "None" and secure["secure"]
+    assert secure.OutputString().endswith("; Partitioned") and "Partitioned" not in plain.OutputString()
     forged = Client()
     forged.cookies[IDENTITY_COOKIE] = plain.value[:-3] + "abc"  # a forged signature names nobody
     assert forged.post(campaign_link(campaign)).status_code == 303
