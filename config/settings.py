@@ -196,8 +196,14 @@ JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", 2 * 1024 * 1024)  # uploaded runs hav
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 32)
 JSON_MAX_NUMBER_DIGITS = env_int("JSON_MAX_NUMBER_DIGITS", 40)
 
-# Worker links: signed tokens, no cookies.
+# Worker links: signed tokens (pages need no cookie).
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 14 * 24 * 3600)
+# The local crowd: a returning browser is the same worker (a signed, HttpOnly cookie, and the page's storage where
+# cookies are blocked), for this long after its last start.
+WORKER_IDENTITY_MAX_AGE = env_int("WORKER_IDENTITY_MAX_AGE", 180 * 24 * 3600)
+# The local crowd: a task with no sign of activity from its page for this long (or whose page was closed a minute
+# ago) gives its slot back before the time limit; an answer sent later within the time limit is still kept.
+TASK_INACTIVITY_SECONDS = env_int("TASK_INACTIVITY_SECONDS", 300)
 
 # Cache: the arrival counters live here. Several web processes must share one (CACHE_URL=redis://...);
 # without CACHE_URL each process counts on its own (enough for one `make demo` process).
@@ -282,6 +288,7 @@ REVIEW_RULES_SECONDS = env_int("REVIEW_RULES_SECONDS", 600)
 CELERY_BEAT_SCHEDULE = {
     "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
     "review-rules": {"task": "mturk.tasks.apply_review_rules", "schedule": float(REVIEW_RULES_SECONDS)},
+    "release-idle-tasks": {"task": "mturk.tasks.release_idle_tasks", "schedule": 60.0},
 }
 if MTURK_EVENTS_QUEUE_URL:
     CELERY_BEAT_SCHEDULE["marketplace-events"] = {"task": "mturk.tasks.poll_marketplace_events", "schedule": 30.0}

@@ -211,6 +211,11 @@ class Assignment(models.Model):
     )
     accepted_at = models.DateTimeField(default=timezone.now)
     deadline = models.DateTimeField()
+    active_until = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Local work: the slot is given back (accepted -> abandoned) when no sign of activity came from the "
+                  "task page by then (services.activity). Empty: never released before the deadline.",
+    )
     submitted_at = models.DateTimeField(null=True, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     time_on_task = models.DurationField(null=True, blank=True)
@@ -234,7 +239,8 @@ class Assignment(models.Model):
             models.UniqueConstraint(fields=["hit", "worker", "external_id"], condition=models.Q(confirmed=False),
                                     name="unconfirmed_arrival_once_per_marketplace_id"),
         ]
-        indexes = [models.Index(fields=["status", "deadline"]), models.Index(fields=["external_id", "worker"])]
+        indexes = [models.Index(fields=["status", "deadline"]), models.Index(fields=["external_id", "worker"]),
+                   models.Index(fields=["status", "active_until"], name="assignment_idle")]
 
     def __str__(self) -> str:
         return f"Assignment {self.pk} ({self.status})"

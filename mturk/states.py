@@ -43,6 +43,9 @@ class AssignmentStatus(models.TextChoices):
     REJECTED = "rejected", "Rejected"
     RETURNED = "returned", "Returned"
     EXPIRED = "expired", "Expired"
+    # Left by a local worker (page closed, or no activity for TASK_INACTIVITY_SECONDS): the slot is free for
+    # others, while the worker may still submit within the time limit (the late answer is kept).
+    ABANDONED = "abandoned", "Abandoned"
 
 
 class CampaignStatus(models.TextChoices):
@@ -67,13 +70,16 @@ HIT_MACHINE = StateMachine(
 ASSIGNMENT_MACHINE = StateMachine(
     "Assignment",
     {
-        A.ACCEPTED: frozenset({A.SUBMITTED, A.RETURNED, A.EXPIRED}),
+        A.ACCEPTED: frozenset({A.SUBMITTED, A.RETURNED, A.EXPIRED, A.ABANDONED}),
         A.SUBMITTED: frozenset({A.APPROVED, A.REJECTED}),
         A.REJECTED: frozenset({A.APPROVED}),  # a researcher may override a rejection
         A.APPROVED: frozenset(),
         # A marketplace worker who returned a HIT (or let it expire) may accept it again.
         A.RETURNED: frozenset({A.ACCEPTED}),
         A.EXPIRED: frozenset({A.ACCEPTED}),
+        # A left task: answered late (within the time limit), taken up again while its HIT has a free slot,
+        # returned with the page's button, or expired at its deadline.
+        A.ABANDONED: frozenset({A.SUBMITTED, A.ACCEPTED, A.RETURNED, A.EXPIRED}),
     },
 )
 
@@ -89,5 +95,7 @@ CAMPAIGN_MACHINE = StateMachine(
 
 # Assignments that hold one of a HIT's slots (returned and expired ones free their slot).
 SLOT_HOLDING = (A.ACCEPTED, A.SUBMITTED, A.APPROVED, A.REJECTED)
+# Assignments counted against a campaign's per-worker limit: a left task still counts (it may be answered late).
+LIMIT_COUNTED = (*SLOT_HOLDING, A.ABANDONED)
 # Assignments whose answer has been received.
 ANSWERED = (A.SUBMITTED, A.APPROVED, A.REJECTED)

@@ -71,3 +71,11 @@ def compute_campaign_quality(job_id: int) -> str:
     from .services.quality_jobs import run_quality_job
 
     return run_quality_job(QualityJob.objects.select_related("campaign").get(pk=job_id)).status
+
+
+@shared_task
+def release_idle_tasks() -> int:
+    """Give back the slots of local tasks left idle (no activity for TASK_INACTIVITY_SECONDS; see services.activity)."""
+    from .services.activity import release_idle_assignments
+
+    return release_idle_assignments()

@@ -1,4 +1,5 @@
-"""Signed tokens that carry worker identity in links and pages (no cookies needed)."""
+"""Signed tokens that carry worker identity in links and pages (no cookies needed), and the local crowd's
+browser identity (the same worker when the browser comes back: a cookie, or the page's storage)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,6 +57,16 @@ def read_worker_token(token: str, campaign_id: int) -> str:
     if data.get("c") != campaign_id:
         raise TokenError("This worker link belongs to another campaign.")
     return str(data["w"])
+
+
+def identity_token(worker_external_id: str) -> str:
+    """A local worker's browser identity: kept in an HttpOnly cookie and in the page's storage, for no campaign in
+    particular (the same browser is the same worker everywhere), renewed on every start."""
+    return _dump({"w": worker_external_id}, "local-identity")
+
+
+def read_identity_token(token: str) -> str:
+    return str(_load(token, "local-identity", settings.WORKER_IDENTITY_MAX_AGE)["w"])
 
 
 def assignment_token(assignment_id: int, worker_external_id: str) -> str:

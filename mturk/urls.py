@@ -44,6 +44,7 @@ urlpatterns = [
     path("task/", worker.task_page, name="task-page"),
     path("task/submit/", worker.submit, name="task-submit"),
     path("task/return/", worker.return_task, name="task-return"),
+    path("task/activity/", worker.task_activity, name="task-activity"),
 ]
 for _module in provider_modules("urls"):  # each provider package's own pages (worker arrivals, webhooks)
     urlpatterns += _module.urlpatterns

@@ -77,6 +77,12 @@ class CrowdProvider(ABC):
     can_return: bool = False  # the worker may return (skip) a task on our page (else: on the marketplace's)
     return_note: str = ""  # how a worker stops or skips, shown on the task page
     per_session: bool = False  # a worker's tasks are counted per marketplace session (a Prolific submission)
+    # Our server knows the worker by their browser (a signed cookie, the page's storage): the local crowd. A
+    # marketplace names its workers itself.
+    remembers_browser: bool = False
+    # A task whose page shows no activity for TASK_INACTIVITY_SECONDS gives its slot back before the time limit
+    # (services.activity). A marketplace keeps its own assignments until they are returned or time out.
+    releases_idle_tasks: bool = False
     # ---- review ----
     rejection_categories: tuple[tuple[str, str], ...] = ()  # (code, label) a rejection must name one of
     min_rejection_feedback: int = 1  # characters a rejection's message needs

@@ -3,18 +3,20 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Avg, Count, Exists, OuterRef
+from django.db.models import Avg, Count, Exists, OuterRef, Q
 from django.utils import timezone
 from rest_framework import serializers
 
 from ..compiled_query import CompiledQuery, CompiledUpdate
 from ..models import HIT, Assignment, Campaign, Worker
-from ..states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
+from ..providers.registry import get_provider
+from ..states import ANSWERED, LIMIT_COUNTED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
+from .activity import answered_after_leaving, idle_deadline, release_idle_assignments
 from .gold import score_submission, with_flags
 from .slots import candidate_hits, count_taken_slots, lock_hit, pilot_candidates, store_taken_slots
 
@@ -81,7 +83,8 @@ def expire_stale_assignments(campaign: Campaign | None = None) -> int:
             return expired
 
 
-def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, external_id: str = "") -> Assignment:
+def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, external_id: str = "",
+                    active_until: datetime | None = None) -> Assignment:
     """The worker's open assignment in this campaign, or a new one on the next eligible HIT.
 
     Eligible: HIT published, not already done by this worker, not full, not of a group (an album)
@@ -91,7 +94,9 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
     for this worker or these HITs (services.slots), so the cost does not grow with the campaign.
     `expire=False`: the caller has just expired the campaign's
     overdue assignments in a transaction of its own. `external_id`: the marketplace's id the new assignment is
-    done under (a Prolific submission id: the worker's open assignment is returned only if it has that id)."""
+    done under (a Prolific submission id: the worker's open assignment is returned only if it has that id).
+    `active_until`: a new assignment is released when idle by then (services.activity; local work). The worker's
+    open assignment is also one they left within its time limit (the page takes it up again if it can)."""
     if campaign.status != CampaignStatus.ACTIVE:
         raise NoTaskAvailable("This campaign is not accepting work at the moment.")
     if worker.blocked:
@@ -99,19 +104,21 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
     if expire:
         expire_stale_assignments(campaign)
     mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, confirmed=True)
-    open_one = mine.filter(status=AssignmentStatus.ACCEPTED, external_id=external_id).select_related("hit").first()
+    open_one = (mine.filter(Q(status=AssignmentStatus.ACCEPTED)
+                            | Q(status=AssignmentStatus.ABANDONED, deadline__gt=timezone.now()),
+                            external_id=external_id).select_related("hit").first())
     if open_one is not None:
         return open_one
     if campaign.onboarding_items:
         onboarding = _onboarding_hit(campaign, worker)
         if onboarding is not None:
-            assignment = _take_slot(onboarding, campaign, worker, external_id)
+            assignment = _take_slot(onboarding, campaign, worker, external_id, active_until)
             if assignment is not None:
                 return assignment
             raise NoTaskAvailable("The qualifying task could not be started; please try again.")
         mine = mine.filter(hit__onboarding=False)
     limit = campaign.max_assignments_per_worker
-    if limit is not None and mine.filter(status__in=SLOT_HOLDING).count() >= limit:
+    if limit is not None and mine.filter(status__in=LIMIT_COUNTED).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
     if campaign.pilot_items:  # the pilot's HITs first, in order, so workers overlap on the same items
         for hit_id in pilot_candidates(campaign, worker, limit=20).values_list("pk", flat=True):
@@ -120,7 +127,7 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
                 return assignment
     candidates = list(candidate_hits(campaign, worker, limit=20).values_list("pk", flat=True))
     for hit_id in candidates:
-        assignment = _take_slot(hit_id, campaign, worker, external_id)
+        assignment = _take_slot(hit_id, campaign, worker, external_id, active_until)
         if assignment is not None:
             return assignment
     raise NoTaskAvailable("There is no task left for you in this campaign. Thank you for your work!")
@@ -156,7 +163,8 @@ class _NoSlot(Exception):
     """The locked HIT has no free slot: leaving the savepoint by this exception releases its row lock."""
 
 
-def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str = "") -> Assignment | None:
+def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str = "",
+               active_until: datetime | None = None) -> Assignment | None:
     """Create the assignment if the HIT (locked) still has a free slot, and count the slot taken.
 
     Whether a slot is free is decided by a recount under the lock, not by the counter the candidates
@@ -173,7 +181,8 @@ def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str
                 HIT.objects.filter(pk=hit_id).update(taken_slots=taken)  # a change made around the services
                 return None
             assignment = Assignment.objects.create(
-                hit=hit, worker=worker, external_id=external_id, deadline=Assignment.deadline_for(campaign)
+                hit=hit, worker=worker, external_id=external_id, deadline=Assignment.deadline_for(campaign),
+                active_until=active_until,
             )
             HIT.objects.filter(pk=hit_id).update(taken_slots=taken + 1)
             return assignment
@@ -199,8 +208,9 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
 
     A double click, a retry or concurrent requests for the same assignment store one answer:
     the assignment row is read and locked in one statement (with its HIT, campaign and worker), and a
-    second submission finds it already answered. The HIT's page payload is built only for kinds whose
-    validation reads it (TaskKind.answer_needs_payload)."""
+    second submission finds it already answered. A task the worker left (abandoned: its slot may have gone to
+    another worker) is still answered within its time limit, once; its HIT's slots are recounted. The HIT's page
+    payload is built only for kinds whose validation reads it (TaskKind.answer_needs_payload)."""
     with transaction.atomic():
         assignment = LOCKED_FOR_SUBMISSION.first(assignment_id)
         if assignment is None:
@@ -218,7 +228,7 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
         except serializers.ValidationError as exc:
             errors = exc.detail if isinstance(exc.detail, dict) else {"answer": exc.detail}
             raise SubmissionError(400, "The answer is not valid.", errors) from None
-        if assignment.status != AssignmentStatus.ACCEPTED:
+        if assignment.status not in (AssignmentStatus.ACCEPTED, AssignmentStatus.ABANDONED):
             raise SubmissionError(
                 409, f"This task was {assignment.get_status_display().lower()} and can no longer be submitted."
             )
@@ -226,6 +236,7 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
         if now > assignment.deadline + LATE_SUBMISSION_GRACE:
             # The slot is given back by the expiry (next arrival or sync), which frees it under the HIT's lock.
             raise SubmissionError(409, "The time for this task ran out, so it can no longer be submitted.")
+        left = assignment.status == AssignmentStatus.ABANDONED
         assignment.answer = cleaned
         assignment.transition(AssignmentStatus.SUBMITTED)
         assignment.submitted_at = now
@@ -234,6 +245,8 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
         assignment.gold_score, gold_flags = score_submission(campaign, hit, cleaned)
         assignment.check_flags = with_flags(assignment.check_flags, gold_flags)
         STORE_SUBMISSION.run(assignment)
+        if left:
+            answered_after_leaving(hit.pk)
     return SubmissionResult(assignment, created=True)
 
 
@@ -248,10 +261,10 @@ class ReturnRefused(Exception):
 
 
 def open_assignment(campaign: Campaign, worker: Worker) -> Assignment | None:
-    """The worker's accepted, not yet overdue assignment in this campaign, if any (takes nothing)."""
+    """The worker's accepted (or left) and not yet overdue assignment in this campaign, if any (takes nothing)."""
     return (
-        Assignment.objects.filter(hit__campaign=campaign, worker=worker, status=AssignmentStatus.ACCEPTED,
-                                  confirmed=True, deadline__gt=timezone.now())
+        Assignment.objects.filter(hit__campaign=campaign, worker=worker, confirmed=True, deadline__gt=timezone.now(),
+                                  status__in=(AssignmentStatus.ACCEPTED, AssignmentStatus.ABANDONED))
         .order_by("accepted_at").first()
     )
 
@@ -262,10 +275,15 @@ def start_local_task(campaign: Campaign, worker: Worker | None) -> Assignment:
     `worker` None: a new pseudonymous worker, created in the same transaction as the slot, so a start
     that gets no task (NoTaskAvailable) leaves no worker row behind. Overdue assignments are expired
     first and committed: a transaction holding those rows and HITs while it waits for the lock of the
-    HIT it takes could deadlock with another expiry."""
+    HIT it takes could deadlock with another expiry. Tasks left idle are released the same way (services.activity),
+    and the new task is released in turn if its page shows no activity (providers that release idle tasks)."""
     expire_stale_assignments(campaign)
+    releases = get_provider(campaign.provider).releases_idle_tasks
+    if releases:
+        release_idle_assignments(campaign)
     with transaction.atomic():
-        return assign_next_hit(campaign, worker if worker is not None else new_local_worker(), expire=False)
+        return assign_next_hit(campaign, worker if worker is not None else new_local_worker(), expire=False,
+                               active_until=idle_deadline() if releases else None)
 
 
 def return_assignment(*, assignment_id: int, worker_external_id: str) -> Assignment:
@@ -284,7 +302,7 @@ def return_assignment(*, assignment_id: int, worker_external_id: str) -> Assignm
             raise ReturnRefused(403, "This task does not belong to you.")
         if assignment.status == AssignmentStatus.RETURNED:
             return assignment
-        if assignment.status != AssignmentStatus.ACCEPTED:
+        if assignment.status not in (AssignmentStatus.ACCEPTED, AssignmentStatus.ABANDONED):
             raise ReturnRefused(
                 409, f"This task was {assignment.get_status_display().lower()} and can no longer be returned."
             )

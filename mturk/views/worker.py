@@ -1,6 +1,7 @@
-"""Worker-facing pages: the campaign link (start page), the one task route, return (skip), and submission.
+"""Worker-facing pages: the campaign link (start page), the one task route, return (skip), activity, submission.
 
-No cookies are used: the worker's identity travels in signed tokens in the URL and the page."""
+The worker's identity travels in signed tokens in the URL and the page, so no page needs a cookie; the local crowd
+also remembers the browser (views.worker_identity) so that a worker who opens the link again is the same worker."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -19,6 +21,7 @@ from config.json_input import JsonInputError, parse_json
 from ..models import HIT, Assignment, Campaign, Worker
 from ..providers.registry import get_provider
 from ..selectors import assignment_for_page
+from ..services.activity import record_activity
 from ..services.assignments import (
     NoTaskAvailable,
     ReturnRefused,
@@ -35,11 +38,13 @@ from ..throttle import arrival_allowed, retry_after_seconds
 from ..tokens import (
     TokenError,
     assignment_token,
+    identity_token,
     read_assignment_token,
     read_campaign_token,
     read_preview_token,
     read_worker_token,
 )
+from .worker_identity import IDENTITY_FIELD, remember_worker, remembered_worker
 
 
 def frameable(response: HttpResponse) -> HttpResponse:
@@ -81,6 +86,14 @@ def _task_redirect(assignment: Assignment) -> HttpResponse:
     return response
 
 
+def _link_redirect(request: HttpRequest, campaign: Campaign, assignment: Assignment) -> HttpResponse:
+    """To the task page from the campaign link; the browser is remembered as this worker (providers that do)."""
+    response = _task_redirect(assignment)
+    if get_provider(campaign.provider).remembers_browser:
+        remember_worker(request, response, assignment.worker)
+    return response
+
+
 @dataclass(frozen=True)
 class _Entry:
     campaign: Campaign
@@ -88,7 +101,8 @@ class _Entry:
 
 
 def _read_entry(request: HttpRequest, token: str) -> _Entry | HttpResponse:
-    """The campaign (and, with `w`, the returning worker) a campaign link names, or the error page."""
+    """The campaign (and the returning worker: named by `w`, else the browser's identity) a campaign link names,
+    or the error page."""
     try:
         campaign_id = read_campaign_token(token)
     except TokenError as exc:
@@ -98,7 +112,7 @@ def _read_entry(request: HttpRequest, token: str) -> _Entry | HttpResponse:
         return worker_message(request, "Campaign not found", "This campaign does not exist.", status=404)
     worker_param = request.POST.get("w") or request.GET.get("w")
     if not worker_param:
-        return _Entry(campaign, None)
+        return _Entry(campaign, remembered_worker(request))
     try:
         external_id = read_worker_token(worker_param, campaign.pk)
     except TokenError as exc:
@@ -121,12 +135,13 @@ def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
     campaign, worker = entry.campaign, entry.worker
     if request.method != "POST":
         if worker is not None and (resumed := open_assignment(campaign, worker)) is not None:
-            return _task_redirect(resumed)
+            return _link_redirect(request, campaign, resumed)
         if campaign.status != CampaignStatus.ACTIVE:
             return worker_message(request, "Not open", "This campaign is not accepting work at the moment.")
         context = {"campaign": campaign, "kind": get_task_kind(campaign.task_kind),
                    "time_limit": duration_text(campaign.time_limit_seconds),
-                   "worker_param": request.GET.get("w", ""), "returning": worker is not None}
+                   "worker_param": request.GET.get("w", ""), "returning": worker is not None,
+                   "identity_field": IDENTITY_FIELD}
         return frameable(render(request, "mturk/start_task.html", context))
     if not arrival_allowed(request, "local-arrival"):
         return arrival_refused(request)
@@ -134,7 +149,7 @@ def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
         assignment = start_local_task(campaign, worker)
     except NoTaskAvailable as exc:
         return worker_message(request, "No task left", str(exc))
-    return _task_redirect(assignment)
+    return _link_redirect(request, campaign, assignment)
 
 
 @csrf_exempt  # no cookies are involved: the signed assignment token in the form authenticates the worker
@@ -162,7 +177,7 @@ def return_task(request: HttpRequest) -> HttpResponse:
         assignment = start_local_task(campaign, returned.worker)
     except NoTaskAvailable as exc:
         return worker_message(request, "Task returned", str(exc))
-    return _task_redirect(assignment)
+    return _link_redirect(request, campaign, assignment)
 
 
 @never_cache
@@ -184,7 +199,7 @@ def task_page(request: HttpRequest) -> HttpResponse:
         return worker_message(
             request, "Already submitted", "Your answer to this task has been received. Thank you!", next_url=next_url
         )
-    if assignment.status != AssignmentStatus.ACCEPTED:
+    if not _workable(assignment):
         return worker_message(
             request, "Task no longer available",
             f"This task was {assignment.get_status_display().lower()} and can no longer be done.",
@@ -192,6 +207,13 @@ def task_page(request: HttpRequest) -> HttpResponse:
         )
     return _render_task(request, campaign, assignment.hit, token=request.GET["t"], next_url=next_url,
                         can_return=get_provider(campaign.provider).can_return, assignment=assignment)
+
+
+def _workable(assignment: Assignment) -> bool:
+    """Accepted, or left (abandoned) within its time limit: the worker may still answer (services.activity)."""
+    if assignment.status == AssignmentStatus.ABANDONED:
+        return assignment.deadline > timezone.now()
+    return assignment.status == AssignmentStatus.ACCEPTED
 
 
 def _preview_page(request: HttpRequest, token: str) -> HttpResponse:
@@ -212,6 +234,8 @@ def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str 
     `can_return`: the page offers "Return this task" (local crowd; marketplaces have their own button);
     `assignment`: the worker's (None on a preview), for the frame's time left and position."""
     kind = get_task_kind(campaign.task_kind)
+    provider = get_provider(campaign.provider)
+    working = assignment if token is not None else None  # the worker's own task (not a preview)
     context: dict[str, Any] = {
         "campaign": campaign,
         "kind": kind,
@@ -228,8 +252,29 @@ def _render_task(request: HttpRequest, campaign: Campaign, hit: HIT, token: str 
         "handoff": handoff,
         "return_url": reverse("task-return") if can_return and token else None,
         "frame": frame_for(campaign, assignment if token else None),
+        # The page reports activity (and its closing) so a left task goes back early (services.activity) ...
+        "activity_url": reverse("task-activity")
+        if working is not None and provider.releases_idle_tasks and working.active_until is not None else None,
+        "activity_every": max(5, min(60, settings.TASK_INACTIVITY_SECONDS // 3)),
+        # ... and keeps the browser's identity where cookies may be blocked (views.worker_identity).
+        "identity": identity_token(working.worker.external_id)
+        if working is not None and provider.remembers_browser else None,
     }
     return frameable(render(request, "mturk/task_page.html", context))
+
+
+@csrf_exempt  # no cookies are involved: the signed assignment token in the form authenticates the worker
+@require_POST
+def task_activity(request: HttpRequest) -> JsonResponse:
+    """A sign of activity from a task page (`left=1`: the page was closed), sent by fetch or navigator.sendBeacon as
+    a form: `t=<assignment token>`. Answers {"state": "active" | "released" | "closed"}."""
+    try:
+        claim = read_assignment_token(request.POST.get("t", ""))
+    except TokenError as exc:
+        return _json_error(403, str(exc))
+    state = record_activity(assignment_id=claim.assignment_id, worker_external_id=claim.worker_external_id,
+                            left=request.POST.get("left") == "1")
+    return JsonResponse({"state": state.value})
 
 
 def _json_error(status: int, message: str, fields: dict[str, Any] | None = None) -> JsonResponse:

@@ -79,7 +79,7 @@
 
   var unlinkButton = document.getElementById("lw-unlink");
   var state = document.getElementById("lw-state");
-  var markup = document.getElementById("lw-markup");
+  var linkList = document.getElementById("lw-links"), noLinks = document.getElementById("lw-links-empty");
 
   function shown(n) { return n + 1; }  // a box as a person reads it: numbered from 1 (stored from 0)
   function say(text) { state.textContent = text; }
@@ -120,8 +120,15 @@
     render();
   }
 
-  function markupText() {
-    return tokens.map(function (t, i) { return links[i] === undefined ? t : "[" + t + "]^" + links[i]; }).join(" ");
+  function showLinks() {  // what the worker linked, in the sentence's order: the word, its box as a badge
+    linkList.textContent = "";
+    Object.keys(links).sort(function (a, b) { return a - b; }).forEach(function (i) {
+      var n = links[i], li = html("li");
+      li.append(html("strong", "", tokens[i]), " → ", html("span", "lw-badge" + colour(n), "box " + shown(n)), " ",
+        html("span", "hint", byNumber[n].concept));
+      linkList.appendChild(li);
+    });
+    noLinks.hidden = linkList.children.length > 0;
   }
 
   function render() {
@@ -145,7 +152,7 @@
       boxGroups[n].classList.toggle("is-selected", selBox === n);
     });
     unlinkButton.disabled = !(selWord >= 0 && links[selWord] !== undefined);
-    markup.textContent = markupText();
+    showLinks();
   }
 
   svg.addEventListener("click", function (ev) {  // boxes are clickable in the image; the list is the keyboard way

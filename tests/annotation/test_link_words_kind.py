@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
@@ -111,6 +112,14 @@ def test_page_payload_has_image_numbered_boxes_and_tokens(client, campaign, desc
     page = client.get(reverse("task-page") + f"?t={token}").content.decode()
     assert 'data-kind="link_words"' in page
     assert '<p class="lw-sentence" id="lw-sentence">A woman walks her dog on the beach .</p>' in page
+    # The worker sees their links as words with box badges (link_words.js), never the stored markup.
+    assert 'id="lw-links"' in page and ">Your links</h3>" in page
+    assert "Result:" not in page and "lw-markup" not in page
+
+
+def test_the_page_script_shows_no_markup():
+    script = (settings.BASE_DIR / "static" / "js" / "link_words.js").read_text()
+    assert '"]^"' not in script and "markup" not in script
 
 
 def test_task_page_query_count_does_not_grow_with_the_boxes(client):

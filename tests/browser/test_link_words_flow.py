@@ -9,7 +9,7 @@ from metrics.text.markup import tokenize
 from mturk.models import HIT, Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.tokens import preview_token
-from tests.browser.worker_start import start_task_in_browser
+from tests.browser.worker_start import only_identity_cookie, start_task_in_browser
 from tests.factories import label_vocabulary, make_image
 from tests.worker_flow import campaign_link
 
@@ -54,8 +54,15 @@ def click_box_in_image(page, number):
     page.mouse.click(shown["x"] + (x + width / 2) * scale, shown["y"] + (y + height / 2) * scale)
 
 
-def markup(page):
-    return page.locator("#lw-markup")
+def links(page):
+    """The page's "Your links" list: one entry per linked word, in the sentence's order."""
+    return page.locator("#lw-links li")
+
+
+def no_markup(page):
+    """Workers never see the stored markup ([word]^n)."""
+    text = page.locator("main").inner_text()
+    assert "]^" not in text and "[" not in text, text
 
 
 def test_worker_links_words_to_boxes(live_server, page, campaign):
@@ -70,7 +77,8 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     expect(page.locator(".lw-word")).to_have_count(11)
     expect(page.locator(".lw-punct")).to_have_count(2)
     expect(page.locator("#lw-sentence")).to_have_text("A woman in a white dress walks her small dog, smiling.")
-    expect(markup(page)).to_have_text("A woman in a white dress walks her small dog , smiling .")
+    expect(links(page)).to_have_count(0)
+    expect(page.locator("#lw-links-empty")).to_be_visible()
 
     # Word, then box (clicked in the image).
     word(page, 1).click()
@@ -98,15 +106,19 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     expect(box_button(page, 2)).to_be_focused()
     page.keyboard.press("Space")
     expect(word(page, 9).locator("sup")).to_have_text("3")
-    expect(markup(page)).to_have_text("A [woman]^0 in a white [dress]^1 walks her small [dog]^2 , smiling .")
+    expected = ["woman → box 1 woman", "dress → box 2 dress", "dog → box 3 dog"]
+    expect(links(page)).to_have_text(expected)
+    expect(page.locator("#lw-links-empty")).to_be_hidden()
+    expect(links(page).nth(2).locator(".lw-badge")).to_have_class(re.compile(r"\bc2\b"))
+    no_markup(page)
 
     # A wrong link, replaced by linking again, then removed with the Delete key.
     word(page, 8).click()
     box_button(page, 1).click()
-    expect(markup(page)).to_contain_text("[small]^1")
+    expect(links(page).nth(2)).to_have_text("small → box 2 dress")
     word(page, 8).click()
     click_box_in_image(page, 2)
-    expect(markup(page)).to_contain_text("[small]^2 [dog]^2")
+    expect(links(page).nth(2)).to_have_text("small → box 3 dog")
     expect(box_button(page, 2)).to_contain_text("words: small, dog")
     word(page, 8).click()
     expect(page.get_by_role("button", name="Unlink")).to_be_enabled()
@@ -117,17 +129,17 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     # Another one removed with the Unlink button.
     word(page, 7).click()
     box_button(page, 0).click()
-    expect(markup(page)).to_contain_text("[her]^0")
+    expect(links(page).nth(2)).to_have_text("her → box 1 woman")
     word(page, 7).click()
     page.get_by_role("button", name="Unlink").click()
     expect(word(page, 7)).to_be_focused()
-    expected = "A [woman]^0 in a white [dress]^1 walks her small [dog]^2 , smiling ."
-    expect(markup(page)).to_have_text(expected)
+    expect(links(page)).to_have_text(expected)
     expect(page.get_by_role("button", name="Unlink")).to_be_disabled()
 
     # The draft survives a reload.
     page.reload()
-    expect(markup(page)).to_have_text(expected)
+    expect(links(page)).to_have_text(expected)
+    no_markup(page)
     expect(word(page, 5).locator("sup")).to_have_text("2")
 
     # The server refuses a box that is not on the image (the page's checks bypassed), and stores nothing.
@@ -147,7 +159,7 @@ def test_worker_links_words_to_boxes(live_server, page, campaign):
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
     assert Assignment.objects.get().answer == {"links": {"1": 0, "5": 1, "9": 2}}
-    assert page.context.cookies() == []
+    assert only_identity_cookie(page.context)
     assert errors == []  # no script error on the page
 
 

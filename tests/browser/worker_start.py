@@ -1,7 +1,7 @@
 """Starting a task from the local campaign link in the browser, as a worker does: open, press "Start task"."""
 from __future__ import annotations
 
-from playwright.sync_api import Page
+from playwright.sync_api import BrowserContext, Page
 
 
 def start_task_in_browser(page: Page, link: str) -> None:
@@ -9,3 +9,10 @@ def start_task_in_browser(page: Page, link: str) -> None:
     page.goto(link)
     page.get_by_role("button", name="Start task").click()
     page.wait_for_url("**/task/?t=*")
+
+
+def only_identity_cookie(context: BrowserContext) -> bool:
+    """The local worker side sets one cookie: the HttpOnly browser identity (mturk.views.worker_identity); the pages
+    need no cookie to work (no session, no CSRF cookie)."""
+    cookies = context.cookies()
+    return [cookie["name"] for cookie in cookies] == ["local_worker"] and all(c["httpOnly"] for c in cookies)

@@ -3,6 +3,7 @@ rate-limited per client, a worker can return (skip) a task, and no worker row wi
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from mturk.models import Assignment, Worker
@@ -68,8 +69,8 @@ def test_return_releases_the_slot_at_once_and_the_hit_goes_to_another_worker(cli
     assert response.status_code == 303
     second = Assignment.objects.get(status=AssignmentStatus.ACCEPTED)
     assert second.worker_id == first.worker_id and second.hit_id != first.hit_id
-    # the returned HIT's only slot is free again: a new worker gets it
-    press_start(client, campaign, remote_addr="10.0.0.2")
+    # the returned HIT's only slot is free again: a new worker (another browser) gets it
+    press_start(Client(), campaign, remote_addr="10.0.0.2")
     other = Assignment.objects.exclude(worker_id=first.worker_id).get()
     assert other.hit_id == first.hit_id and other.status == AssignmentStatus.ACCEPTED
     # the task page of the returned task says so
@@ -107,17 +108,17 @@ def test_return_needs_a_valid_token(client):
     assert Assignment.objects.get().status == AssignmentStatus.ACCEPTED
 
 
-def test_arrivals_over_the_rate_get_429_and_create_nothing(client, settings):
+def test_arrivals_over_the_rate_get_429_and_create_nothing(settings):
     settings.ARRIVAL_RATE = "3/m"
     campaign = make_campaign(images=10, assignments=10)
-    for _ in range(3):
-        assert press_start(client, campaign).status_code == 303
-    refused = press_start(client, campaign)
+    for _ in range(3):  # three browsers behind one address
+        assert press_start(Client(), campaign).status_code == 303
+    refused = press_start(Client(), campaign)
     assert refused.status_code == 429
     assert refused["Retry-After"] == "60"
     assert "Too many tasks were started from your network" in refused.content.decode()
     assert Worker.objects.count() == 3 and slots_taken(campaign) == 3
-    assert press_start(client, campaign, remote_addr="10.0.0.7").status_code == 303  # another client
+    assert press_start(Client(), campaign, remote_addr="10.0.0.7").status_code == 303  # another client
 
 
 def test_no_worker_row_when_the_campaign_is_not_active(client):
@@ -132,6 +133,6 @@ def test_no_worker_row_when_the_campaign_is_not_active(client):
 def test_no_worker_row_when_nothing_is_left(client):
     campaign = make_campaign(images=1, assignments=1)
     start_task(client, campaign)
-    response = press_start(client, campaign, remote_addr="10.0.0.3")
+    response = press_start(Client(), campaign, remote_addr="10.0.0.3")
     assert response.status_code == 200 and "There is no task left for you" in response.content.decode()
     assert Worker.objects.count() == 1

@@ -20,7 +20,8 @@ from mturk.states import (
 @pytest.mark.parametrize(
     ("current", "target"),
     [(A.ACCEPTED, A.SUBMITTED), (A.ACCEPTED, A.RETURNED), (A.ACCEPTED, A.EXPIRED), (A.SUBMITTED, A.APPROVED),
-     (A.SUBMITTED, A.REJECTED), (A.REJECTED, A.APPROVED)],
+     (A.SUBMITTED, A.REJECTED), (A.REJECTED, A.APPROVED), (A.ACCEPTED, A.ABANDONED), (A.ABANDONED, A.SUBMITTED),
+     (A.ABANDONED, A.ACCEPTED), (A.ABANDONED, A.RETURNED), (A.ABANDONED, A.EXPIRED)],
 )
 def test_assignment_allowed_transitions(current, target):
     ASSIGNMENT_MACHINE.check(current, target)
@@ -29,7 +30,7 @@ def test_assignment_allowed_transitions(current, target):
 @pytest.mark.parametrize(
     ("current", "target"),
     [(A.ACCEPTED, A.APPROVED), (A.SUBMITTED, A.ACCEPTED), (A.APPROVED, A.REJECTED), (A.EXPIRED, A.SUBMITTED),
-     (A.RETURNED, A.SUBMITTED), (A.APPROVED, A.SUBMITTED)],
+     (A.RETURNED, A.SUBMITTED), (A.APPROVED, A.SUBMITTED), (A.ABANDONED, A.APPROVED), (A.SUBMITTED, A.ABANDONED)],
 )
 def test_assignment_invalid_transitions_raise(current, target):
     with pytest.raises(InvalidTransition, match=f"from '{current}' to '{target}'"):

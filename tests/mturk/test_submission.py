@@ -5,6 +5,7 @@ from unittest import mock
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -141,7 +142,7 @@ def test_preview_cannot_submit(client):
 def test_worker_cannot_touch_another_workers_assignment(client):
     campaign = make_campaign(images=2)
     start_task(client, campaign)
-    start_task(client, campaign)
+    start_task(Client(), campaign)  # another browser: another worker
     theirs = Assignment.objects.order_by("-pk").first()
     # A token for their assignment carrying my identity (as a worker would have to forge it) is refused.
     my_worker = Assignment.objects.order_by("pk").first().worker.external_id

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 class LocalProvider(CrowdProvider):
     name = "local"
     can_return = True
+    remembers_browser = True
+    releases_idle_tasks = True
 
     def clean_qualifications(self, spec: Any) -> dict[str, Any]:
         return clean_qualifications(spec)  # the same requirement keys as MTurk's
