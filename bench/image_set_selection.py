@@ -34,14 +34,14 @@ def load(count: int) -> list[int]:
     """The images and their collections; the ids of "Big" in id order."""
     from annotation.image_sets.models import ImageSet, ImageSetMember, ImageSetTag
     from annotation.image_sets.services import demo_set_spec, ensure_set
-    from annotation.models import Box, Concept, Image
+    from annotation.models import Box, Concept, Image, Vocabulary
 
     big = ImageSet.objects.create(name="Big", source="images")
     other = ImageSet.objects.create(name="Other", source="coco")
     ImageSetTag.objects.bulk_create([ImageSetTag(image_set=big, name="pilot"),
                                      ImageSetTag(image_set=other, name="other")])
     demo = ensure_set(demo_set_spec())
-    concept = Concept.objects.create(name="thing")
+    concept = Concept.objects.create(name="thing", vocabulary=Vocabulary.objects.get_or_create(name="bench labels")[0])
     big_ids: list[int] = []
     for start in range(0, count, BATCH):
         made = Image.objects.bulk_create([

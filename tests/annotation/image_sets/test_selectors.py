@@ -14,7 +14,7 @@ from annotation.image_sets.selectors import (
 from annotation.image_sets.services import SetSpec, demo_set_spec, file_images
 from annotation.models import Box, Concept, Description, Image
 from mturk.services.campaigns import create_campaign
-from tests.factories import make_image
+from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +53,7 @@ def test_by_name(pool):
 
 
 def test_by_state_no_boxes(pool):
-    concept = Concept.objects.create(name="thing")
+    concept = Concept.objects.create(name="thing", vocabulary=label_vocabulary())
     Box.objects.create(image=pool["kitchen-1"], number=0, concept=concept, x=0, y=0, width=5, height=5)
     assert keys(ImageCriteria(sets=("Kitchens",), state="no-boxes")) == ["kitchen-2"]
 
