@@ -9,7 +9,7 @@ from typing import IO, Any
 
 from django.core.cache import cache
 from django.core.files.storage import default_storage
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Case, Prefetch, QuerySet, Value, When
 from storages.backends.s3 import S3File
 
 from .exports import ExportFormat, format_names, get_format
@@ -40,6 +40,21 @@ def exports_for_page() -> QuerySet[DatasetExport]:
     campaigns = Prefetch("campaigns", queryset=Campaign.objects.order_by("name"))
     return DatasetExport.objects.select_related("created_by").prefetch_related(campaigns).order_by(
         "-created_at", "-id")
+
+
+def export_campaign_choices(user: Any = None) -> list[Campaign]:
+    """The campaigns the exports page offers: real ones before simulated ones, the user's own first, then newest
+    first (one query)."""
+    own = Case(When(created_by=user, then=Value(0)), default=Value(1)) if user is not None and user.pk else Value(1)
+    return list(Campaign.objects.annotate(own=own).order_by("is_simulated", "own", "-created_at", "-id"))
+
+
+def real_campaigns_for(export_format: ExportFormat) -> list[Campaign]:
+    """Every campaign whose results were collected (not simulated) that the format exports, by name."""
+    campaigns = Campaign.objects.filter(is_simulated=False)
+    if export_format.kinds:
+        campaigns = campaigns.filter(task_kind__in=export_format.kinds)
+    return list(campaigns.order_by("name"))
 
 
 def progress_of(export: DatasetExport) -> ExportProgress:

@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from metrics.html.page import with_back_link
 from mturk.views.campaign_confirm import Confirmation
 from mturk.views.exports_page import REPORT_CSP
 from mturk.views.researcher import researcher_required
@@ -374,8 +375,13 @@ def evaluation_report(request: HttpRequest, pk: int) -> HttpResponse:
     if item.status != CompositionalEvaluation.Status.DONE:
         return HttpResponse(f"Evaluation #{item.pk} is {item.status}: its report exists once it is done.",
                             status=409, content_type="text/plain; charset=utf-8")
-    response = HttpResponse(evaluation_report_html(item), content_type="text/html; charset=utf-8")
+    report = evaluation_report_html(item)
+    download = bool(request.GET.get("download"))
+    if not download and request.headers.get("Sec-Fetch-Dest") != "iframe":  # opened by itself: a way back
+        report = with_back_link(report, reverse("compositional-page-evaluation", args=[item.pk]),
+                                f"Evaluation #{item.pk} ({item.system})")
+    response = HttpResponse(report, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = REPORT_CSP
-    if request.GET.get("download"):
+    if download:
         response["Content-Disposition"] = f'attachment; filename="compositional-evaluation-{item.pk}.html"'
     return response

@@ -17,7 +17,10 @@ from django.db.models import Count, QuerySet
 from metrics import ranking
 from metrics.story_scores import bleu4, cider, rouge_l
 from metrics.text.markup import tokenize
+from mturk.models import Campaign
+from mturk.states import AssignmentStatus
 
+from ..models import Description
 from .models import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
 from .services.submissions import DIRECTIONS, PoolIndex, submission_scores
 
@@ -26,6 +29,25 @@ def test_pools() -> QuerySet[TestPool]:
     return TestPool.objects.annotate(
         images=Count("pool_images", distinct=True), captions=Count("pool_captions", distinct=True),
         systems=Count("submissions", distinct=True)).order_by("-created_at", "-id")
+
+
+@dataclass(frozen=True)
+class PoolSource:
+    """A describe_image campaign a pool can draw from, with its approved captions."""
+
+    campaign: Campaign
+    approved_captions: int
+
+
+def pool_sources() -> list[PoolSource]:
+    """The describe_image campaigns, real ones first and newest first, each with its approved captions (two
+    queries whatever the number of campaigns)."""
+    campaigns = list(Campaign.objects.filter(task_kind="describe_image").order_by("is_simulated", "-created_at", "-id"))
+    approved = Description.objects.filter(assignment__status=AssignmentStatus.APPROVED,
+                                          assignment__hit__campaign__task_kind="describe_image")
+    counts = dict(approved.values("assignment__hit__campaign_id").annotate(n=Count("id")).values_list(
+        "assignment__hit__campaign_id", "n"))
+    return [PoolSource(c, counts.get(c.pk, 0)) for c in campaigns]
 
 
 def find_pool(name_or_id: str) -> TestPool | None:

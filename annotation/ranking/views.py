@@ -6,14 +6,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods
 
 from mturk.views.researcher import researcher_required
 
+from .forms import PoolForm
 from .models import TestPool
 from .selectors import leaderboard as leaderboard_of
-from .selectors import test_pools
+from .selectors import pool_sources, test_pools
 from .services.pooled_judging import judging_campaign
+from .services.pools import PoolError, create_test_pool
 from .services.submissions import SubmissionError, submit_ranking
 
 METRICS = [("R@1", "R@1"), ("R@5", "R@5"), ("R@10", "R@10"), ("median_rank", "Median rank"),
@@ -26,10 +28,25 @@ class SubmissionForm(forms.Form):
     file = forms.FileField(help_text="JSON rankings, or a score matrix (.npy, .npz, .csv) of images x captions.")
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @researcher_required
 def pools(request: HttpRequest) -> HttpResponse:
-    return render(request, "annotation/ranking/pools.html", {"pools": test_pools()})
+    """The test pools, and the form that freezes a new one (through the same service as the API and the CLI)."""
+    form = PoolForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            pool = create_test_pool(data["name"], campaigns=list(data["campaigns"]),
+                                    all_descriptions=data["all_descriptions"], images=data["images"],
+                                    captions_per_image=data["captions_per_image"], created_by=request.user)
+        except PoolError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+        else:
+            messages.success(request, f"Test pool '{pool.name}' created.")
+            return redirect("pools")
+    return render(request, "annotation/ranking/pools.html", {
+        "pools": test_pools(), "form": form, "sources": pool_sources(), "chosen": form.chosen_campaigns()},
+        status=400 if request.method == "POST" else 200)
 
 
 @require_http_methods(["GET", "POST"])

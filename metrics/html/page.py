@@ -3,6 +3,7 @@ the shared inline CSS, the title, then the sections; `esc` for every string that
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 CSS = """
@@ -34,3 +35,16 @@ def html_page(title: str, sections: Sequence[str]) -> str:
         *sections,
         "</body></html>",
     ])
+
+
+BACK_STYLE = "margin: 0 0 1rem; font-size: .95rem;"
+
+
+def with_back_link(page: str, href: str, label: str) -> str:
+    """A report as the console serves it: a link back to the page it was opened from, first in its body (the
+    stored report stays as it was written). `target="_top"`: from a framed copy the sandbox blocks it."""
+    link = (f'<nav aria-label="Back" style="{BACK_STYLE}"><a href="{esc(href)}" target="_top">'
+            f"\u2190 {esc(label)}</a></nav>")
+    body = re.search(r"<body[^>]*>", page, re.IGNORECASE)
+    at = body.end() if body else 0
+    return page[:at] + link + page[at:]

@@ -1,4 +1,5 @@
-"""The export request form: a format, its options (one field per declared option) and the campaigns."""
+"""The export request form: a format, its options (one field per declared option) and the campaigns, chosen with
+checkboxes or as "all real campaigns" (never an empty choice that would take simulated ones too)."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,12 +8,10 @@ from django import forms
 
 from ..exports import ExportFormat, ExportOption, get_format
 from ..models import Campaign
-from ..selectors_exports import registered_formats
+from ..selectors_exports import export_campaign_choices, real_campaigns_for, registered_formats
 
-
-class CampaignChoice(forms.ModelMultipleChoiceField):
-    def label_from_instance(self, obj: Any) -> str:
-        return f"{obj.name} ({obj.task_kind})"
+NO_CHOICE = "Choose at least one campaign, or tick “All real campaigns”."
+BOTH_CHOSEN = "Choose campaigns or “All real campaigns”, not both."
 
 
 def option_field_name(export_format: ExportFormat, option: ExportOption) -> str:
@@ -29,22 +28,37 @@ def _option_field(option: ExportOption) -> forms.Field:
     return forms.CharField(label=label, help_text=option.help, required=False, max_length=100, strip=True)
 
 
+def formats_for(kind: str | None) -> list[ExportFormat]:
+    """Every format; for a campaign's task kind, those that export it, the kind's own formats before the generic
+    ones."""
+    formats = registered_formats()
+    if kind is None:
+        return formats
+    return sorted((f for f in formats if not f.kinds or kind in f.kinds), key=lambda f: not f.kinds)
+
+
 class ExportRequestForm(forms.Form):
     format = forms.ChoiceField(label="Format", widget=forms.RadioSelect)
-    campaigns = CampaignChoice(
-        queryset=Campaign.objects.order_by("name"), required=False, label="Campaigns",
-        help_text="None selected: every campaign the format can export.",
-        widget=forms.SelectMultiple(attrs={"size": 8}),
+    campaigns = forms.ModelMultipleChoiceField(
+        queryset=Campaign.objects.all(), required=False, label="Campaigns", widget=forms.CheckboxSelectMultiple,
+        help_text="Tick the campaigns to export: real ones first, yours first, newest first; simulated ones last.",
     )
+    all_real = forms.BooleanField(
+        required=False, label="All real campaigns",
+        help_text="Every campaign the format exports whose results were collected from people; simulated "
+                  "(demo) campaigns are left out.")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Any = None, campaign: Campaign | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.formats = registered_formats()
+        self.user, self.campaign = user, campaign
+        self.formats = formats_for(campaign.task_kind if campaign else None)
         format_field = self.fields["format"]
         assert isinstance(format_field, forms.ChoiceField)
         format_field.choices = [(f.name, f.name) for f in self.formats]
         if not self.is_bound and self.formats:
             self.fields["format"].initial = self.formats[0].name
+        if not self.is_bound and campaign is not None:
+            self.fields["campaigns"].initial = [campaign.pk]
         for export_format in self.formats:
             for option in export_format.options:
                 name = option_field_name(export_format, option)
@@ -54,6 +68,15 @@ class ExportRequestForm(forms.Form):
     def format_groups(self) -> list[tuple[ExportFormat, list[forms.BoundField]]]:
         """Each format with the bound fields of its options, for the template."""
         return [(f, [self[option_field_name(f, option)] for option in f.options]) for f in self.formats]
+
+    def campaign_rows(self) -> list[tuple[Campaign, bool]]:
+        """Each campaign offered, and whether it is ticked (as asked, or the campaign the page was opened for)."""
+        value = self["campaigns"].value() or []
+        ticked = {str(pk) for pk in value}
+        return [(c, str(c.pk) in ticked) for c in export_campaign_choices(self.user)]
+
+    def chosen_campaigns(self) -> list[Campaign]:
+        return list(self.cleaned_data["campaigns"])
 
     def chosen_options(self) -> dict[str, Any]:
         """The options of the chosen format that were set (a cleared checkbox or an empty field: the default)."""
@@ -75,4 +98,19 @@ class ExportRequestForm(forms.Form):
                 name = option_field_name(export_format, option)
                 if name in self.errors:
                     del self.errors[name]
+        if "campaigns" in cleaned:
+            self._clean_scope(cleaned, chosen)
         return cleaned
+
+    def _clean_scope(self, cleaned: dict[str, Any], chosen: str | None) -> None:
+        """Campaigns ticked, or all real ones: an empty choice is refused rather than read as every campaign."""
+        campaigns, all_real = list(cleaned["campaigns"]), cleaned.get("all_real")
+        if campaigns and all_real:
+            self.add_error("campaigns", BOTH_CHOSEN)
+        elif not campaigns and not all_real:
+            self.add_error("campaigns", NO_CHOICE)
+        elif all_real and chosen:
+            real = real_campaigns_for(get_format(chosen))
+            if not real:
+                self.add_error("campaigns", f"No real campaign that {chosen} exports: there is nothing to export.")
+            cleaned["campaigns"] = real

@@ -8,10 +8,14 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods
 
+from metrics.html.page import with_back_link
+
+from ..card_html import card_html
 from ..exports import ExportError
-from ..models import DatasetExport
+from ..models import Campaign, DatasetExport
 from ..selectors_exports import CARD, exports_for_page, progress_of, read_report, report_names
 from ..services.exports import request_export
 from .exports_form import ExportRequestForm
@@ -22,15 +26,22 @@ PAGE_SIZE = 25
 # no outside resource, in a sandbox: inline styles and the inline SVG plots are all they need.
 REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; "
               "frame-ancestors 'self'; sandbox")
+# The dataset card in the console's layout: its own stylesheets, no script at all (the card is sanitised too).
+CARD_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'self'")
 
 
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def index(request: HttpRequest) -> HttpResponse:
-    form = ExportRequestForm(request.POST if request.method == "POST" else None)
+    """The exports and the request form; `?campaign=<id>` (a campaign page's Export button) ticks that campaign
+    and offers only the formats of its task kind."""
+    campaign = _campaign_of(request.GET.get("campaign"))
+    form = ExportRequestForm(request.POST if request.method == "POST" else None, user=request.user,
+                             campaign=campaign)
     if request.method == "POST" and form.is_valid():
         try:
-            export = request_export(form.cleaned_data["format"], list(form.cleaned_data["campaigns"]), request.user,
+            export = request_export(form.cleaned_data["format"], form.chosen_campaigns(), request.user,
                                     form.chosen_options())
         except ExportError as exc:
             form.add_error(None, str(exc))
@@ -40,7 +51,12 @@ def index(request: HttpRequest) -> HttpResponse:
     page = Paginator(exports_for_page(), PAGE_SIZE).get_page(request.GET.get("page"))
     rows = [(export, progress_of(export), report_names(export)) for export in page]
     status = 400 if request.method == "POST" else 200
-    return render(request, "mturk/exports.html", {"form": form, "page": page, "rows": rows}, status=status)
+    return render(request, "mturk/exports.html", {"form": form, "page": page, "rows": rows, "campaign": campaign},
+                  status=status)
+
+
+def _campaign_of(value: str | None) -> Campaign | None:
+    return Campaign.objects.filter(pk=int(value)).first() if value and value.isdigit() else None
 
 
 def _links(export: DatasetExport, reports: list[str]) -> dict[str, Any]:
@@ -72,11 +88,16 @@ def report(request: HttpRequest, pk: int, name: str) -> HttpResponse:
     if content is None:
         raise Http404("no such report in this export")
     if name == CARD:
-        response = render(request, "mturk/export_card.html", {"export": export, "text": content.decode("utf-8")})
+        response = render(request, "mturk/export_card.html", {
+            "export": export, "card": mark_safe(card_html(content.decode("utf-8"))),  # noqa: S308 (sanitised)
+            "campaigns": list(export.campaigns.order_by("name"))})
+        response["Content-Security-Policy"] = CARD_CSP
     else:
         kind = "text/html" if name.endswith(".html") else "application/json" if name.endswith(".json") else "text/plain"
+        if kind == "text/html" and request.headers.get("Sec-Fetch-Dest") != "iframe":
+            content = with_back_link(content.decode("utf-8"), reverse("exports"), "Exports").encode("utf-8")
         response = HttpResponse(content, content_type=f"{kind}; charset=utf-8")
-    response["Content-Security-Policy"] = REPORT_CSP
+        response["Content-Security-Policy"] = REPORT_CSP
     response["X-Content-Type-Options"] = "nosniff"
     return response
 

@@ -8,6 +8,16 @@
     document.querySelectorAll("fieldset.options").forEach(function (box) {
       box.hidden = !chosen || box.dataset.format !== chosen.value;
     });
+    // campaigns the chosen format cannot export leave the list (a ticked one stays, and the server says why)
+    var kinds = chosen && chosen.dataset.kinds ? chosen.dataset.kinds.split(" ") : [];
+    var list = document.querySelector(".campaign-choice[data-checklist]");
+    if (!list) {
+      return;
+    }
+    list.querySelectorAll(".checklist-item[data-kind]").forEach(function (item) {
+      item.dataset.excluded = String(kinds.length > 0 && kinds.indexOf(item.dataset.kind) === -1);
+    });
+    list.dispatchEvent(new CustomEvent("checklist:refresh"));
   }
   document.querySelectorAll("input[name=format]").forEach(function (radio) {
     radio.addEventListener("change", showChosenOptions);
@@ -43,10 +53,7 @@
       list.setAttribute("aria-label", "Reports of export #" + data.id);
       data.reports.forEach(function (report) {
         var item = document.createElement("li");
-        var a = link(report.url, report.name);
-        a.target = "_blank";
-        a.rel = "noopener";
-        item.appendChild(a);
+        item.appendChild(link(report.url, report.name));
         list.appendChild(item);
       });
       cell.appendChild(list);

@@ -1,5 +1,6 @@
 """The researcher exports grounded data in the browser: chooses imageclef and the campaigns, watches the build
-reach done, downloads the zip and reads the content-selection report with its plots, on a laptop and a phone."""
+reach done, downloads the zip, reads the content-selection report with its plots and comes back, on a laptop and a
+phone."""
 from __future__ import annotations
 
 import zipfile
@@ -32,6 +33,14 @@ def test_request_follow_download_and_read_an_imageclef_export(browser, live_serv
     page.get_by_label("sind", exact=True).check()
     expect(page.get_by_label("Report sample")).to_be_visible()  # the chosen format's options only
     page.get_by_label("Report sample").fill("-1")
+    expect(page.get_by_role("checkbox", name=LINK)).to_be_hidden()  # sind does not export link_words campaigns
+    page.get_by_role("button", name="Request export").click()
+    expect(page.get_by_role("alert")).to_have_text("Choose at least one campaign, or tick “All real campaigns”.")
+    page.get_by_role("checkbox", name="All real campaigns").check()
+    page.get_by_role("button", name="Request export").click()  # the demo's campaigns are simulated: none is real
+    expect(page.get_by_role("alert")).to_have_text("No real campaign that sind exports: there is nothing to export.")
+    page.get_by_role("checkbox", name="All real campaigns").uncheck()
+    page.get_by_role("checkbox", name=DESCRIBE).check()
     page.get_by_role("button", name="Request export").click()
     expect(page.get_by_role("alert")).to_have_text(
         "option report_sample must be a whole number of stories, 0 or more (0 = all), not -1")
@@ -40,7 +49,10 @@ def test_request_follow_download_and_read_an_imageclef_export(browser, live_serv
     shot(page, tmp_path, f"exports-bad-option-{name}")
     page.get_by_label("imageclef", exact=True).check()
     expect(page.get_by_label("Report sample")).to_be_hidden()
-    page.get_by_label("Campaigns").select_option(label=[f"{DESCRIBE} (describe_image)", f"{LINK} (link_words)"])
+    expect(page.get_by_role("checkbox", name=DESCRIBE)).to_be_checked()  # kept from the refused request
+    page.get_by_label("Filter campaigns").fill("link words")  # the list narrows to what is typed
+    expect(page.get_by_role("checkbox", name=DESCRIBE)).to_be_visible()  # a ticked one stays
+    page.get_by_role("checkbox", name=LINK).check()
     page.get_by_role("button", name="Request export").click()
 
     expect(page.get_by_text("requested.")).to_be_visible()
@@ -70,14 +82,12 @@ def test_request_follow_download_and_read_an_imageclef_export(browser, live_serv
         assert archive.testzip() is None
 
     reports = page.get_by_role("list", name=f"Reports of export #{pk}")
-    with page.context.expect_page() as opened:
-        reports.get_by_role("link", name="content_selection.html").click()
-    report = opened.value
-    report.wait_for_load_state()
-    expect(report.locator("h1")).to_contain_text("Content selection")
-    expect(report.locator("svg").first).to_be_visible()
-    shot(report, tmp_path, f"exports-report-{name}")
+    reports.get_by_role("link", name="content_selection.html").click()
+    expect(page.locator("h1")).to_contain_text("Content selection")
+    expect(page.locator("svg").first).to_be_visible()
+    shot(page, tmp_path, f"exports-report-{name}")
+    page.get_by_role("link", name="← Exports").click()  # the report's way back
 
-    page.reload()  # the list, rendered by the server this time
+    expect(page.get_by_role("heading", name="Request an export")).to_be_visible()  # the list, from the server
     expect(page.get_by_role("list", name=f"Reports of export #{pk}").get_by_role("link", name="README.md")) \
         .to_be_visible()

@@ -74,8 +74,9 @@ def test_sind_options_are_read_from_their_fields(researcher_client):
 
 
 def test_empty_option_fields_leave_the_defaults(researcher_client):
-    assert post(researcher_client, {"format": "sind", "sind__split_seed": "", "sind__report_sample": ""}).status_code \
-        == 302
+    tell = create_story_workflow("Stories", [make_album(6)], publish=False)["tell"]
+    assert post(researcher_client, {"format": "sind", "campaigns": [tell.pk], "sind__split_seed": "",
+                                    "sind__report_sample": ""}).status_code == 302
     assert DatasetExport.objects.get().options == {}
 
 
@@ -87,7 +88,8 @@ def test_empty_option_fields_leave_the_defaults(researcher_client):
     ({}, "This field is required."),
 ])
 def test_a_bad_request_says_why_and_queues_nothing(researcher_client, data, message):
-    response = post(researcher_client, data)
+    tell = create_story_workflow("Stories", [make_album(6)], publish=False)["tell"]
+    response = post(researcher_client, {**data, "campaigns": [tell.pk]})
     assert response.status_code == 400
     page = response.content.decode()
     assert message.replace("'", "&#x27;") in page
@@ -105,7 +107,9 @@ def test_a_campaign_the_format_cannot_export_is_refused(researcher_client):
 
 
 def test_a_bad_value_in_another_formats_option_does_not_matter(researcher_client):
-    response = post(researcher_client, {"format": "imageclef", "sind__report_sample": "many"})
+    campaign = make_campaign(images=1, publish=False)
+    response = post(researcher_client, {"format": "imageclef", "campaigns": [campaign.pk],
+                                        "sind__report_sample": "many"})
     assert response.status_code == 302
     assert DatasetExport.objects.get().options == {}
 

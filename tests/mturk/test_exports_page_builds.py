@@ -130,19 +130,16 @@ def test_the_report_is_served_from_the_zip_with_a_strict_policy(researcher_clien
     assert response["Content-Security-Policy"] == CSP
     assert response["X-Content-Type-Options"] == "nosniff"
     archive = zipfile.ZipFile(built.file.open("rb"))
-    assert response.content == archive.read("report/content_selection.html")
+    stored = archive.read("report/content_selection.html").decode()
+    back = '<nav aria-label="Back" style="margin: 0 0 1rem; font-size: .95rem;"><a href="/exports/" target="_top">'
+    assert response.content.decode() == stored.replace("<body>", f"<body>{back}\u2190 Exports</a></nav>", 1)
     assert b"<svg" in response.content
+    framed = researcher_client.get(reverse("export-report", args=[built.pk, "content_selection.html"]),
+                                   headers={"Sec-Fetch-Dest": "iframe"})
+    assert framed.content.decode() == stored  # in a frame, the page around it is the way back
 
     data = researcher_client.get(reverse("export-report", args=[built.pk, "crowd.json"]))
     assert data["Content-Type"] == "application/json; charset=utf-8" and data["Content-Security-Policy"] == CSP
-
-
-def test_the_dataset_card_is_shown_as_escaped_text(researcher_client, built):
-    response = researcher_client.get(reverse("export-report", args=[built.pk, "README.md"]))
-    assert response.status_code == 200 and response["Content-Security-Policy"] == CSP
-    page = response.content.decode()
-    assert f"<h1>Dataset card of export #{built.pk} (imageclef)</h1>" in page
-    assert "<pre># Dataset: imageclef export\n" in page
 
 
 def test_crowd_text_in_a_report_is_escaped(researcher, researcher_client):

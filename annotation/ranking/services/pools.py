@@ -15,7 +15,11 @@ from ..models import PoolCaption, PoolImage, TestPool
 
 
 class PoolError(ValueError):
-    """A pool that cannot be made; the message is shown to the user."""
+    """A pool that cannot be made; the message is shown to the user, next to `field` when a form shows it."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def pool_descriptions(*, campaigns: Sequence[Campaign] = (), all_descriptions: bool = False):
@@ -24,7 +28,7 @@ def pool_descriptions(*, campaigns: Sequence[Campaign] = (), all_descriptions: b
         return Description.objects.all()
     wrong = [c.name for c in campaigns if c.task_kind != "describe_image"]
     if wrong:
-        raise PoolError(f"not describe_image campaign(s): {', '.join(wrong)}")
+        raise PoolError(f"not describe_image campaign(s): {', '.join(wrong)}", "campaigns")
     return Description.objects.filter(assignment__hit__campaign__in=list(campaigns),
                                       assignment__status=AssignmentStatus.APPROVED)
 
@@ -37,15 +41,15 @@ def create_test_pool(name: str, *, campaigns: Sequence[Campaign] = (), all_descr
     image then id (the first `captions_per_image` of each); rows and columns are numbered in that order."""
     name = name.strip()
     if not name:
-        raise PoolError("the pool needs a name")
+        raise PoolError("the pool needs a name", "name")
     if not campaigns and not all_descriptions:
-        raise PoolError("choose campaigns, or all descriptions")
+        raise PoolError("choose campaigns, or all descriptions", "campaigns")
     if images is not None and images < 1:
-        raise PoolError("--images must be at least 1")
+        raise PoolError("--images must be at least 1", "images")
     if captions_per_image is not None and captions_per_image < 1:
-        raise PoolError("--captions-per-image must be at least 1")
+        raise PoolError("--captions-per-image must be at least 1", "captions_per_image")
     if TestPool.objects.filter(name=name).exists():
-        raise PoolError(f"a test pool named '{name}' already exists")
+        raise PoolError(f"a test pool named '{name}' already exists", "name")
     rows = pool_descriptions(campaigns=campaigns, all_descriptions=all_descriptions) \
         .order_by("image_id", "id").values_list("id", "image_id")
     by_image: dict[int, list[int]] = {}
@@ -55,7 +59,7 @@ def create_test_pool(name: str, *, campaigns: Sequence[Campaign] = (), all_descr
             captions.append(description_id)
     image_ids = sorted(by_image)[:images]
     if not image_ids:
-        raise PoolError("no captions to pool")
+        raise PoolError("no captions to pool", "campaigns")
     pool = TestPool.objects.create(name=name, created_by=created_by)
     PoolImage.objects.bulk_create(PoolImage(pool=pool, image_id=i, index=n) for n, i in enumerate(image_ids))
     pairs = [(d, i) for i in image_ids for d in by_image[i]]

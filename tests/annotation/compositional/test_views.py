@@ -221,8 +221,14 @@ def test_submit_an_evaluation_follow_it_and_read_it(researcher_client, parsed):
     report = researcher_client.get(f"/compositional/evaluations/{evaluation.pk}/report.html")
     assert report.status_code == 200 and "black_cat" in report.content.decode()
     assert report["X-Frame-Options"] == "SAMEORIGIN" and "sandbox" in report["Content-Security-Policy"]
+    back = (f'<a href="/compositional/evaluations/{evaluation.pk}/" target="_top">'
+            f"\u2190 Evaluation #{evaluation.pk} (writer)")
+    assert back in report.content.decode()  # opened by itself: a way back to the evaluation
+    framed = researcher_client.get(f"/compositional/evaluations/{evaluation.pk}/report.html",
+                                   headers={"Sec-Fetch-Dest": "iframe"})
+    assert "black_cat" in framed.content.decode() and back not in framed.content.decode()
     download = researcher_client.get(f"/compositional/evaluations/{evaluation.pk}/report.html?download=1")
-    assert download["Content-Disposition"].startswith("attachment;")
+    assert download["Content-Disposition"].startswith("attachment;") and back not in download.content.decode()
     listed = researcher_client.get("/compositional/evaluations/").content.decode()
     assert f'href="/compositional/evaluations/{evaluation.pk}/">writer</a>' in listed
     assert '<td data-label="Average Recall@K (%)">100.0</td>' in listed

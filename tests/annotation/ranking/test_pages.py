@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 def test_pools_page_links_each_leaderboard(researcher_client, django_assert_max_num_queries):
     pool, _, _ = build_pool()
     other, _, _ = build_pool("second")
-    with django_assert_max_num_queries(4):  # session, user, the pools with their counts
+    with django_assert_max_num_queries(5):  # session, user, the pools with their counts, the campaigns, their captions
         page = researcher_client.get("/pools/")
     html = page.content.decode()
     assert f'href="/pools/{pool.pk}/leaderboard/"' in html and f'href="/pools/{other.pk}/leaderboard/"' in html
