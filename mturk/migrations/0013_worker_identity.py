@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('mturk', '0011_quality_job'),
+        ('mturk', '0012_pilot'),
     ]
 
     operations = [
