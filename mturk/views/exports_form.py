@@ -70,10 +70,12 @@ class ExportRequestForm(forms.Form):
         return [(f, [self[option_field_name(f, option)] for option in f.options]) for f in self.formats]
 
     def campaign_rows(self) -> list[tuple[Campaign, bool]]:
-        """Each campaign offered, and whether it is ticked (as asked, or the campaign the page was opened for)."""
+        """Each campaign offered, and whether it is ticked (as asked, or the campaign the page was opened for); the
+        ticked ones first, so that they show at the top of the list."""
         value = self["campaigns"].value() or []
         ticked = {str(pk) for pk in value}
-        return [(c, str(c.pk) in ticked) for c in export_campaign_choices(self.user)]
+        rows = [(c, str(c.pk) in ticked) for c in export_campaign_choices(self.user)]
+        return sorted(rows, key=lambda row: not row[1])
 
     def chosen_campaigns(self) -> list[Campaign]:
         return list(self.cleaned_data["campaigns"])

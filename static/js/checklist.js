@@ -6,7 +6,7 @@
     var box = list.querySelector(".checklist-filter");
     var input = box && box.querySelector("input");
     var count = list.querySelector(".checklist-count");
-    var items = Array.prototype.slice.call(list.querySelectorAll(".checklist-item"));
+    var items = Array.prototype.slice.call(list.querySelectorAll(".checklist-items .checklist-item"));
     if (!input) {
       return;
     }

@@ -99,10 +99,11 @@ def format_radios(page: str) -> list[str]:
 
 def test_the_export_button_ticks_the_campaign_and_offers_the_formats_of_its_kind(researcher_client):
     campaign = of_kind("draw_boxes", "street boxes")
-    make_campaign(images=1, name="another")
+    newer = make_campaign(images=1, name="another")
     page = researcher_client.get(f"{URL}?campaign={campaign.pk}").content.decode()
     assert f'name="campaigns" value="{campaign.pk}" checked' in page
     assert page.count(" checked>") == 2  # the campaign, and the first format
+    assert page.index(f'value="{campaign.pk}" checked') < page.index(f'value="{newer.pk}"')  # ticked: at the top
     radios = format_radios(page)
     assert radios == ["coco", "flickr30k", "imageclef", "assignments-jsonl"]  # its own formats, the generic last
     assert 'checked' in page.split(f'id="format-{radios[0]}"')[1].split(">")[0]
