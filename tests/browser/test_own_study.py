@@ -81,7 +81,7 @@ def worker_link(page: Page, campaign: Campaign) -> str:
 
 def approve_all_on_review(page: Page, campaign: Campaign, count: int) -> None:
     open_campaign(page, campaign)
-    page.goto(page.url.rstrip("/") + "/review/")
+    page.get_by_role("link", name="Review submitted work").click()
     page.get_by_label("Select all on this page").check()
     page.get_by_role("button", name="Approve selected").click()
     asked = page.get_by_role("dialog", name=f"Approve {count} assignment(s)?")
@@ -246,7 +246,8 @@ def test_a_new_researchers_own_grounded_study(browser, live_server, tmp_path, se
 
     # 6. bulk approve, leaving the flagged description out
     open_campaign(page, described)
-    page.goto(page.url.rstrip("/") + "/review/")
+    expect(page.get_by_role("link", name="Review the flagged ones")).to_be_visible()  # one is flagged
+    page.get_by_role("link", name="Review submitted work").click()
     page.get_by_label("Select all on this page").check()
     page.get_by_role("button", name="Approve selected").click()
     asked = page.get_by_role("dialog", name="Approve 2 assignment(s)?")
