@@ -1,4 +1,4 @@
-"""Migration 0010: images stored before collections land in "Demo" (the demo's scenes and simulated albums' photos)
+"""Migration 0012: images stored before collections land in "Demo" (the demo's scenes and simulated albums' photos)
 or "Imported images"; no image changes."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("annotation", "0009_own_vocabularies"), ("storyboard", "0003_story_agreement")]
-AFTER = [("annotation", "0010_image_sets")]
+BEFORE = [("annotation", "0011_vocabulary_owns_concepts"), ("storyboard", "0003_story_agreement")]
+AFTER = [("annotation", "0012_image_sets")]
 
 
 def test_existing_images_are_filed_in_demo_or_imported_images():

@@ -41,7 +41,7 @@ def file_existing_images(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0009_own_vocabularies'),
+        ('annotation', '0011_vocabulary_owns_concepts'),
         ('storyboard', '0003_story_agreement'),
     ]
 

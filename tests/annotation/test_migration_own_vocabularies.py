@@ -1,4 +1,4 @@
-"""Migration 0009: shared concepts become each vocabulary's own, every box keeps its label text, and the boxes,
+"""Migrations 0009-0011: shared concepts become each vocabulary's own, every box keeps its label text, and the boxes,
 answers and gold items of a campaign that named vocabulary V refer to V's labels."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 BEFORE = [("annotation", "0008_compositional"), ("mturk", "0011_quality_job")]
-AFTER = [("annotation", "0009_own_vocabularies")]
+AFTER = [("annotation", "0011_vocabulary_owns_concepts")]
 
 
 def migrate(targets):

@@ -1,4 +1,5 @@
-"""Vocabularies own their labels: Concept gets its vocabulary (was: global concepts in a many-to-many list).
+"""Vocabularies own their labels, step 2 of 3 (data): each concept is given its vocabulary (was: global concepts in a
+many-to-many list).
 
 A concept of one vocabulary becomes that vocabulary's. A concept of several is kept by the vocabulary that the
 most draw_boxes campaigns name (ties: the oldest), and each other vocabulary gets its own copy (same name,
@@ -11,8 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-import django.db.models.deletion
-from django.db import migrations, models
+from django.db import migrations
 
 ORPHANS = "labels without a vocabulary"
 
@@ -138,50 +138,9 @@ def share(apps: Any, schema_editor: Any) -> None:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("annotation", "0008_compositional"),
-        ("mturk", "0011_quality_job"),
+        ("annotation", "0009_concept_vocabulary"),
     ]
 
     operations = [
-        migrations.AddField(
-            model_name="vocabulary",
-            name="description",
-            field=models.CharField(blank=True, help_text="What the labels are for.", max_length=300),
-        ),
-        migrations.AddField(
-            model_name="concept",
-            name="vocabulary",
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.CASCADE, related_name="+",
-                                    to="annotation.vocabulary"),
-        ),
-        migrations.AddField(
-            model_name="concept",
-            name="offered",
-            field=models.BooleanField(default=True,
-                                      help_text="Offered to workers (else kept for what refers to it)."),
-        ),
-        migrations.AlterField(
-            model_name="concept",
-            name="name",
-            field=models.CharField(max_length=100),
-        ),
         migrations.RunPython(own, share),
-        migrations.RemoveField(
-            model_name="vocabulary",
-            name="concepts",
-        ),
-        migrations.AlterField(
-            model_name="concept",
-            name="vocabulary",
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="concepts",
-                                    to="annotation.vocabulary"),
-        ),
-        migrations.AlterModelOptions(
-            name="concept",
-            options={"ordering": ["name", "vocabulary_id"]},
-        ),
-        migrations.AddConstraint(
-            model_name="concept",
-            constraint=models.UniqueConstraint(fields=("vocabulary", "name"), name="concept_name_once_per_vocabulary"),
-        ),
     ]
