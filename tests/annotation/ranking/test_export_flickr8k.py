@@ -246,7 +246,8 @@ def test_the_exports_page_takes_the_options_and_refuses_an_unknown_pool(research
     })
     assert response.status_code == 302
     assert DatasetExport.objects.get().options == {"images": True, "test_pool": "pool-1"}
-    refused = researcher_client.post(reverse("exports"), {"format": "flickr8k", "flickr8k__test_pool": "pool-2"})
+    refused = researcher_client.post(reverse("exports"), {"format": "flickr8k", "campaigns": [campaign.pk],
+                                                          "flickr8k__test_pool": "pool-2"})
     assert refused.status_code == 400
     assert "no test pool named &#x27;pool-2&#x27;" in refused.content.decode()
     assert DatasetExport.objects.count() == 1

@@ -25,6 +25,7 @@ def normalised(text: str, assignment: Assignment, tokens: list[str]) -> str:
     """The text with this worker's tokens, assignment id and running clock replaced by placeholders."""
     for n, token in enumerate(tokens):
         text = text.replace(token, f"<token {n}>")
+    text = re.sub(r'data-identity="[^"]+"', 'data-identity="<this worker>"', text)  # per worker, not per HIT
     text = re.sub(r'data-seconds-left="\d+"', 'data-seconds-left="<s>"', text)
     text = re.sub(r'id="time-left"([^>]*)>[\d:]+<', r'id="time-left"\1><clock><', text)
     text = text.replace(f'data-draft-key="draft:{assignment.hit.campaign_id}:a{assignment.pk}"',
