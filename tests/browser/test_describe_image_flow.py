@@ -89,22 +89,26 @@ def test_worker_describes_then_researcher_reviews(live_server, page):
     expect(first_card).to_contain_text(first.worker.external_id)
     expect(first_card).to_contain_text(re.compile(r"\d+ s"))
     expect(first_card).to_contain_text("Submitted")
-    page.on("dialog", lambda dialog: dialog.accept())  # the confirmation of each decision
+    native: list[str] = []
+    page.on("dialog", lambda dialog: (native.append(dialog.message), dialog.dismiss()))  # none: asked in the page
 
     first_card.get_by_role("checkbox", name=f"Assignment {first.pk}").check()
     page.get_by_role("button", name="Reject selected").click()
     expect(page.get_by_role("alert")).to_contain_text("Rejecting needs feedback")  # checked before sending
     page.get_by_label(re.compile("Feedback to the workers")).fill("Please describe the whole scene.")
     page.get_by_role("button", name="Reject selected").click()
+    page.get_by_role("dialog", name="Reject 1 assignment(s)?").get_by_role("button", name="Reject 1").click()
     expect(page.locator(".messages")).to_contain_text(f"1 assignment(s) rejected: {first.pk}.")
     expect(page.locator(f"#assignment-{first.pk}")).to_have_count(0)  # the page shows submitted work only
     page.get_by_role("checkbox", name=f"Assignment {second.pk}").check()
     page.get_by_role("button", name="Approve selected").click()
+    page.get_by_role("dialog", name="Approve 1 assignment(s)?").get_by_role("button", name="Approve").click()
     expect(page.locator(".messages")).to_contain_text(f"1 assignment(s) approved: {second.pk}.")
     page.goto(live_server.url + f"/campaigns/{first.hit.campaign_id}/review/")
     expect(page.locator(f"#assignment-{first.pk}")).to_contain_text("Rejected")
     expect(page.locator(f"#assignment-{second.pk}")).to_contain_text("Approved")
 
+    assert native == []
     statuses = dict(Assignment.objects.values_list("pk", "status"))
     assert statuses == {first.pk: AssignmentStatus.REJECTED, second.pk: AssignmentStatus.APPROVED}
     assert Assignment.objects.get(pk=first.pk).feedback == "Please describe the whole scene."
