@@ -33,3 +33,18 @@ def page(browser):
     tab = context.new_page()
     yield tab
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def _database_connections_closed_after_each_request():
+    """The live server serves each browser connection in its own thread for as long as the browser keeps it alive
+    (a page's keep-alive beacon can outlive its context), and with PostgreSQL's persistent connections
+    (CONN_MAX_AGE) each such thread would hold a database connection until the server ran out of them. Here every
+    request gives its connection back when it ends."""
+    from django.db import connections
+
+    database = connections.settings["default"]
+    kept = database.get("CONN_MAX_AGE", 0)
+    database["CONN_MAX_AGE"] = 0
+    yield
+    database["CONN_MAX_AGE"] = kept
