@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from ..models import HIT, Assignment, Campaign
 from ..states import ASSIGNMENT_MACHINE, AssignmentStatus, CampaignStatus, HITStatus
-from .slots import count_taken_slots, lock_hit, store_taken_slots
+from .slots import count_taken_slots, lock_hit, release_accepted, store_taken_slots
 
 # After the page is closed (or reloaded, or left for another page), the task is given back this much later unless
 # the page shows activity again (a reload does at once).
@@ -45,29 +45,10 @@ def idle_deadline(now: datetime | None = None) -> datetime:
 
 
 def release_idle_assignments(campaign: Campaign | None = None) -> int:
-    """Accepted tasks with no activity since their `active_until` give their slot back (accepted -> abandoned).
-
-    Like the expiry (services.assignments.expire_stale_assignments): a bounded read of the (status, active_until)
-    index finds the idle ones (usually none); each of their HITs then has them released and its slot counter
-    stored, assignments before the HIT row, in HIT id order."""
+    """Accepted tasks with no activity since their `active_until` give their slot back (accepted -> abandoned),
+    as the expiry does for the deadline (services.slots.release_accepted)."""
     ASSIGNMENT_MACHINE.check(AssignmentStatus.ACCEPTED, AssignmentStatus.ABANDONED)
-    now = timezone.now()
-    idle = Assignment.objects.filter(status=AssignmentStatus.ACCEPTED, active_until__lt=now)
-    if campaign is not None:
-        idle = idle.filter(hit__campaign=campaign)
-    released = 0
-    while True:
-        found = list(idle.order_by().values_list("hit_id", flat=True)[:RELEASE_BATCH])
-        with transaction.atomic():
-            for hit_id in sorted(set(found)):
-                freed = Assignment.objects.filter(
-                    hit_id=hit_id, status=AssignmentStatus.ACCEPTED, active_until__lt=now,
-                ).update(status=AssignmentStatus.ABANDONED)
-                if freed:
-                    store_taken_slots([hit_id])
-                    released += freed
-        if len(found) < RELEASE_BATCH:
-            return released
+    return release_accepted("active_until", timezone.now(), AssignmentStatus.ABANDONED, campaign, RELEASE_BATCH)
 
 
 def record_activity(*, assignment_id: int, worker_external_id: str, left: bool = False) -> Activity:

@@ -18,7 +18,14 @@ from ..states import ANSWERED, LIMIT_COUNTED, AssignmentStatus, CampaignStatus, 
 from ..task_kinds import get_task_kind
 from .activity import answered_after_leaving, idle_deadline, release_idle_assignments
 from .gold import score_submission, with_flags
-from .slots import candidate_hits, count_taken_slots, lock_hit, pilot_candidates, store_taken_slots
+from .slots import (
+    candidate_hits,
+    count_taken_slots,
+    lock_hit,
+    pilot_candidates,
+    release_accepted,
+    store_taken_slots,
+)
 
 
 class NoTaskAvailable(Exception):
@@ -57,30 +64,8 @@ LATE_SUBMISSION_GRACE = timedelta(seconds=30)
 
 
 def expire_stale_assignments(campaign: Campaign | None = None) -> int:
-    """Accepted assignments past their deadline give their slot back (accepted -> expired).
-
-    Reads of the (status, deadline) index find the overdue ones (usually none), at most EXPIRY_BATCH at a
-    time: a bounded read keeps the planner on that index (without the limit PostgreSQL, which cannot know
-    that accepted assignments are rarely overdue, plans a parallel scan costing milliseconds on a large
-    table). Each of their HITs then has its overdue assignments expired and its slot counter stored,
-    assignments before the HIT row (see services.slots), in HIT id order."""
-    now = timezone.now()
-    stale = Assignment.objects.filter(status=AssignmentStatus.ACCEPTED, deadline__lt=now)
-    if campaign is not None:
-        stale = stale.filter(hit__campaign=campaign)
-    expired = 0
-    while True:
-        found = list(stale.order_by().values_list("hit_id", flat=True)[:EXPIRY_BATCH])
-        with transaction.atomic():
-            for hit_id in sorted(set(found)):
-                freed = Assignment.objects.filter(
-                    hit_id=hit_id, status=AssignmentStatus.ACCEPTED, deadline__lt=now,
-                ).update(status=AssignmentStatus.EXPIRED)
-                if freed:
-                    store_taken_slots([hit_id])
-                    expired += freed
-        if len(found) < EXPIRY_BATCH:
-            return expired
+    """Accepted assignments past their deadline give their slot back (accepted -> expired; services.slots)."""
+    return release_accepted("deadline", timezone.now(), AssignmentStatus.EXPIRED, campaign, EXPIRY_BATCH)
 
 
 def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, external_id: str = "",

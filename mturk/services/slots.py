@@ -20,11 +20,13 @@ and an insert waits for no existing row."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 
+from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 
 from ..models import HIT, Assignment, Campaign, Worker
-from ..states import SLOT_HOLDING, HITStatus
+from ..states import SLOT_HOLDING, AssignmentStatus, HITStatus
 
 
 def lock_hit(hit_id: int) -> HIT:
@@ -83,3 +85,29 @@ def pilot_candidates(campaign: Campaign, worker: Worker, limit: int) -> QuerySet
         .exclude(Exists(group_done_elsewhere))
         .order_by("position", "id")[:limit]
     )
+
+
+def release_accepted(past: str, now: datetime, to: AssignmentStatus, campaign: Campaign | None = None,
+                     batch: int = 100) -> int:
+    """Accepted assignments whose `past` time (deadline, active_until) is before `now` give their slot back (their
+    status becomes `to`); the number released.
+
+    Reads of the (status, `past`) index find them (usually none), at most `batch` at a time: a bounded read keeps
+    the planner on that index (without the limit PostgreSQL, which cannot know that such assignments are rare,
+    plans a parallel scan costing milliseconds on a large table). Each of their HITs then has them released and
+    its slot counter stored, assignments before the HIT row, in HIT id order."""
+    due = {"status": AssignmentStatus.ACCEPTED, f"{past}__lt": now}
+    found_by = Assignment.objects.filter(**due)
+    if campaign is not None:
+        found_by = found_by.filter(hit__campaign=campaign)
+    released = 0
+    while True:
+        found = list(found_by.order_by().values_list("hit_id", flat=True)[:batch])
+        with transaction.atomic():
+            for hit_id in sorted(set(found)):
+                freed = Assignment.objects.filter(hit_id=hit_id, **due).update(status=to)
+                if freed:
+                    store_taken_slots([hit_id])
+                    released += freed
+        if len(found) < batch:
+            return released
