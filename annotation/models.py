@@ -67,6 +67,10 @@ class ImageOrigin(models.Model):
     dataset = models.CharField(max_length=40, help_text='The dataset, e.g. "coco".')
     external_id = models.BigIntegerField(help_text="The image's id in that dataset.")
     subset = models.CharField(max_length=40, blank=True, help_text='e.g. "train2014", "val2014".')
+    name = models.CharField(
+        max_length=200, blank=True,
+        help_text='The image\'s file name in the release when its id is not the whole name, e.g. Flickr8k\'s '
+                  '"1000268201_693b08cb0e.jpg" (id 1000268201).')
 
     class Meta:
         ordering = ["dataset", "external_id"]

@@ -15,8 +15,12 @@ class ImageSet(models.Model):
     name = models.CharField(max_length=100, unique=True)
     source = models.CharField(
         max_length=40, blank=True,
-        help_text='How its images came: "images" (files or a zip), "api", "coco", "imageclef", "demo", '
-                  '"existing" (images stored before sets existed).')
+        help_text='How its images came: "images" (files or a zip), "api", "coco", "imageclef", "flickr8k", '
+                  '"flickr30k", "vist", "demo", "existing" (images stored before sets existed).')
+    licence = models.TextField(
+        blank=True, max_length=2000,
+        help_text="The terms the images and their annotations were released under, as the source states them "
+                  "(recorded by the public-dataset importers).")
     is_demo = models.BooleanField(
         default=False, help_text="The demo's images: left out of the wizard's choices unless this set is chosen.")
     images: models.ManyToManyField[Image, ImageSetMember] = models.ManyToManyField(

@@ -28,6 +28,7 @@ class SetSpec:
     tags: tuple[str, ...] = field(default_factory=tuple)
     source: str = ""
     is_demo: bool = False
+    licence: str = ""
 
 
 def set_name_for(file_name: str) -> str:
@@ -63,9 +64,13 @@ def set_spec(name: str | None, tags: Iterable[str] = (), source: str = "", defau
 
 @transaction.atomic
 def ensure_set(spec: SetSpec) -> ImageSet:
-    """The set named `spec.name`, made when new (with its source and demo marker), with `spec.tags` added."""
+    """The set named `spec.name`, made when new (with its source and demo marker), with `spec.tags` added and
+    `spec.licence` recorded (a re-import of a public dataset states its terms again)."""
     image_set, _ = ImageSet.objects.get_or_create(
-        name=spec.name, defaults={"source": spec.source, "is_demo": spec.is_demo})
+        name=spec.name, defaults={"source": spec.source, "is_demo": spec.is_demo, "licence": spec.licence})
+    if spec.licence and image_set.licence != spec.licence:
+        image_set.licence = spec.licence
+        image_set.save(update_fields=["licence"])
     if spec.tags:
         have = set(image_set.tags.values_list("name", flat=True))
         ImageSetTag.objects.bulk_create([ImageSetTag(image_set=image_set, name=tag)

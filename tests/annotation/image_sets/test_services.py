@@ -29,6 +29,23 @@ def test_file_images_makes_the_set_once_and_keeps_each_image_once():
     assert ImageSetMember.objects.filter(image_set=again).count() == 3
 
 
+def test_a_public_dataset_set_records_its_licence_and_its_page_shows_it(researcher_client):
+    from django.urls import reverse
+
+    image = make_image()
+    terms = "CC BY 4.0 (annotations), https://cocodataset.org/#termsofuse"
+    image_set = file_images(SetSpec("COCO val2014", source="coco", licence="older terms"), [image.pk])
+    assert file_images(SetSpec("COCO val2014", licence=terms), [image.pk]).pk == image_set.pk
+    image_set.refresh_from_db()
+    assert image_set.licence == terms
+    page = researcher_client.get(reverse("collection", args=[image_set.pk])).content.decode()
+    assert "<dt>Licence</dt>" in page and 'href="https://cocodataset.org/#termsofuse"' in page
+    file_images(SetSpec("Own photos"), [image.pk])
+    own = ImageSet.objects.get(name="Own photos")
+    assert own.licence == "" and "<dt>Licence</dt>" not in researcher_client.get(
+        reverse("collection", args=[own.pk])).content.decode()
+
+
 def test_an_image_may_be_in_two_sets():
     image = make_image()
     file_images(SetSpec("Study A"), [image.pk])
