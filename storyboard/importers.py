@@ -1,5 +1,6 @@
-"""The console's album importer (mturk/importers.py): a zip of album folders, or a zip of a JSON manifest with
-its photos (docs/formats/albums.md, "In the browser").
+"""The console's album and VIST importers (mturk/importers.py). Albums: a zip of album folders, or a zip of a JSON
+manifest with its photos (docs/formats/albums.md, "In the browser"). VIST: the released files, or a zip of them
+(docs/formats/vist-import.md).
 
 The zip is unpacked into a temporary folder (entries that would leave it, or are over the size limits, refuse
 the whole import), then read with the same all-or-nothing service as `import_albums`: a folder of album folders,
@@ -14,11 +15,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from annotation.services.images import ImportFailed, zip_members
-from mturk.importers import Importer, ImportProblems, Progress, register_importer
+from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
 
 from .services.albums.fields import AlbumImportError
 from .services.albums.reading import check_albums
 from .services.albums.writing import write_albums
+from .services.vist_import.importer import import_vist
+from .services.vist_import.records import SPLITS, VistImportError, zip_files
 
 
 def _unpack(archive_path: Path, target: Path) -> None:
@@ -106,4 +109,49 @@ register_importer(Importer(
     progress_unit="steps",
     position=20,
     documentation="docs/formats/albums.md",
+))
+
+
+def run_vist(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """The released VIST files, one JSON file or a zip of them; all or nothing (checked, then written)."""
+    progress(0, 2)
+    splits = tuple(s for s in [options.get("split") or ""] if s)
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                summary = import_vist(zip_files(archive, splits))
+        else:
+            summary = import_vist([path], splits)
+    except VistImportError as exc:
+        raise ImportProblems.from_messages(exc.errors) from None
+    progress(2, 2)
+    return {"summary": str(summary), "counts": summary.as_counts(),
+            "imported": [{"name": name, "detail": ""} for name in summary.files], "refused": [],
+            "notes": list(summary.notes)}
+
+
+def _check_vist(options: dict[str, str], file_name: str) -> dict[str, Any]:
+    split = (options.get("split") or "").strip()
+    if split and split not in SPLITS:
+        raise ImportRefused(f"split: one of {', '.join(SPLITS)} (or none)")
+    return {"split": split}
+
+
+register_importer(Importer(
+    name="vist",
+    label="VIST files",
+    description="The released VIST (SIND) files: train/val/test .story-in-sequence.json, "
+                ".description-in-isolation.json and .description-in-sequence.json, by their released names (zip "
+                "large files). Albums, photos (known by their Flickr address), stories and descriptions keep their "
+                "ids and split; everything is checked first, each problem names the file and the record.",
+    extensions=(".json", ".zip"),
+    run=run_vist,
+    options=(ImportOption("split", "Split", help="Only this split's files; the split of a file whose name gives none.",
+                          choices=lambda: [("", "every split"), *((s, s) for s in SPLITS)], max_length=5),),
+    multiple=True,
+    file_label="VIST files",
+    progress_unit="steps",
+    position=25,
+    documentation="docs/formats/vist-import.md",
+    check_options=_check_vist,
 ))

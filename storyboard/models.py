@@ -20,6 +20,9 @@ class Album(models.Model):
             "primary, date_create, date_update, farm, server, secret."
         ),
     )
+    split = models.CharField(
+        max_length=10, blank=True, choices=[("train", "train"), ("val", "val"), ("test", "test")],
+        help_text="The released split of an imported album (VIST): exports keep it instead of the hashed split.")
     is_simulated = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -72,12 +75,20 @@ class Story(models.Model):
         "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="story"
     )
     worker = models.ForeignKey("mturk.Worker", null=True, blank=True, on_delete=models.PROTECT, related_name="stories")
+    external_id = models.CharField(
+        max_length=40, blank=True, help_text="The released story_id of an imported story (VIST), kept by exports.")
+    worker_label = models.CharField(
+        max_length=100, blank=True, help_text="The released (de-identified) worker_id of an imported story.")
     is_simulated = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["album_id", "setting", "id"]
         verbose_name_plural = "stories"
+        constraints = [
+            models.UniqueConstraint(fields=["external_id"], condition=~models.Q(external_id=""),
+                                    name="story_external_id_once"),
+        ]
 
     def __str__(self) -> str:
         return f"story {self.pk} of album {self.album_id}"
@@ -96,6 +107,8 @@ class Storylet(models.Model):
     photo = models.ForeignKey(Photo, on_delete=models.PROTECT, related_name="storylets")
     original_text = models.TextField()
     text = models.TextField(help_text="Normalized: lowercased, PTB-tokenized, names anonymized.")
+    external_id = models.CharField(max_length=40, blank=True,
+                                   help_text="The released storylet_id of an imported story (VIST).")
 
     class Meta:
         ordering = ["story_id", "order"]
@@ -114,12 +127,29 @@ class SequenceDescription(models.Model):
         "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="sequence_descriptions"
     )
     worker = models.ForeignKey("mturk.Worker", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    worker_label = models.CharField(
+        max_length=100, blank=True, help_text="The released (de-identified) worker_id of an imported description.")
 
     class Meta:
         ordering = ["sequence_id", "assignment_id", "order"]
         constraints = [
             models.UniqueConstraint(fields=["assignment", "order"], name="sequence_description_once"),
         ]
+
+
+class IsolatedDescription(models.Model):
+    """An imported DII record (VIST's description-in-isolation): the text is an annotation.Description of the
+    photo's image (source "vist"); this row keeps what the released file says around it, in file order."""
+
+    description = models.OneToOneField("annotation.Description", on_delete=models.CASCADE,
+                                       related_name="isolated_description")
+    album = models.ForeignKey(Album, on_delete=models.CASCADE, related_name="isolated_descriptions")
+    photo = models.ForeignKey(Photo, on_delete=models.PROTECT, related_name="isolated_descriptions")
+    order = models.PositiveSmallIntegerField(help_text="photo_order_in_story")
+    worker_label = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["album_id", "id"]
 
 
 class StoryRating(models.Model):

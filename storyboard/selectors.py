@@ -95,10 +95,12 @@ def storytelling_outcomes(campaign: Campaign) -> dict[str, int]:
     return outcome
 
 
-def story_references(campaigns: list[Campaign], split: str | None = None, split_seed: str = "sind") -> list:
+def story_references(campaigns: list[Campaign], split: str | None = None, split_seed: str = "sind",
+                     released: bool = False) -> list:
     """Every story (normalized text of its storylets joined by spaces, in photo order) with its album
-    and photo sequence, in export order, for scoring generated stories; optionally one split only.
-    Two queries."""
+    and photo sequence, in export order, for scoring generated stories; optionally one split only (an imported
+    album's released split, else the export's hashed split), optionally only the stories imported from a release
+    (VIST's, with their story_id). Two queries."""
     from metrics.story_report import StoryText
 
     from .exports.records import split_of
@@ -106,16 +108,18 @@ def story_references(campaigns: list[Campaign], split: str | None = None, split_
     from .models import Storylet
 
     stories = StoryScope.of(campaigns).story_rows().order_by("album_id", "setting", "pk")
+    if released:
+        stories = stories.exclude(external_id="")
     rows = Storylet.objects.filter(story__in=stories).order_by(
         "story__album_id", "story__setting", "story_id", "order").values_list(
-        "story_id", "story__album__external_id", "photo__external_id", "text")
-    texts: dict[int, tuple[str, list[str], list[str]]] = {}
-    for story, album, photo, text in rows.iterator(chunk_size=5000):
-        entry = texts.setdefault(story, (album, [], []))
-        entry[1].append(photo)
-        entry[2].append(text)
+        "story_id", "story__album__external_id", "story__album__split", "photo__external_id", "text")
+    texts: dict[int, tuple[str, str, list[str], list[str]]] = {}
+    for story, album, album_split, photo, text in rows.iterator(chunk_size=5000):
+        entry = texts.setdefault(story, (album, album_split, [], []))
+        entry[2].append(photo)
+        entry[3].append(text)
     return [
         StoryText(story_id=str(pk), sequence=tuple(photos), album_id=album, text=" ".join(parts))
-        for pk, (album, photos, parts) in texts.items()
-        if split is None or split_of(album, split_seed) == split
+        for pk, (album, album_split, photos, parts) in texts.items()
+        if split is None or (album_split or split_of(album, split_seed)) == split
     ]

@@ -75,7 +75,7 @@ def album_record(album: tuple, photo_count: int, first_photo: str) -> dict[str, 
         "farm": str(flickr.get("farm", "")),
         "id": external_id,
         "owner": owner,
-        "photos": str(photo_count),
+        "photos": str(flickr.get("photos") or photo_count),  # an imported album's own count (VIST's)
         "primary": str(flickr.get("primary") or first_photo),
         "secret": str(flickr.get("secret", "")),
         "server": str(flickr.get("server", "")),

@@ -31,7 +31,7 @@ from annotation.models import Description, Image
 from annotation.services.image_files import jpeg_copy
 from mturk.models import Campaign, Worker
 
-from ..models import Album, ChosenSequence, Photo, Storylet
+from ..models import Album, ChosenSequence, IsolatedDescription, Photo, Storylet
 from .ratings import RATING_QUESTION, rating_summary
 from .records import SPLITS, WorkerIds, album_record, image_record, split_of
 from .scope import StoryScope
@@ -97,16 +97,28 @@ class SindWriter:
                 "album_id", "campaign_id", "sequence_id"):
             self.chosen[album].append((campaign, sequence))
         self.dii_source = dict(Campaign.objects.filter(pk__in=self.scope.dii).values_list("pk", "source_stage_id"))
+        # imported DII (VIST's) are the release's, exported with the whole dataset only
+        self.imported_dii: set[int] = set() if self.scope.stories is not None else set(
+            IsolatedDescription.objects.filter(album_id__in=exported_albums).values_list("album_id", flat=True))
         albums = Album.objects.filter(pk__in=exported_albums).order_by("pk").values_list(
-            "pk", "external_id", "title", "description", "event_label", "owner", "flickr")
-        self.albums = {row[0]: row for row in albums}
-        self.split = {pk: split_of(row[1], self.seed) for pk, row in self.albums.items()}
+            "pk", "external_id", "title", "description", "event_label", "owner", "flickr", "split")
+        self.albums = {row[0]: row[:7] for row in albums}
+        # an imported album keeps its released split
+        self.split = {row[0]: row[7] or split_of(row[1], self.seed) for row in albums}
 
     def _index_stories(self) -> StoryIndex:
         index = StoryIndex()
-        rows = self.scope.story_rows().order_by("album_id", "setting", "pk").values_list("pk", "album_id")
-        for number, (pk, album) in enumerate(rows.iterator(chunk_size=5000), start=1):
-            index.export_id[pk] = number
+        rows = self.scope.story_rows().order_by("album_id", "setting", "pk").values_list(
+            "pk", "album_id", "external_id")
+        stories = list(rows.iterator(chunk_size=5000))
+        # imported stories keep their released story_id; the others are numbered after the largest of them
+        number = max((int(external) for _, _, external in stories if external), default=0)
+        for pk, album, external in stories:
+            if external:
+                index.export_id[pk] = int(external)
+            else:
+                number += 1
+                index.export_id[pk] = number
             index.by_album[album].append(pk)
         longest = Storylet.objects.filter(story__in=self.scope.story_rows()).aggregate(m=Max("order"))["m"]
         index.slots = max(5, (longest or 0) + 1)
@@ -117,7 +129,8 @@ class SindWriter:
         """Write every file: the stories of all splits first (then `stories_written` is called, so a
         report can start scoring them while the rest is written), then the descriptions."""
         records = 0
-        albums, described = len(self.albums), sum(1 for pk in self.albums if pk in self.chosen)
+        albums = len(self.albums)
+        described = sum(1 for pk in self.albums if pk in self.chosen or pk in self.imported_dii)
         # progress, in albums: each album's stories (SIS), then its DII and DIS when a sequence was chosen, photos
         self.bundle.add_steps(albums + 2 * described + (albums if self.with_images else 0))
         with ExitStack() as stack:
@@ -134,7 +147,7 @@ class SindWriter:
             if stories_written is not None:
                 stories_written(self)
             for split, album_ids, images in written:
-                dii_albums = [pk for pk in album_ids if pk in self.chosen]
+                dii_albums = [pk for pk in album_ids if pk in self.chosen or pk in self.imported_dii]
                 same = images if dii_albums == album_ids else None
                 records += self._file("dii", split, dii_albums, self._dii_rows, same)
                 records += self._file("dis", split, dii_albums, self._dis_rows, same)
@@ -212,10 +225,10 @@ class SindWriter:
         story_pks = [pk for album in batch for pk in self.stories.by_album.get(album, [])]
         rows = Storylet.objects.filter(story_id__in=story_pks).values_list(
             "story_id", "order", "photo__external_id", "text", "original_text", "story__setting", "story__worker_id",
-            "story__album_id")
+            "story__album_id", "external_id", "story__worker_label")
         ordered = sorted(rows, key=lambda r: (self.stories.export_id[r[0]], r[1]))
         current: tuple[int, str, list[str], list[str]] | None = None
-        for pk, order, photo, text, original, setting, worker, album in ordered:
+        for pk, order, photo, text, original, setting, worker, album, storylet, label in ordered:
             story_id = self.stories.export_id[pk]
             album_id = self.albums[album][1]
             if current is None or current[0] != story_id:
@@ -226,8 +239,9 @@ class SindWriter:
             self.collected.texts["sis"].append(text)
             yield {
                 "album_id": album_id, "original_text": original, "photo_flickr_id": photo, "setting": setting,
-                "story_id": str(story_id), "storylet_id": str(self.stories.slots * story_id + order), "text": text,
-                "tier": "story-in-sequence", "worker_arranged_photo_order": order, "worker_id": self.workers(worker),
+                "story_id": str(story_id), "storylet_id": storylet or str(self.stories.slots * story_id + order),
+                "text": text, "tier": "story-in-sequence", "worker_arranged_photo_order": order,
+                "worker_id": label or self.workers(worker),
             }
         self._end_story(current, sequences)
 
@@ -257,8 +271,21 @@ class SindWriter:
         for image, campaign, text, normalized, worker in rows.order_by("pk").values_list(
                 "image_id", "assignment__hit__campaign_id", "text", "normalized_text", "assignment__worker_id"):
             descriptions[(image, self.dii_source.get(campaign))].append((text, normalized, worker))
+        imported: dict[int, list[tuple[str, int, str, str, str]]] = defaultdict(list)
+        for album, photo, order, text, normalized, label in IsolatedDescription.objects.filter(
+                album_id__in=[pk for pk in batch if pk in self.imported_dii]).order_by("pk").values_list(
+                "album_id", "photo__external_id", "order", "description__text", "description__normalized_text",
+                "worker_label"):
+            imported[album].append((photo, order, text, normalized, label))
         for album in batch:
             album_id = self.albums[album][1]
+            for photo, order, original, text, label in imported.get(album, []):
+                self.collected.texts["dii"].append(text)
+                yield {
+                    "album_id": album_id, "original_text": original, "photo_flickr_id": photo,
+                    "photo_order_in_story": order, "text": text, "tier": "descriptions-in-isolation",
+                    "worker_id": label,
+                }
             for retell, sequence in self.chosen.get(album, []):
                 for order, photo, image in photos[sequence]:
                     for original, normalized, worker in descriptions.get((image, retell), []):
@@ -271,15 +298,17 @@ class SindWriter:
                         }
 
     def _dis_rows(self, batch: list[int]) -> Iterator[dict[str, Any]]:
+        # an assignment's rows are written in its order (imported ones, without assignment, in file order)
         rows = self.scope.dis_rows().filter(sequence__album_id__in=batch).order_by(
-            "sequence__album_id", "assignment_id", "order").values_list(
-            "sequence__album_id", "sequence_id", "order", "photo__external_id", "text", "original_text", "worker_id")
-        for album, sequence, order, photo, text, original, worker in rows:
+            "sequence__album_id", "assignment_id", "pk").values_list(
+            "sequence__album_id", "sequence_id", "order", "photo__external_id", "text", "original_text", "worker_id",
+            "worker_label")
+        for album, sequence, order, photo, text, original, worker, label in rows:
             self.collected.texts["dis"].append(text)
             yield {
                 "album_id": self.albums[album][1], "original_text": original, "photo_flickr_id": photo,
                 "photo_order_in_story": order, "story_id": str(self.stories.export_id.get(sequence, "")),
-                "text": text, "tier": "descriptions-in-sequence", "worker_id": self.workers(worker),
+                "text": text, "tier": "descriptions-in-sequence", "worker_id": label or self.workers(worker),
             }
 
     # --- the extras -----------------------------------------------------------------------------------
@@ -353,8 +382,10 @@ def write_sind(bundle: ExportBundle, campaigns: list[Campaign],
     bundle.simulated = bundle.simulated or any(
         c.is_simulated for c in bundle.campaigns) or writer.scope.story_rows().filter(is_simulated=True).exists()
     bundle.notes.append(
-        f"Albums are split 80/10/10 by a hash of the album id with the seed `{writer.seed}`; story ids are numbered "
-        f"per export, consecutively within an album; storylet_id = {writer.stories.slots} × story_id + position. "
+        f"Albums are split 80/10/10 by a hash of the album id with the seed `{writer.seed}` (imported VIST albums keep "
+        "their released split); story ids are numbered per export, consecutively within an album (imported stories "
+        f"keep their released ids, and the others are numbered after them); storylet_id = {writer.stories.slots} × "
+        "story_id + position. "
         "Worker ids are de-identified. `text` is normalized (lowercased, Penn-Treebank tokens, names anonymized); "
         "`original_text` is what the worker typed."
     )

@@ -18,8 +18,9 @@ class NoHumanStories(LookupError):
 
 
 def score_story_run(data: bytes | str, campaigns: list[Campaign], split: str | None = None,
-                    split_seed: str = "sind") -> dict[str, Any]:
-    """METEOR (max over references, mean over sequences), BLEU-4 and CIDEr of a submission.
+                    split_seed: str = "sind", released: bool = False) -> dict[str, Any]:
+    """METEOR (max over references, mean over sequences), BLEU-4 and CIDEr of a submission; `released`: against
+    the stories imported from a release only (VIST's test stories with split="test").
 
     Raises metrics.story_eval.SubmissionError (listing every bad entry), NoHumanStories, or
     metrics.meteor.MeteorError (no Java)."""
@@ -28,8 +29,9 @@ def score_story_run(data: bytes | str, campaigns: list[Campaign], split: str | N
     except JsonInputError as error:
         raise SubmissionError([f"the submission is refused: {error}"]) from None
     generated = read_submission(document)
-    references = references_of(story_references(campaigns, split, split_seed))
+    references = references_of(story_references(campaigns, split, split_seed, released))
     if not references:
-        raise NoHumanStories("there are no human stories to compare with")
+        raise NoHumanStories("there are no " + ("imported released" if released else "human")
+                             + " stories to compare with" + (f" in the {split} split" if split else ""))
     with Meteor() as meteor:
         return evaluate_stories(generated, references, meteor)

@@ -22,18 +22,22 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("submission", type=Path)
         parser.add_argument("--campaign", action="append", default=[], help="name or id (repeatable); default all")
-        parser.add_argument("--split", choices=SPLITS, help="only the sequences of this split (as exported)")
+        parser.add_argument("--split", choices=SPLITS, help="only the sequences of this split (as exported; an "
+                            "imported VIST album's released split)")
+        parser.add_argument("--released", action="store_true",
+                            help="only the stories imported from VIST (e.g. --released --split test: the released "
+                                 "test stories)")
         parser.add_argument("--split-seed", default="sind", help="the export's split seed (default: sind)")
         parser.add_argument("--out", type=Path, help="write the full result (per sequence) as JSON here")
 
     def handle(self, *args, submission: Path, campaign: list[str], split: str | None, split_seed: str,
-               out: Path | None, **options):
+               out: Path | None, released: bool = False, **options):
         try:
             data = submission.read_bytes()
         except OSError as exc:
             raise CommandError(f"cannot read {submission}: {exc}") from None
         try:
-            result = score_story_run(data, [find_campaign(c) for c in campaign], split, split_seed)
+            result = score_story_run(data, [find_campaign(c) for c in campaign], split, split_seed, released)
         except SubmissionError as exc:
             raise CommandError(f"{submission}:\n" + "\n".join(exc.errors)) from None
         except (NoHumanStories, MeteorError) as exc:
