@@ -171,7 +171,8 @@ def zip_files(archive: zipfile.ZipFile, splits: tuple[str, ...] = ()) -> list[Vi
         base = PurePosixPath(name).name
         if not FILE_NAME.fullmatch(base):
             continue
-        checked = vist_file(Path(base), splits[0] if len(splits) == 1 else None)
+        named = FILE_NAME.fullmatch(base).group(1)  # type: ignore[union-attr]
+        checked = vist_file(Path(base), None if named or len(splits) != 1 else splits[0])
         if not splits or checked.split in splits:
             found.append(VistFile(checked.name, checked.tier, checked.split, partial(archive.open, name)))
     if not found:
