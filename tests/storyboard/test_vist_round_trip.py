@@ -27,7 +27,7 @@ from storyboard.models import (
 )
 from storyboard.services.story_runs import score_story_run
 from storyboard.services.vist_import.importer import import_vist
-from storyboard.services.vist_import.records import VistFile
+from storyboard.services.vist_import.records import zip_files
 from storyboard.services.workflow import create_story_workflow
 from storyboard.simulation import run_story_workflow
 from tests.factories import make_album
@@ -75,9 +75,7 @@ def test_platform_export_imports_back_and_exports_identically(tmp_path, monkeypa
     Photo.objects.all().delete()
     Album.objects.all().delete()
     with zipfile.ZipFile(tmp_path / "first.zip") as archive:
-        files = [VistFile(Path(n).name, n.split("/")[0], Path(n).name.split(".")[0],
-                          lambda n=n: io.BytesIO(first[n])) for n in sorted(first, key=lambda n: TIERS.index(
-                              n.split("/")[0]))]
+        files = zip_files(archive)
         summary = import_vist(files)
     assert summary.stories == stories and summary.skipped_stories == 0
     assert summary.dis > 0 and summary.dii > 0
