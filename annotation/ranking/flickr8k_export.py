@@ -182,7 +182,7 @@ def pair_judgements(data: Flickr8kData, image_files: dict[int, str]) -> tuple[di
             continue
         pair = pairs[(image_file, caption)]
         if grade is not None:
-            pair.scores.append(5 - grade)  # ours: 1 describes the image without errors ... 4 unrelated
+            pair.scores.append(grade)  # the released scale, as stored
         elif relevant is not None:
             if relevant:
                 pair.yes += 1

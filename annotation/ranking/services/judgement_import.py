@@ -1,7 +1,7 @@
 """Import relevance judgements of image-caption pairs (e.g. experts' graded scores, or judgements collected
 elsewhere) from CSV or TSV with a header line: `image,caption,relevant,judge` (relevant: 1/0, yes/no,
-true/false) or `image,caption,grade,judge` (grade 1-4: 1 describes the image without errors, 2 minor errors,
-3 somewhat related, 4 unrelated); `judge` is optional. All or nothing: every bad line is named."""
+true/false) or `image,caption,grade,judge` (grade 1-4 on the Flickr8k release's scale: 4 describes the image
+without errors, 3 minor errors, 2 somewhat related, 1 unrelated); `judge` is optional. All or nothing: every bad line is named."""
 from __future__ import annotations
 
 import csv
