@@ -131,8 +131,8 @@ class JudgeCaption(TaskKind):
         if not isinstance(options["graded"], bool):
             raise ValueError(f"graded: expected true or false, got {options['graded']!r}")
         if grade_texts(options["grades"]) is None:
-            raise ValueError("grades: expected the wording of the 4 grades (1 unrelated ... 4 describes the image): 4 texts, or one "
-                             "text with the 4 separated by |")
+            raise ValueError("grades: expected the wording of the 4 grades (1 unrelated ... 4 describes the image): "
+                             "4 texts, or one text with the 4 separated by |")
 
     def options(self, campaign: Campaign) -> dict[str, Any]:
         options = super().options(campaign)

@@ -128,7 +128,8 @@ class JudgementQuality(KindQuality):
                         votes[key].append(value)
             given.append(labelled)
         model = dawid_skene(rows)
-        labels = {key: -label for key, label in model.labels.items()} if graded else model.labels
+        pair_labels: dict[Any, Any] = ({key: -cast(int, label) for key, label in model.labels.items()} if graded
+                                       else model.labels)
         measurement = Measurement(
             measure=("agreement with each pair's Dawid-Skene label (crowd-kit): "
                      + ("grades at most one apart on the same side of 2/3" if graded else "yes/no equal")),
@@ -140,7 +141,7 @@ class JudgementQuality(KindQuality):
             },
         )
         for unit, labelled in zip(units, given, strict=True):
-            _measure_unit(unit, labelled, labels, model.posterior, votes, graded, measurement)
+            _measure_unit(unit, labelled, pair_labels, model.posterior, votes, graded, measurement)
         return measurement
 
 
