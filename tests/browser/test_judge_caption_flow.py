@@ -95,7 +95,8 @@ def test_worker_answers_a_graded_hit_with_1_to_4_on_a_phone(live_server, page, t
     start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.get_by_role("group", name="Pair 1 of 4: Does this caption describe the image?")
            .get_by_role("radio")).to_have_count(4)
-    expect(page.locator("#pair-0").locator("label")).to_have_text([f"{n} {text}" for n, text in reversed(list(enumerate(grades, 1)))])
+    best_first = [f"{n} {text}" for n, text in reversed(list(enumerate(grades, 1)))]
+    expect(page.locator("#pair-0").locator("label")).to_have_text(best_first)
     assert fits_width(page)
     for key in "3", "1", "2", "4":  # y/n mean nothing here
         page.keyboard.press("y")

@@ -42,7 +42,8 @@ def test_grades_are_inverted_and_the_inversion_is_reversible():
     untouched = HIT.objects.create(campaign=other, max_assignments=1, items={"gold": {"grade": 1}})
     worker = old.get_model("mturk", "Worker").objects.create(provider="local", external_id="w")
     Assignment = old.get_model("mturk", "Assignment")
-    answer = Assignment.objects.create(hit=hit, worker=worker, deadline=timezone.now(), answer={"judgements": [{"grade": 2}, {"grade": 1}]})
+    answer = Assignment.objects.create(hit=hit, worker=worker, deadline=timezone.now(),
+                                       answer={"judgements": [{"grade": 2}, {"grade": 1}]})
     gold = old.get_model("mturk", "GoldItem").objects.create(
         task_kind="judge_caption", items={"pairs": [{"image": 1, "description": 2}]},
         answer={"judgements": [{"grade": 4}]})
