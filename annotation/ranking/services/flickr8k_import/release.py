@@ -45,14 +45,15 @@ class Release:
         """(line number, line without its line break) of a released file, streamed; UTF-8, a BOM tolerated."""
         with self._open(self.files[name]) as raw:
             text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline=None)
+            number = 0
             try:
                 for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), start=1):
                     if len(line) > MAX_LINE:
                         raise Flickr8kImportError([f"{name}: line {number}: longer than {MAX_LINE} characters"])
                     yield number, line.rstrip("\n")
-            except UnicodeDecodeError as exc:
-                raise Flickr8kImportError([f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start} of a "
-                                           "block)"]) from None
+            except UnicodeDecodeError as exc:  # decoded a block at a time: the first line not yet read
+                raise Flickr8kImportError([f"{name}: line {number + 1} or a little after: not UTF-8 text "
+                                           f"({exc.reason})"]) from None
 
     def image_bytes(self, file_name: str) -> bytes | None:
         where = self.images.get(file_name)
