@@ -38,7 +38,8 @@ to pick an order; this makes the pooled pairs deterministic).
 
 Agreement: `cohen_kappa` is written out here (a 2x2 or k x k confusion matrix, a few lines) rather than adding
 scikit-learn for one function; `kappa_at_thresholds` compares binary crowd judgements with graded expert scores
-(1 = describes the image without errors ... 4 = unrelated) read as relevant when grade <= t, t = 1, 2, 3.
+on the Flickr8k release's scale (4 = describes the image without errors ... 1 = unrelated) read as relevant when
+grade >= t, t = 4, 3, 2.
 `spearman_rho` (SciPy) compares two orderings of systems, e.g. by R@k and by R-precision (None when one of
 them gives every system the same value).
 """
@@ -57,7 +58,7 @@ DESCRIPTION = 1  # axis: each row (image) ranks the captions
 SEARCH = 0  # axis: each column (caption) ranks the images
 RECALL_KS = (1, 5, 10)
 SUCCESS_KS = (1, 5, 10)
-THRESHOLDS = (1, 2, 3)
+THRESHOLDS = (4, 3, 2)  # relevant when grade >= t (4 describes the image without errors)
 GRADES = (1, 2, 3, 4)
 
 
@@ -247,7 +248,8 @@ def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
 
 
 def kappa_at_thresholds(binary: ArrayLike, grades: ArrayLike) -> dict[int, float]:
-    """Kappa between binary judgements (True = relevant) and graded scores read as relevant when grade <= t."""
+    """Kappa between binary judgements (True = relevant) and graded scores (4 describes the image ... 1 unrelated)
+    read as relevant when grade >= t."""
     crowd = np.asarray(binary)
     expert = np.asarray(grades)
     if crowd.dtype != np.bool_:
@@ -259,7 +261,7 @@ def kappa_at_thresholds(binary: ArrayLike, grades: ArrayLike) -> dict[int, float
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
         raise ValueError(f"grade at index {i} is {expert[i]!r}, not one of {GRADES}")
-    return {t: cohen_kappa(crowd, expert <= t) for t in THRESHOLDS}
+    return {t: cohen_kappa(crowd, expert >= t) for t in THRESHOLDS}
 
 
 def spearman_rho(x: ArrayLike, y: ArrayLike) -> float | None:

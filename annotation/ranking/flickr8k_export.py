@@ -25,12 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Q
+
 from metrics.categorical import dawid_skene
 from mturk.exports import ExportError
 from mturk.states import AssignmentStatus
 
 from ..exports.common import by_reference_note, key_problem
-from ..models import Description, Image
+from ..models import Description, Image, ImageOrigin
 from .models import CaptionJudgement, PoolImage, TestPool
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ LABELS_FILE = "CrowdLabels.txt"
 AGGREGATIONS = ("majority", "dawid_skene")
 IMAGES_FOLDER = "Flicker8k_Dataset"  # sic: the folder name of the original archive
 DEFAULT_SEED = "flickr8k"
+RELEASE_SOURCE = "flickr8k"  # Description.source and ImageOrigin.dataset of an imported release
 
 
 @dataclass(frozen=True)
@@ -82,13 +85,20 @@ def file_key_problem(key: str) -> str | None:
 def flickr8k_data(campaigns: list[Campaign]) -> Flickr8kData:
     """The approved describe_image descriptions of the campaigns (every describe_image campaign when none), at most
     five per image, by image key and then creation order."""
-    rows = Description.objects.filter(assignment__status=AssignmentStatus.APPROVED,
-                                      assignment__hit__campaign__task_kind="describe_image")
+    approved = Q(assignment__status=AssignmentStatus.APPROVED, assignment__hit__campaign__task_kind="describe_image")
     if campaigns:
-        rows = rows.filter(assignment__hit__campaign__in=campaigns)
+        approved &= Q(assignment__hit__campaign__in=campaigns)
+    else:  # and the captions of an imported Flickr8k release, under their released #n
+        approved |= Q(source=RELEASE_SOURCE, external_id__isnull=False)
     by_image: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for pk, image_id, text, tokens in rows.order_by("image_id", "pk").values_list("pk", "image_id", "text", "tokens"):
+    released: dict[int, int] = {}  # description pk -> its released #n
+    for pk, image_id, text, tokens, source, external_id in Description.objects.filter(approved).order_by(
+            "image_id", "pk").values_list("pk", "image_id", "text", "tokens", "source", "external_id"):
         by_image[image_id].append((pk, caption_text(text, tokens)))
+        if source == RELEASE_SOURCE and external_id is not None:
+            released[pk] = external_id % 10
+    for captions in by_image.values():  # released captions first, by their #n; then the others as they came
+        captions.sort(key=lambda caption: (released.get(caption[0], 10), caption[0]))
     images = [
         CaptionedImage(pk, key, f"{key}{PurePosixPath(name or imported_as).suffix.lower()}", name,
                        by_image[pk][:CAPTIONS_PER_IMAGE])
@@ -100,9 +110,20 @@ def flickr8k_data(campaigns: list[Campaign]) -> Flickr8kData:
         raise ExportError("images that cannot be exported: " + "; ".join(problems))
     data = Flickr8kData(images, sum(max(0, len(c) - CAPTIONS_PER_IMAGE) for c in by_image.values()))
     for image in images:
-        for n, (pk, _) in enumerate(image.captions):
-            data.caption_ids[pk] = f"{image.file_name}#{n}"
+        taken = {released[pk] for pk, _ in image.captions if pk in released}
+        free = (n for n in range(10) if n not in taken)
+        for pk, _ in image.captions:
+            data.caption_ids[pk] = f"{image.file_name}#{released[pk] if pk in released else next(free)}"
     return data
+
+
+def released_splits(image_ids: list[int]) -> dict[str, str]:
+    """Image key -> the split of the imported Flickr8k release ("" when in none), for images imported from it."""
+    out: dict[str, str] = {}
+    for start in range(0, len(image_ids), 5000):
+        out.update(ImageOrigin.objects.filter(dataset=RELEASE_SOURCE, image_id__in=image_ids[start:start + 5000])
+                   .values_list("image__key", "subset"))
+    return out
 
 
 def split_order(keys: list[str], seed: str) -> list[str]:
@@ -182,7 +203,7 @@ def pair_judgements(data: Flickr8kData, image_files: dict[int, str]) -> tuple[di
             continue
         pair = pairs[(image_file, caption)]
         if grade is not None:
-            pair.scores.append(5 - grade)  # ours: 1 describes the image without errors ... 4 unrelated
+            pair.scores.append(grade)  # the released scale, as stored
         elif relevant is not None:
             if relevant:
                 pair.yes += 1
@@ -253,8 +274,8 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     captions = 0
     with bundle.open_text(TOKEN_FILE) as handle:
         for image in data.images:
-            for n, (_, text) in enumerate(image.captions):
-                handle.write(f"{image.file_name}#{n}\t{text}\n")
+            for pk, text in image.captions:
+                handle.write(f"{data.caption_ids[pk]}\t{text}\n")
                 captions += 1
     without_file = 0
     for image in data.images:  # an archive member is written at a time: the files once the token file is closed
@@ -267,7 +288,12 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
         bundle.counts["images without file (by reference)"] = without_file
         bundle.notes.append(by_reference_note(without_file))
     files = {image.key: image.file_name for image in data.images}
-    splits = split_images(list(files), seed, pool_image_keys(pool) if pool else None)
+    released = {} if pool else released_splits([image.pk for image in data.images])
+    splits = split_images([key for key in files if key not in released], seed,
+                          pool_image_keys(pool) if pool else None)
+    for key, subset in released.items():  # an imported release's images keep its split (or stay in none)
+        if subset in splits:
+            splits[subset] = sorted([*splits[subset], key])
     for split, name in SPLIT_FILES.items():
         bundle.write_text(name, "".join(f"{files[key]}\n" for key in splits[split]))
     bundle.advance()

@@ -1,6 +1,7 @@
 """judge_caption: does a caption describe an image? Several image-caption pairs per HIT, answered yes/no (or, in
-graded mode, on the expert scale of Hodosh et al.: 1 describes the image without errors, 2 minor errors,
-3 somewhat related, 4 unrelated), with gold pairs mixed in to check attention.
+graded mode, on the expert scale of Hodosh et al. as released: 4 describes the image without errors, 3 minor
+errors, 2 somewhat related, 1 unrelated), with gold pairs mixed in to check attention. The page shows the scale
+best first (4 down to 1); the key of a grade is its number.
 
 HIT items: {"pairs": [{"image": id, "description": id}, ...]}; a gold pair also carries "gold": {"relevant": bool}
 or {"grade": 1-4}, which never reaches the page. Answer: {"judgements": [{"relevant": bool} or {"grade": n}, ...]}
@@ -23,18 +24,18 @@ from .models import CaptionJudgement
 from .services.judging_items import GRADES
 
 QUESTION = "Does this caption describe the image?"
-SCALE = [
-    "Describes the image without any errors",
-    "Describes the image with minor errors",
-    "Is somewhat related to the image",
+SCALE = [  # the wording of grades 1 to 4 (the released scale: 4 describes the image)
     "Is unrelated to the image",
+    "Is somewhat related to the image",
+    "Describes the image with minor errors",
+    "Describes the image without any errors",
 ]
 MAX_PAIRS = 50
 
 
 def relevant_grade(grade: int) -> bool:
-    """Grades 1 and 2 count as "describes the image" (the yes side of the scale), 3 and 4 as not."""
-    return grade <= 2
+    """Grades 4 and 3 count as "describes the image" (the yes side of the scale), 2 and 1 as not."""
+    return grade >= 3
 
 
 def gold_passed(gold: dict[str, Any], judgement: dict[str, Any]) -> bool:
@@ -130,12 +131,14 @@ class JudgeCaption(TaskKind):
         if not isinstance(options["graded"], bool):
             raise ValueError(f"graded: expected true or false, got {options['graded']!r}")
         if grade_texts(options["grades"]) is None:
-            raise ValueError("grades: expected the wording of the 4 grades (1 best, 4 unrelated): 4 texts, or one "
-                             "text with the 4 separated by |")
+            raise ValueError("grades: expected the wording of the 4 grades (1 unrelated ... 4 describes the image): "
+                             "4 texts, or one text with the 4 separated by |")
 
     def options(self, campaign: Campaign) -> dict[str, Any]:
         options = super().options(campaign)
-        return {**options, "grades": grade_texts(options["grades"]) or SCALE}
+        grades = grade_texts(options["grades"]) or SCALE
+        # the page's scale, best first: (grade, wording) from 4 down to 1
+        return {**options, "grades": grades, "scale": [(n, grades[n - 1]) for n in sorted(GRADES, reverse=True)]}
 
     def validate_items(self, items: list[dict[str, Any]]) -> None:
         images: dict[int, tuple[int, int]] = {}

@@ -92,8 +92,8 @@ class CaptionJudgement(models.Model):
     relevant = models.BooleanField(null=True, blank=True, help_text="Binary judgement: the caption describes it.")
     grade = models.PositiveSmallIntegerField(
         null=True, blank=True,
-        help_text="Graded judgement: 1 describes the image without errors, 2 minor errors, 3 somewhat related, "
-                  "4 unrelated.")
+        help_text="Graded judgement on the Flickr8k release's scale: 4 describes the image without errors, "
+                  "3 minor errors, 2 somewhat related, 1 unrelated.")
     assignment = models.ForeignKey("mturk.Assignment", null=True, blank=True, on_delete=models.CASCADE,
                                    related_name="caption_judgements")
     judge = models.CharField(max_length=200, blank=True, help_text="Who judged, for imported judgements.")

@@ -122,10 +122,14 @@ class JudgementQuality(KindQuality):
                 for pair, value in zip(pairs, labels, strict=True):
                     if value is not None:
                         key = (pair.get("image"), pair.get("description"))
-                        rows.append((key, answer.worker, value))
+                        # grades go in negated: Dawid-Skene breaks a tie towards the smaller label, here the
+                        # better grade (4 describes the image), as before the scale followed the release
+                        rows.append((key, answer.worker, -value if graded else value))
                         votes[key].append(value)
             given.append(labelled)
         model = dawid_skene(rows)
+        pair_labels: dict[Any, Any] = ({key: -cast(int, label) for key, label in model.labels.items()} if graded
+                                       else model.labels)
         measurement = Measurement(
             measure=("agreement with each pair's Dawid-Skene label (crowd-kit): "
                      + ("grades at most one apart on the same side of 2/3" if graded else "yes/no equal")),
@@ -137,7 +141,7 @@ class JudgementQuality(KindQuality):
             },
         )
         for unit, labelled in zip(units, given, strict=True):
-            _measure_unit(unit, labelled, model.labels, model.posterior, votes, graded, measurement)
+            _measure_unit(unit, labelled, pair_labels, model.posterior, votes, graded, measurement)
         return measurement
 
 

@@ -3,11 +3,13 @@ its quality measure, the flickr8k export format, and the wizard's sample judge_c
 from __future__ import annotations
 
 from mturk.exports import ExportFormat, ExportOption, register_format
+from mturk.importers import Importer, ImportOption, register_importer
 from mturk.item_sources import Sample, register_sample
 
 from ..models import Description
 from . import judge_caption, quality  # noqa: F401  (importing them registers the kind and its quality measure)
 from .flickr8k_export import check_flickr8k_options, export_flickr8k
+from .flickr8k_importer import run_flickr8k
 
 register_format(ExportFormat(
     name="flickr8k",
@@ -32,3 +34,21 @@ register_format(ExportFormat(
 def _described_image() -> Sample | None:
     row = Description.objects.order_by("pk").values_list("pk", "image_id").first()
     return None if row is None else Sample({"pairs": [{"image": row[1], "description": row[0]}]})
+
+
+register_importer(Importer(
+    name="flickr8k",
+    label="the Flickr8k release",
+    description="A zip of the Flickr8k text release as released: Flickr8k.token.txt, Flickr_8k.{train,dev,test}"
+                "Images.txt, ExpertAnnotations.txt, CrowdFlowerAnnotations.txt (any folder inside), and optionally "
+                "the images under Flicker8k_Dataset/; without them the images are known by reference. All or "
+                "nothing; the same release again adds nothing.",
+    extensions=(".zip",),
+    run=run_flickr8k,
+    options=(ImportOption("set", "Collection", "Where the images go (default Flickr8k)."),
+             ImportOption("test_pool", "Test pool", "Also make a test pool of the released test split, named so.",
+                          max_length=200)),
+    progress_unit="steps",
+    position=60,
+    documentation="docs/formats/flickr8k.md",
+))

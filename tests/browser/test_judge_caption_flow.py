@@ -89,15 +89,16 @@ def test_worker_answers_yes_no_with_the_keyboard(live_server, page, tmp_path):
 
 
 def test_worker_answers_a_graded_hit_with_1_to_4_on_a_phone(live_server, page, tmp_path):
-    grades = ["Describes it without errors", "Minor errors", "Somewhat related", "Unrelated"]
-    campaign = judging_campaign("graded", gold={"grade": 1}, graded=True, grades=grades)
+    grades = ["Unrelated", "Somewhat related", "Minor errors", "Describes it without errors"]  # grades 1 to 4
+    campaign = judging_campaign("graded", gold={"grade": 4}, graded=True, grades=grades)
     page.set_viewport_size(PHONE)
     start_task_in_browser(page, live_server.url + campaign_link(campaign))
     expect(page.get_by_role("group", name="Pair 1 of 4: Does this caption describe the image?")
            .get_by_role("radio")).to_have_count(4)
-    expect(page.locator("#pair-0").locator("label")).to_have_text([f"{n} {text}" for n, text in enumerate(grades, 1)])
+    best_first = [f"{n} {text}" for n, text in reversed(list(enumerate(grades, 1)))]
+    expect(page.locator("#pair-0").locator("label")).to_have_text(best_first)
     assert fits_width(page)
-    for key in "2", "4", "3", "1":  # y/n mean nothing here
+    for key in "3", "1", "2", "4":  # y/n mean nothing here
         page.keyboard.press("y")
         page.keyboard.press(key)
     expect(page.get_by_role("button", name="Submit")).to_be_focused()
@@ -106,8 +107,8 @@ def test_worker_answers_a_graded_hit_with_1_to_4_on_a_phone(live_server, page, t
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
     assignment = Assignment.objects.get()
-    assert assignment.answer == {"judgements": [{"grade": 2}, {"grade": 4}, {"grade": 3}, {"grade": 1}]}
-    assert assignment.check_flags == ["gold_failed"]  # the gold pair (2, grade 1) was graded 4
+    assert assignment.answer == {"judgements": [{"grade": 3}, {"grade": 1}, {"grade": 2}, {"grade": 4}]}
+    assert assignment.check_flags == ["gold_failed"]  # the gold pair (2, grade 4) was graded 1
 
 
 def test_researcher_reviews_the_pairs_with_gold_marked(live_server, browser, tmp_path):

@@ -191,11 +191,11 @@ def test_cohen_kappa_by_hand() -> None:
 
 def test_kappa_at_thresholds_by_hand() -> None:
     binary = np.array([True, True, True, False, False, False, True, False])
-    grades = np.array([1, 1, 3, 4, 3, 4, 1, 2])
-    # t=1: expert yes at 0,1,6 -> agree on 7/8; chance .5*3/8 + .5*5/8 = .5 -> 0.75.
-    # t=2: expert yes at 0,1,6,7 -> agree 6/8; chance .5 -> 0.5.  t=3: yes at 0,1,2,4,6,7 -> 6/8, chance .5 -> 0.5.
-    assert kappa_at_thresholds(binary, grades) == {1: pytest.approx(0.75), 2: pytest.approx(0.5),
-                                                    3: pytest.approx(0.5)}
+    grades = np.array([4, 4, 2, 1, 2, 1, 4, 3])  # the released scale: 4 describes the image
+    # t=4: expert yes at 0,1,6 -> agree on 7/8; chance .5*3/8 + .5*5/8 = .5 -> 0.75.
+    # t=3: expert yes at 0,1,6,7 -> agree 6/8; chance .5 -> 0.5.  t=2: yes at 0,1,2,4,6,7 -> 6/8, chance .5 -> 0.5.
+    assert kappa_at_thresholds(binary, grades) == {4: pytest.approx(0.75), 3: pytest.approx(0.5),
+                                                    2: pytest.approx(0.5)}
     with pytest.raises(ValueError, match="index 2"):
         kappa_at_thresholds(binary, np.array([1, 1, 5, 4, 3, 4, 1, 2]))
 

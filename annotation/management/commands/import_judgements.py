@@ -7,7 +7,8 @@ from ...ranking.services.judgement_import import JudgementImportError, import_ju
 
 class Command(BaseCommand):
     help = ("Import relevance judgements (CSV or TSV, header image,caption,relevant[,judge] or "
-            "image,caption,grade[,judge]); all or nothing.")
+            "image,caption,grade[,judge]; grades 4 = describes the image ... 1 = unrelated); all or nothing. A file of "
+            "the Flickr8k release is pointed to import_flickr8k.")
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)

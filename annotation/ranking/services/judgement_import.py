@@ -1,17 +1,21 @@
 """Import relevance judgements of image-caption pairs (e.g. experts' graded scores, or judgements collected
 elsewhere) from CSV or TSV with a header line: `image,caption,relevant,judge` (relevant: 1/0, yes/no,
-true/false) or `image,caption,grade,judge` (grade 1-4: 1 describes the image without errors, 2 minor errors,
-3 somewhat related, 4 unrelated); `judge` is optional. All or nothing: every bad line is named."""
+true/false) or `image,caption,grade,judge` (grade 1-4 on the Flickr8k release's scale: 4 describes the image
+without errors, 3 minor errors, 2 somewhat related, 1 unrelated); `judge` is optional. All or nothing: every bad
+line is named. A file of the release itself is pointed to import_flickr8k."""
 from __future__ import annotations
 
 import csv
 import io
+import re
 
 from django.db import transaction
 
 from ...models import Description, Image
 from ..models import CaptionJudgement
 
+# A line of ExpertAnnotations.txt or CrowdFlowerAnnotations.txt: image file, TAB, `<image file>#<n>`, ...
+RELEASED_LINE = re.compile(r"\S+\.jpg\S*\t\S+#\d\t")
 YES = {"1", "yes", "y", "true", "relevant"}
 NO = {"0", "no", "n", "false", "unrelated"}
 
@@ -29,6 +33,12 @@ def parse_judgements(text: str) -> list[CaptionJudgement]:
     reader = csv.reader(io.StringIO(text), dialect=dialect)
     header = [h.strip().lower() for h in next(reader, [])]
     errors: list[str] = []
+    if RELEASED_LINE.match(first):
+        raise JudgementImportError([
+            "line 1: this is a file of the Flickr8k release (ExpertAnnotations.txt or CrowdFlowerAnnotations.txt): "
+            "import the release with `python manage.py import_flickr8k <folder or zip>` (or POST "
+            "/api/flickr8k-imports/), which reads its file names, caption ids, vote counts and 1-4 scale as "
+            "released"])
     if header[:2] != ["image", "caption"] or len(header) < 3 or header[2] not in ("relevant", "grade") \
             or header[3:] not in ([], ["judge"]):
         raise JudgementImportError([

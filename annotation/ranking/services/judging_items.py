@@ -11,7 +11,8 @@ GRADES = (1, 2, 3, 4)
 
 
 def gold_answer(known: bool | int) -> dict[str, Any]:
-    """A gold pair's known answer: a bool is a binary judgement, an int a grade from 1 to 4."""
+    """A gold pair's known answer: a bool is a binary judgement, an int a grade from 1 (unrelated) to 4 (describes
+    the image)."""
     if isinstance(known, bool):
         return {"relevant": known}
     if isinstance(known, int) and known in GRADES:

@@ -60,9 +60,19 @@ def create_test_pool(name: str, *, campaigns: Sequence[Campaign] = (), all_descr
     image_ids = sorted(by_image)[:images]
     if not image_ids:
         raise PoolError("no captions to pool", "campaigns")
+    return freeze_pool(name, image_ids, by_image, created_by=created_by)
+
+
+@transaction.atomic
+def freeze_pool(name: str, image_ids: Sequence[int], by_image: dict[int, list[int]],
+                created_by: Any = None) -> TestPool:
+    """A pool of these images (rows in this order) and their captions (columns: image by image, in the lists'
+    order); e.g. a released test split (annotation/ranking/services/flickr8k_import)."""
+    if TestPool.objects.filter(name=name).exists():
+        raise PoolError(f"a test pool named '{name}' already exists", "name")
     pool = TestPool.objects.create(name=name, created_by=created_by)
     PoolImage.objects.bulk_create(PoolImage(pool=pool, image_id=i, index=n) for n, i in enumerate(image_ids))
-    pairs = [(d, i) for i in image_ids for d in by_image[i]]
+    pairs = [(d, i) for i in image_ids for d in by_image.get(i, [])]
     PoolCaption.objects.bulk_create(PoolCaption(pool=pool, description_id=d, image_id=i, index=n)
                                     for n, (d, i) in enumerate(pairs))
     return pool

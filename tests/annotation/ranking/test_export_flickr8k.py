@@ -171,7 +171,7 @@ def test_judgement_files():
         CaptionJudgement.objects.create(image=img0, description=crowd, source="crowd", relevant=relevant)
     for relevant in (True, False):  # a tie
         CaptionJudgement.objects.create(image=img1, description=crowd, source="crowd", relevant=relevant)
-    for grade in (1, 2, 4):  # ours: 1 best; the file's: 4 best
+    for grade in (4, 3, 1):  # the released scale, stored and written as it is: 4 describes the image
         CaptionJudgement.objects.create(image=img0, description=graded, source="imported", grade=grade, judge="e")
     CaptionJudgement.objects.create(image=img1, description=graded, source="gold", relevant=False)  # not exported
     CaptionJudgement.objects.create(image=img0, description=sixth, source="crowd", relevant=True)  # not exported

@@ -77,9 +77,10 @@ def test_defaults_follow_the_seed():
     assert KIND.defaults.options["pairs_per_hit"] == 10
     assert KIND.defaults.options["question"] == "Does this caption describe the image?"
     assert KIND.defaults.options["graded"] is False
-    assert KIND.defaults.options["grades"] == ("Describes the image without any errors | Describes the image with "
-                                               "minor errors | Is somewhat related to the image | Is unrelated to "
-                                               "the image")
+    # the wording of grades 1 to 4, the released scale: 1 unrelated ... 4 describes the image
+    assert KIND.defaults.options["grades"] == ("Is unrelated to the image | Is somewhat related to the image | "
+                                               "Describes the image with minor errors | Describes the image without "
+                                               "any errors")
 
 
 def test_unknown_image_and_description_are_named_and_nothing_stored(three):
@@ -167,14 +168,17 @@ def test_task_page_query_count_does_not_grow_with_the_pairs(client):
 
 def test_graded_page_shows_the_configured_scale(client, three):
     (a, da), _, _ = three
-    grades = ["Perfect", "Nearly", "Related", "Unrelated"]
-    campaign = judging_campaign([{"pairs": [pair(a, da)]}], graded=True, grades="Perfect|Nearly | Related|Unrelated",
+    grades = ["Unrelated", "Related", "Nearly", "Perfect"]  # grades 1 to 4
+    campaign = judging_campaign([{"pairs": [pair(a, da)]}], graded=True, grades="Unrelated|Related | Nearly|Perfect",
                                 question="Is it right?")
     assert KIND.options(campaign)["grades"] == grades
     page = page_of(client, start_task(client, campaign))
     assert "Pair 1 of 1: Is it right?" in page
+    # best first: grade 4 (its key 4) at the top, grade 1 at the bottom
+    positions = [page.index(f'id="pair-0-{number}"') for number in (4, 3, 2, 1)]
+    assert positions == sorted(positions)
     for number, text in enumerate(grades, start=1):
-        assert f'id="pair-0-{number}"' in page and text in page
+        assert f'<span class="jc-key">{number}</span> {text}</label>' in page
     assert 'id="pair-0-yes"' not in page
 
 
@@ -226,11 +230,11 @@ def test_unknown_answer_fields_are_refused(client, with_gold):
 
 
 @pytest.mark.parametrize("gold, given, passed", [
-    ({"grade": 1}, {"grade": 1}, True), ({"grade": 1}, {"grade": 2}, True), ({"grade": 2}, {"grade": 3}, False),
-    ({"grade": 1}, {"grade": 3}, False), ({"grade": 4}, {"grade": 3}, True), ({"grade": 4}, {"grade": 1}, False),
-    ({"relevant": True}, {"grade": 2}, True), ({"relevant": True}, {"grade": 3}, False),
-    ({"relevant": False}, {"grade": 4}, True), ({"grade": 2}, {"relevant": True}, True),
-    ({"grade": 3}, {"relevant": True}, False), ({"relevant": False}, {"relevant": True}, False),
+    ({"grade": 4}, {"grade": 4}, True), ({"grade": 4}, {"grade": 3}, True), ({"grade": 3}, {"grade": 2}, False),
+    ({"grade": 4}, {"grade": 2}, False), ({"grade": 1}, {"grade": 2}, True), ({"grade": 1}, {"grade": 4}, False),
+    ({"relevant": True}, {"grade": 3}, True), ({"relevant": True}, {"grade": 2}, False),
+    ({"relevant": False}, {"grade": 1}, True), ({"grade": 3}, {"relevant": True}, True),
+    ({"grade": 2}, {"relevant": True}, False), ({"relevant": False}, {"relevant": True}, False),
 ])
 def test_gold_agreement_rule(gold, given, passed):
     assert gold_passed(gold, given) is passed
@@ -238,21 +242,21 @@ def test_gold_agreement_rule(gold, given, passed):
 
 def test_graded_answers_are_checked_flagged_and_recorded(client, three):
     (a, da), (b, db), (c, dc) = three
-    campaign = judging_campaign([{"pairs": [pair(a, db), pair(b, db, grade=1), pair(c, dc)]}], graded=True)
+    campaign = judging_campaign([{"pairs": [pair(a, db), pair(b, db, grade=4), pair(c, dc)]}], graded=True)
     token = start_task(client, campaign)
     refused = submit(client, {"token": token,
                               "answer": {"judgements": [{"grade": 0}, {"relevant": True}, {"grade": True}]}})
     assert refused.status_code == 400
     assert refused.json()["fields"]["judgements"] == [f"Pair {n}: choose a grade from 1 to 4." for n in (1, 2, 3)]
-    response = submit(client, {"token": token, "answer": {"judgements": [{"grade": 3}, {"grade": 2}, {"grade": 1}]}})
+    response = submit(client, {"token": token, "answer": {"judgements": [{"grade": 2}, {"grade": 3}, {"grade": 4}]}})
     assert response.status_code == 201, response.json()
     good = Assignment.objects.get(pk=response.json()["assignment"])
-    assert good.check_flags == [] and KIND.summary(good.answer) == "grades 3 2 1"
-    bad = answer(Client(), campaign, [{"grade": 4}, {"grade": 3}, {"grade": 2}])
+    assert good.check_flags == [] and KIND.summary(good.answer) == "grades 2 3 4"
+    bad = answer(Client(), campaign, [{"grade": 1}, {"grade": 2}, {"grade": 3}])
     assert bad.check_flags == ["gold_failed"]
     approve_assignment(good)
     assert sorted(CaptionJudgement.objects.values_list("image_id", "description_id", "relevant", "grade")) == [
-        (a.pk, db.pk, None, 3), (c.pk, dc.pk, None, 1)]
+        (a.pk, db.pk, None, 2), (c.pk, dc.pk, None, 4)]
 
 
 # --- approval ----------------------------------------------------------------------------------------

@@ -31,8 +31,8 @@ def test_judged_metrics_follow_the_majority():
     votes(b, a2, True, True, False)  # relevant
     votes(a, b1, True, False, False)  # not relevant
     votes(b, c1, True, False)  # a tie: unjudged
-    CaptionJudgement.objects.create(image=b, description=a2, source="imported", grade=2)
-    CaptionJudgement.objects.create(image=a, description=b1, source="imported", grade=4)
+    CaptionJudgement.objects.create(image=b, description=a2, source="imported", grade=3)
+    CaptionJudgement.objects.create(image=a, description=b1, source="imported", grade=1)
     board = leaderboard(pool)
     description = board["systems"][0]["directions"]["description"]
     search = board["systems"][0]["directions"]["search"]
@@ -53,9 +53,9 @@ def test_judged_metrics_follow_the_majority():
     # n 8, n_y = n_n = 4: D_o = 6/8, D_e = 2*4*4/(8*7) = 4/7 -> alpha = 1 - (3/4)/(4/7) = -5/16.
     assert board["agreement"] == {"pairs": 3, "unanimous": 0, "unanimous_share": 0.0,
                                   "alpha": pytest.approx(-5 / 16)}
-    # Majority vs grades: (B, a2) yes / 2, (A, b1) no / 4. t=1: [y n] vs [n n]: p_o 1/2, p_e 1/2 -> 0;
-    # t=2 and t=3: [y n] vs [y n] -> 1.
-    assert board["kappa"] == {"pairs": 2, "thresholds": {"1": 0.0, "2": 1.0, "3": 1.0}}
+    # Majority vs grades (4 describes): (B, a2) yes / 3, (A, b1) no / 1. t=4: [y n] vs [n n]: p_o 1/2, p_e 1/2
+    # -> 0; t=3 and t=2: [y n] vs [y n] -> 1.
+    assert board["kappa"] == {"pairs": 2, "thresholds": {"4": 0.0, "3": 1.0, "2": 1.0}}
 
 
 def test_leaderboard_queries_do_not_grow_with_systems():

@@ -38,16 +38,16 @@ def test_gold_of_yes_no_is_the_share_of_known_pairs_answered_exactly():
 
 def test_gold_of_grades_allows_one_grade_on_the_same_side():
     three = items((1, 10), (2, 20), (3, 30))
-    gold = QUALITY.clean_gold(three, {"judgements": [{"grade": 1}, {"grade": 3}, {"grade": 4}]})
-    # 1 vs 2: one apart, both "describes"; 3 vs 2: one apart but across 2/3; 4 vs 3: one apart, both "not"
-    answer = {"judgements": [{"grade": 2}, {"grade": 2}, {"grade": 3}]}
+    gold = QUALITY.clean_gold(three, {"judgements": [{"grade": 4}, {"grade": 2}, {"grade": 1}]})
+    # 4 vs 3: one apart, both "describes"; 2 vs 3: one apart but across 2/3; 1 vs 2: one apart, both "not"
+    answer = {"judgements": [{"grade": 3}, {"grade": 3}, {"grade": 2}]}
     assert QUALITY.score_gold({"graded": True}, three, gold, answer) == pytest.approx(2 / 3)
     # a grade against a yes/no known answer counts by its side
-    assert QUALITY.score_gold({}, items((1, 10)), {"judgements": [YES]}, {"judgements": [{"grade": 2}]}) == 1.0
+    assert QUALITY.score_gold({}, items((1, 10)), {"judgements": [YES]}, {"judgements": [{"grade": 3}]}) == 1.0
 
 
 def test_inline_gold_is_the_share_of_gold_pairs_answered_right():
-    hit = items((1, 10), (2, 20, YES), (3, 30, NO), (4, 40, {"grade": 1}))
+    hit = items((1, 10), (2, 20, YES), (3, 30, NO), (4, 40, {"grade": 4}))
     assert QUALITY.score_inline_gold({}, hit, {"judgements": [NO, YES, NO, YES]}) == 1.0
     assert QUALITY.score_inline_gold({}, hit, {"judgements": [NO, YES, YES, YES]}) == pytest.approx(2 / 3)
     assert QUALITY.score_inline_gold({}, hit, {"judgements": [YES, NO, YES, NO]}) == 0.0
@@ -138,13 +138,13 @@ def test_a_pair_shown_in_two_hits_is_one_unit():
 def test_graded_campaign_agreement_uses_the_gold_tolerance_and_alpha_is_ordinal():
     """Six pairs. Workers 1 and 2 give the true grades; worker 3 is one grade off on pairs 0 and 3 (on the same
     side: still agreeing by the gold rule); worker 4 reverses the scale (1 for 4, 2 for 3)."""
-    truth = [1, 2, 3, 4, 1, 4]
-    grades = {1: truth, 2: truth, 3: [2, 2, 3, 3, 1, 4], 4: [5 - g for g in truth]}
+    truth = [4, 3, 2, 1, 4, 1]
+    grades = {1: truth, 2: truth, 3: [3, 3, 2, 2, 4, 1], 4: [5 - g for g in truth]}
     units = [Unit(7, items(*[(n, 10 + n) for n in range(6)]), [
         Answer(w, w, {"judgements": [{"grade": g} for g in given]}) for w, given in grades.items()])]
     measurement = QUALITY.measure({"graded": True}, units)
     assert measurement.aggregates[7].answer == {"judgements": [{"grade": g} for g in truth]}
-    assert measurement.aggregates[7].details["votes"][0] == {"1": 2, "2": 1, "4": 1}
+    assert measurement.aggregates[7].details["votes"][0] == {"4": 2, "3": 1, "1": 1}
     assert measurement.answer_agreement == {1: 1.0, 2: 1.0, 3: 1.0, 4: 0.0}
     assert measurement.item_agreement[7] == pytest.approx(3 / 4)
     per_pair = [[grades[w][n] for w in grades] for n in range(6)]

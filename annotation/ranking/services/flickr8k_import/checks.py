@@ -1,0 +1,202 @@
+"""First pass over a Flickr8k release: every line of every file checked, nothing written. What the release holds
+comes back as a Plan; every problem names its file and line."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from .release import CROWD_FILE, EXPERT_FILE, SPLIT_FILES, TOKEN_FILE, Flickr8kImportError, Release
+
+# `<digits>_<anything without spaces>`: the Flickr photo id, then the rest of the released file name (the real
+# file also has one `<id>_<secret>.jpg.1`, kept as it is written)
+IMAGE_NAME = re.compile(r"(\d{1,18})_[^\s#/\\]+")
+MAX_ERRORS = 50
+GRADES = ("1", "2", "3", "4")
+FRACTION_TOLERANCE = 0.001
+
+
+@dataclass
+class ReleasedImage:
+    name: str  # the released file name, e.g. 1000268201_693b08cb0e.jpg
+    flickr_id: int
+    line: int  # of its first caption in the token file
+    split: str = ""  # train, dev, test, or "" when in no split file (92 images of the real release)
+
+    @property
+    def key(self) -> str:
+        """The platform key: the name without its last extension, so that an export writes the same name."""
+        return PurePosixPath(self.name).stem
+
+
+@dataclass
+class Plan:
+    images: dict[str, ReleasedImage] = field(default_factory=dict)  # by released name, in the token file's order
+    captions: dict[str, tuple[str, int, str]] = field(default_factory=dict)  # caption id -> image name, n, text
+    expert: list[tuple[str, str, list[int]]] = field(default_factory=list)  # image, caption id, grades
+    crowd: list[tuple[str, str, int, int]] = field(default_factory=list)  # image, caption id, yes, no
+    files: list[str] = field(default_factory=list)  # the released files read
+    normalized_captions: int = 0  # captions whose spacing was tidied (extra tabs, doubled or trailing spaces)
+
+
+class Problems:
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.more = 0
+
+    def add(self, file: str, line: int, message: str) -> None:
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(f"{file}: line {line}: {message}")
+        else:
+            self.more += 1
+
+    def raise_any(self) -> None:
+        if self.errors:
+            raise Flickr8kImportError(self.errors + ([f"... and {self.more} more problem(s)"] if self.more else []))
+
+
+def _caption_id(value: str) -> tuple[str, int] | None:
+    name, sep, number = value.rpartition("#")
+    if not sep or not number.isdigit() or len(number) != 1 or not IMAGE_NAME.fullmatch(name):
+        return None
+    return name, int(number)
+
+
+def check_tokens(release: Release, plan: Plan, problems: Problems) -> None:
+    """`<image file>#<n>` TAB caption. A caption with further tabs or extra spaces keeps its words, single-spaced."""
+    for number, line in release.lines(TOKEN_FILE):
+        if not line.strip():
+            continue
+        head, sep, caption = line.partition("\t")
+        parsed = _caption_id(head.strip())
+        if not sep:
+            problems.add(TOKEN_FILE, number, "expected `<image file>#<n>` TAB caption, found no tab")
+            continue
+        if parsed is None:
+            problems.add(TOKEN_FILE, number, f"the caption id {head[:80]!r} is not `<flickr id>_<...>#<0-9>`")
+            continue
+        text = " ".join(caption.split())
+        if not text:
+            problems.add(TOKEN_FILE, number, f"the caption of {head} is empty")
+            continue
+        if text != caption:
+            plan.normalized_captions += 1
+        if head.strip() in plan.captions:
+            problems.add(TOKEN_FILE, number, f"the caption id {head.strip()} appears twice")
+            continue
+        name, n = parsed
+        match = IMAGE_NAME.fullmatch(name)
+        assert match is not None
+        image = plan.images.get(name)
+        if image is None:  # a Flickr id used twice is found after the file (below)
+            plan.images[name] = ReleasedImage(name, int(match.group(1)), number)
+        plan.captions[head.strip()] = (name, n, text)
+    seen: dict[int, str] = {}
+    for image in plan.images.values():
+        if image.flickr_id in seen:
+            problems.add(TOKEN_FILE, image.line, f"the images {seen[image.flickr_id]} and {image.name} have the "
+                                                 f"same Flickr id {image.flickr_id}")
+        seen[image.flickr_id] = image.name
+    plan.files.append(TOKEN_FILE)
+
+
+def check_splits(release: Release, plan: Plan, problems: Problems) -> None:
+    for split, file in SPLIT_FILES.items():
+        if not release.has(file):
+            continue
+        plan.files.append(file)
+        for number, line in release.lines(file):
+            name = line.strip()
+            if not name:
+                continue
+            image = plan.images.get(name)
+            if image is None:
+                problems.add(file, number, f"the image {name[:80]!r} has no caption in {TOKEN_FILE}")
+            elif image.split and image.split != split:
+                problems.add(file, number, f"the image {name} is already in the {image.split} split")
+            else:
+                image.split = split
+
+
+def _pair(file: str, number: int, cells: list[str], plan: Plan, problems: Problems,
+          seen: set[tuple[str, str]]) -> tuple[str, str] | None:
+    image, caption = cells[0], cells[1]
+    if image not in plan.images:
+        problems.add(file, number, f"the image {image[:80]!r} has no caption in {TOKEN_FILE}")
+    elif caption not in plan.captions:
+        problems.add(file, number, f"the caption id {caption[:80]!r} is not in {TOKEN_FILE}")
+    elif (image, caption) in seen:
+        problems.add(file, number, f"the pair {image} / {caption} appears twice")
+    else:
+        seen.add((image, caption))
+        return image, caption
+    return None
+
+
+def check_expert(release: Release, plan: Plan, problems: Problems) -> None:
+    """image TAB caption id TAB one grade per expert (three in the release), 1 unrelated ... 4 describes it."""
+    if not release.has(EXPERT_FILE):
+        return
+    plan.files.append(EXPERT_FILE)
+    seen: set[tuple[str, str]] = set()
+    for number, line in release.lines(EXPERT_FILE):
+        cells = line.split()
+        if not cells:
+            continue
+        if len(cells) < 3:
+            problems.add(EXPERT_FILE, number, f"{len(cells)} fields, expected image, caption id and grades")
+            continue
+        bad = [g for g in cells[2:] if g not in GRADES]
+        if bad:
+            problems.add(EXPERT_FILE, number, f"a grade must be 1, 2, 3 or 4 (4 = describes the image), got "
+                                              f"{bad[0][:20]!r}")
+            continue
+        pair = _pair(EXPERT_FILE, number, cells, plan, problems, seen)
+        if pair is not None:
+            plan.expert.append((*pair, [int(g) for g in cells[2:]]))
+
+
+def check_crowd(release: Release, plan: Plan, problems: Problems) -> None:
+    """image TAB caption id TAB fraction of yes TAB yes count TAB no count."""
+    if not release.has(CROWD_FILE):
+        return
+    plan.files.append(CROWD_FILE)
+    seen: set[tuple[str, str]] = set()
+    for number, line in release.lines(CROWD_FILE):
+        cells = line.split()
+        if not cells:
+            continue
+        if len(cells) != 5:
+            problems.add(CROWD_FILE, number, f"{len(cells)} fields, expected image, caption id, fraction of yes, "
+                                             "yes count, no count")
+            continue
+        if not cells[3].isdigit() or not cells[4].isdigit():
+            problems.add(CROWD_FILE, number, f"the yes and no counts must be whole numbers, got {cells[3][:20]!r}, "
+                                             f"{cells[4][:20]!r}")
+            continue
+        yes, no = int(cells[3]), int(cells[4])
+        try:
+            fraction = float(cells[2])
+        except ValueError:
+            fraction = -1.0
+        if yes + no == 0:
+            problems.add(CROWD_FILE, number, "no vote (yes and no are both 0)")
+            continue
+        if abs(fraction - yes / (yes + no)) > FRACTION_TOLERANCE:
+            problems.add(CROWD_FILE, number, f"the fraction of yes {cells[2][:20]!r} is not {yes}/{yes + no}")
+            continue
+        pair = _pair(CROWD_FILE, number, cells, plan, problems, seen)
+        if pair is not None:
+            plan.crowd.append((*pair, yes, no))
+
+
+def check_release(release: Release) -> Plan:
+    """Every file checked (Flickr8kImportError with every problem, up to 50 named); the Plan of what it holds."""
+    plan, problems = Plan(), Problems()
+    check_tokens(release, plan, problems)
+    problems.raise_any()  # the other files refer to the captions: no point checking them against a broken one
+    check_splits(release, plan, problems)
+    check_expert(release, plan, problems)
+    check_crowd(release, plan, problems)
+    problems.raise_any()
+    return plan

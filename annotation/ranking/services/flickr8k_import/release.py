@@ -1,0 +1,109 @@
+"""The files of a Flickr8k release, from a folder or a zip: found by their released names anywhere inside it
+(e.g. under `Flickr8k_text/`), read line by line; the image files under `Flicker8k_Dataset/` (sic) when present."""
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+TOKEN_FILE = "Flickr8k.token.txt"
+SPLIT_FILES = {"train": "Flickr_8k.trainImages.txt", "dev": "Flickr_8k.devImages.txt",
+               "test": "Flickr_8k.testImages.txt"}
+EXPERT_FILE = "ExpertAnnotations.txt"
+CROWD_FILE = "CrowdFlowerAnnotations.txt"
+IMAGES_FOLDER = "Flicker8k_Dataset"  # sic: the folder name of the released image archive
+MAX_LINE = 10_000  # characters: a longer line is not a line of this release
+MAX_IMAGE_BYTES = 50 * 1024 * 1024
+
+
+class Flickr8kImportError(ValueError):
+    """Problems found before anything was written; each names the file and line."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors[:5]) + (f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""))
+        self.errors = errors
+
+
+@dataclass
+class Release:
+    """Where each released file is: a path in the folder, or a member of the zip."""
+
+    root: Path | None = None
+    archive: zipfile.ZipFile | None = None
+    files: dict[str, str] = field(default_factory=dict)  # released name -> path or member name
+    images: dict[str, str] = field(default_factory=dict)  # image file name -> path or member name
+
+    def has(self, name: str) -> bool:
+        return name in self.files
+
+    def lines(self, name: str) -> Iterator[tuple[int, str]]:
+        """(line number, line without its line break) of a released file, streamed; UTF-8, a BOM tolerated."""
+        with self._open(self.files[name]) as raw:
+            text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline=None)
+            number = 0
+            try:
+                for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), start=1):
+                    if len(line) > MAX_LINE:
+                        raise Flickr8kImportError([f"{name}: line {number}: longer than {MAX_LINE} characters"])
+                    yield number, line.rstrip("\n")
+            except UnicodeDecodeError as exc:  # decoded a block at a time: the first line not yet read
+                raise Flickr8kImportError([f"{name}: line {number + 1} or a little after: not UTF-8 text "
+                                           f"({exc.reason})"]) from None
+
+    def image_bytes(self, file_name: str) -> bytes | None:
+        where = self.images.get(file_name)
+        if where is None:
+            return None
+        with self._open(where) as raw:
+            data = raw.read(MAX_IMAGE_BYTES + 1)
+        return data
+
+    @contextmanager
+    def _open(self, where: str) -> Iterator[IO[bytes]]:
+        if self.archive is not None:
+            with self.archive.open(where) as member:
+                yield member
+        else:
+            with open(where, "rb") as handle:
+                yield handle
+
+
+def _wanted(names: dict[str, str], images: dict[str, str], path: str, released_folder: bool) -> None:
+    base = PurePosixPath(path.replace("\\", "/"))
+    if "__MACOSX" in base.parts or base.name.startswith("._"):
+        return
+    if base.name in (TOKEN_FILE, EXPERT_FILE, CROWD_FILE, *SPLIT_FILES.values()):
+        names.setdefault(base.name, path)
+    elif released_folder or IMAGES_FOLDER in base.parts[:-1]:
+        images.setdefault(base.name, path)
+
+
+def open_release(path: Path, images: Path | None = None) -> Release:
+    """The release in a folder or a zip (its text files found by name), with images from `images` (a folder of
+    image files) or from a `Flicker8k_Dataset/` folder inside it. Flickr8kImportError when the token file is
+    missing."""
+    release = Release()
+    if path.is_dir():
+        release.root = path
+        for folder, _, files in os.walk(path):
+            for name in files:
+                _wanted(release.files, release.images, os.path.join(folder, name), False)
+    elif zipfile.is_zipfile(path):
+        release.archive = zipfile.ZipFile(path)
+        for info in release.archive.infolist():
+            if not info.is_dir() and ".." not in PurePosixPath(info.filename).parts:
+                _wanted(release.files, release.images, info.filename, False)
+    else:
+        raise Flickr8kImportError([f"{path.name}: neither a folder nor a zip"])
+    if images is not None:
+        if not images.is_dir():
+            raise Flickr8kImportError([f"{images}: not a folder of image files"])
+        release.images = {entry.name: str(entry) for entry in images.iterdir() if entry.is_file()}
+    if not release.has(TOKEN_FILE):
+        raise Flickr8kImportError([f"{path.name}: no {TOKEN_FILE} (the release's captions) in it"])
+    return release
