@@ -6,8 +6,8 @@
 - An entity's phrases link to its box: the box numbered with the entity's id, else the first box that carries it.
 - A box's type (its concept) is the most frequent first type of the phrases of its entities; a tie goes to the
   release's order of types (TYPE_ORDER, then alphabetical); a box no phrase refers to is `other`.
-- Phrases of entity 0 (`notvisual`) and of entities with only `nobndbox`/`scene` objects keep their words
-  unlinked. A phrase of an entity that the XML does not have is an error.
+- Phrases of entity 0 (`notvisual`; unless an `<object>` names 0, as the platform's export numbers boxes from 0)
+  and of entities with only `nobndbox`/`scene` objects keep their words unlinked. A phrase of an entity that the XML does not have is an error.
 - A sentence with at least one phrase gets a (gold) correspondence, even when none of its phrases has a box."""
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def plan_image(annotation: Annotation, sentences: list[Sentence], sentences_name
     for sentence in sentences:
         links: dict[int, int] = {}
         for phrase in sentence.phrases:
-            if phrase.entity == NOTVISUAL:
+            if phrase.entity == NOTVISUAL and NOTVISUAL not in named:
                 plan.counts["notvisual"] += 1
                 continue
             if phrase.entity not in named:
