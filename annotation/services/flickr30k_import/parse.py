@@ -93,6 +93,7 @@ class XmlObject:
     box: tuple[int, int, int, int] | None = None  # xmin, ymin, xmax, ymax as written (1-based, inclusive)
     nobox: bool = False
     scene: bool = False
+    has_bndbox: bool = False  # a <bndbox> element, right or wrong
 
 
 @dataclass(slots=True)
@@ -130,8 +131,9 @@ class _Reader:
         self.text.clear()
         if self.path == ["annotation", "object"]:
             self.annotation.objects.append(XmlObject(self.parser.CurrentLineNumber))
-        elif self.path == ["annotation", "object", "bndbox"]:
+        elif self.path == ["annotation", "object", "bndbox"] and self.annotation.objects:
             self.coordinates = {}
+            self.annotation.objects[-1].has_bndbox = True
 
     def end(self, tag: str) -> None:
         text = "".join(self.text).strip()
@@ -191,7 +193,7 @@ def parse_annotation(data: bytes, name: str, problems: list[str]) -> Annotation 
         where = f"{name} line {item.line}"
         if not item.names:
             problems.append(f"{where}: an <object> without a <name> (its entity id)")
-        if item.box is None and not item.nobox and not item.scene:
+        if not item.has_bndbox and not item.nobox and not item.scene:
             problems.append(f"{where}: an <object> with neither <bndbox> nor <nobndbox>1 / <scene>1")
         if item.box is not None and annotation.width and annotation.height:
             xmin, ymin, xmax, ymax = item.box
