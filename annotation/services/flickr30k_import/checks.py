@@ -188,7 +188,7 @@ def _stored(plan: Plan, digests: dict[str, str], summary: Flickr30kImport, probl
     for start in range(0, len(digests), CHUNK):
         for digest, key in Image.objects.filter(sha256__in=list(digests)[start:start + CHUNK]).values_list(
                 "sha256", "key"):
-            mine = digests[digest]
+            mine = digests[str(digest)]
             if mine in plan.with_file:
                 plan.with_file.discard(mine)
                 summary.notes.append(f"the image file of {mine} is already stored as image '{key}': {mine} is "

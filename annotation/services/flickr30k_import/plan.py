@@ -7,7 +7,8 @@
 - A box's type (its concept) is the most frequent first type of the phrases of its entities; a tie goes to the
   release's order of types (TYPE_ORDER, then alphabetical); a box no phrase refers to is `other`.
 - Phrases of entity 0 (`notvisual`; unless an `<object>` names 0, as the platform's export numbers boxes from 0)
-  and of entities with only `nobndbox`/`scene` objects keep their words unlinked. A phrase of an entity that the XML does not have is an error.
+  and of entities with only `nobndbox`/`scene` objects keep their words unlinked. A phrase of an entity that the
+  XML does not have is an error.
 - A sentence with at least one phrase gets a (gold) correspondence, even when none of its phrases has a box."""
 from __future__ import annotations
 

@@ -71,8 +71,8 @@ def _batch(source: Source, keys: list[str], plan: Plan, concepts: dict[str, int]
             pks[key] = made.pk
         elif made is not None:
             by_reference.append(made)
-    for image in Image.objects.bulk_create(by_reference):
-        pks[image.key] = image.pk
+    for created in Image.objects.bulk_create(by_reference):
+        pks[created.key] = created.pk
     ImageOrigin.objects.bulk_create([
         ImageOrigin(image_id=pks[key], dataset=DATASET, external_id=int(key), subset=plan.subsets.get(key, ""))
         for key in keys if ORIGIN_ID.fullmatch(key) and not (key in plan.stored and plan.stored[key].has_origin)])
