@@ -1,5 +1,5 @@
 """The console's importers of this app (mturk/importers.py): images, a concept vocabulary, an ImageCLEF dataset,
-COCO annotations.
+COCO annotations, Flickr30k Entities.
 
 Each reuses the import service the CLI uses: images keep the good files of a batch and report the bad ones by
 name; concepts and ImageCLEF datasets are all or nothing (ImportProblems names each problem's file and line)."""
@@ -23,6 +23,8 @@ from .models import Vocabulary
 from .services.coco_import.importer import import_coco
 from .services.coco_import.records import CocoFile, CocoImportError, ImageFiles
 from .services.concepts import ConceptImportError, import_concepts, parse_concepts
+from .services.flickr30k_import.importer import import_flickr30k, release_set
+from .services.flickr30k_import.source import DEFAULT_SET, Flickr30kImportError
 from .services.imageclef_import.importer import import_imageclef
 from .services.imageclef_import.source import ImageCLEFImportError
 from .services.images import ImportFailed, ImportReport, import_named_files, import_zip, unsafe_member_reason
@@ -219,6 +221,37 @@ def run_coco(path: Path, options: dict[str, Any], progress: Progress) -> dict[st
     return result
 
 
+def _flickr30k_options(options: dict[str, str], file_name: str) -> dict[str, Any]:
+    """The collection (default "Flickr30k Entities") and the vocabulary of the phrase types (default flickr30k)."""
+    try:
+        spec = set_spec(options.get("set"), [options.get("tags", "")], default_name=DEFAULT_SET)
+    except ImageSetError as exc:
+        raise ImportRefused(f"Collection: {exc}") from None
+    vocabulary = (options.get("vocabulary") or "flickr30k").strip()
+    if len(vocabulary) > column_length(Vocabulary, "name"):
+        raise ImportRefused(f"Vocabulary name: 1 to {column_length(Vocabulary, 'name')} characters")
+    return {**options, "set": spec.name, "tags": ",".join(spec.tags), "vocabulary": vocabulary}
+
+
+def run_flickr30k(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """All or nothing: every image's files checked, then written (progress in images, twice)."""
+    progress(0, None)
+    checked = set_spec(options.get("set"), [options.get("tags", "")], default_name=DEFAULT_SET)
+    spec = release_set(checked.name, checked.tags)
+    try:
+        summary = import_flickr30k(path, vocabulary=options.get("vocabulary") or None, image_set=spec,
+                                   progress=progress)
+    except Flickr30kImportError as exc:
+        raise ImportProblems.from_messages(exc.errors) from None
+    return _filed({
+        "summary": str(summary),
+        "counts": summary.as_counts(),
+        "imported": [{"name": path.name, "detail": str(summary)}],
+        "refused": [],
+        "notes": list(summary.notes),
+    }, spec, summary.images)
+
+
 VOCABULARY = ImportOption("vocabulary", "Vocabulary name", help="Default: the file name without extension.",
                           max_length=100)
 SET_OPTIONS = (
@@ -292,4 +325,22 @@ register_importer(Importer(
     progress_unit="records",
     position=45,
     documentation="docs/formats/coco.md",
+))
+register_importer(Importer(
+    name="flickr30k",
+    label="Flickr30k Entities",
+    description="The release as a zip: Sentences/<id>.txt, Annotations/<id>.xml, optionally train.txt, val.txt, "
+                "test.txt and flickr30k-images/. Images without their file are known by reference. Every file is "
+                "checked first: each problem names its file and line and nothing changes; a re-import adds nothing.",
+    extensions=(".zip",),
+    run=run_flickr30k,
+    options=(ImportOption("vocabulary", "Vocabulary of the phrase types", help="Default: flickr30k.",
+                          max_length=100),
+             ImportOption("set", "Collection (new or existing)", max_length=100, help=f"Default: {DEFAULT_SET}."),
+             SET_OPTIONS[1]),
+    check_options=_flickr30k_options,
+    file_label="The release zip (annotations.zip)",
+    progress_unit="images",
+    position=47,
+    documentation="docs/formats/flickr30k.md",
 ))

@@ -1,0 +1,185 @@
+"""Flickr30k Entities import: the release's files (a folder or a zip), the problems found and the summary."""
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from config.text_input import column_length
+
+from ...models import Image
+
+DATASET = "flickr30k"  # ImageOrigin.dataset, ImageSet.source
+SOURCE = "flickr30k"  # Box.source, Description.source and Correspondence.source of imported records
+VOCABULARY = "flickr30k"
+DEFAULT_SET = "Flickr30k Entities"
+LICENCE = (
+    "Flickr30k Entities (Plummer et al., IJCV 2017), annotations from github.com/BryanPlummer/flickr30k_entities, "
+    "on the captions of Flickr30k (Young et al., TACL 2014). As the release states: the images were obtained from "
+    "Flickr and their use must abide by the Flickr Terms of Use (http://www.flickr.com/help/terms/); the authors do "
+    "not own their copyright; they are provided solely for researchers and educators who wish to use the dataset "
+    "for non-commercial research and/or educational purposes. Cite both papers."
+)
+SENTENCES, ANNOTATIONS = "Sentences", "Annotations"
+IMAGE_FOLDERS = ("flickr30k-images", "images")  # the release's, then the platform export's
+SPLITS = ("train", "val", "test")
+MAX_FILE_BYTES = 1024 * 1024  # one sentence or annotation file (the release's are a few kB)
+MAX_SPLIT_BYTES = 16 * 1024 * 1024
+MAX_LISTED = 50
+KEY_LENGTH = column_length(Image, "key")
+ORIGIN_ID = re.compile(r"\d{1,18}")  # a key that is a Flickr id gets an ImageOrigin
+
+
+class Flickr30kImportError(ValueError):
+    """The files cannot be imported; `errors` lists the problems (at most MAX_LISTED, then a count)."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+class Problems:
+    def __init__(self) -> None:
+        self.listed: list[str] = []
+        self.count = 0
+
+    def add(self, message: str) -> None:
+        self.count += 1
+        if len(self.listed) < MAX_LISTED:
+            self.listed.append(message)
+
+    def raise_any(self) -> None:
+        if self.count:
+            more = self.count - len(self.listed)
+            raise Flickr30kImportError(self.listed + ([f"... and {more} more problem(s)"] if more else []))
+
+
+@dataclass
+class Flickr30kImport:
+    images_by_reference: int = 0  # new, without a file
+    images_with_file: int = 0  # new, with their file
+    images_reused: int = 0  # already stored (same key), annotated now
+    images_skipped: int = 0  # already stored with boxes or descriptions: left as they are
+    boxes: int = 0
+    descriptions: int = 0
+    correspondences: int = 0
+    links: int = 0  # word links
+    phrases_linked: int = 0
+    phrases_nobox: int = 0  # their entity has only nobndbox objects: words kept, no link
+    phrases_scene: int = 0  # their entity is a scene (no box): words kept, no link
+    phrases_notvisual: int = 0  # entity 0: words kept, no link
+    names_dropped: int = 0  # entity ids of boxes beyond the box's own number (a box has one id)
+    concepts_created: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def images(self) -> int:
+        return self.images_by_reference + self.images_with_file + self.images_reused + self.images_skipped
+
+    def __str__(self) -> str:
+        text = (f"{self.images} images ({self.images_with_file} new with their file, {self.images_by_reference} new "
+                f"by reference, {self.images_reused} already stored, {self.images_skipped} already annotated and "
+                f"skipped); {self.boxes} boxes, {self.descriptions} descriptions, {self.correspondences} "
+                f"correspondences with {self.links} word links; phrases: {self.phrases_linked} linked, "
+                f"{self.phrases_nobox} nobox, {self.phrases_scene} scene, {self.phrases_notvisual} notvisual "
+                f"(kept as words); {self.concepts_created} new concepts")
+        if self.images and self.images == self.images_skipped:
+            text += ". Nothing new: these files were already imported"
+        return text
+
+    def as_counts(self) -> dict[str, int]:
+        return {"images new with file": self.images_with_file, "images by reference": self.images_by_reference,
+                "images reused": self.images_reused, "images already annotated": self.images_skipped,
+                "boxes": self.boxes, "descriptions": self.descriptions, "correspondences": self.correspondences,
+                "word links": self.links, "phrases linked": self.phrases_linked, "phrases nobox": self.phrases_nobox,
+                "phrases scene": self.phrases_scene, "phrases notvisual": self.phrases_notvisual,
+                "entity ids dropped": self.names_dropped, "new concepts": self.concepts_created}
+
+
+class Source:
+    """The release: a folder or a zip holding Annotations/ and Sentences/ (at its root or in one top folder)."""
+
+    def __init__(self, path: Path, images: Path | None = None) -> None:
+        self.path = path
+        self.archive: zipfile.ZipFile | None = None
+        self.prefix = ""
+        self.images = images
+        if path.is_dir():
+            self.name = path.resolve().name
+        elif path.is_file() and zipfile.is_zipfile(path):
+            self.name = path.stem
+            try:
+                self.archive = zipfile.ZipFile(path)
+            except (zipfile.BadZipFile, OSError) as exc:
+                raise Flickr30kImportError([f"{path}: not a readable zip file ({exc})"]) from None
+            self.members = {info.filename: info for info in self.archive.infolist() if not info.is_dir()}
+            if not any(name.startswith(f"{ANNOTATIONS}/") for name in self.members):
+                tops = {name.split("/", 1)[0] for name in self.members if name.count("/") >= 2}
+                nested = [top for top in sorted(tops) if any(n.startswith(f"{top}/{ANNOTATIONS}/")
+                                                            for n in self.members)]
+                if len(nested) == 1:
+                    self.prefix = nested[0] + "/"
+        elif path.exists():
+            raise Flickr30kImportError([f"{path}: not a folder or a zip file"])
+        else:
+            raise Flickr30kImportError([f"{path} does not exist"])
+        if images is not None and not images.is_dir():
+            raise Flickr30kImportError([f"{images}: no such folder"])
+
+    def stems(self, folder: str, suffix: str) -> Iterator[str]:
+        """The names without suffix of the files `folder/*<suffix>` (not sorted)."""
+        if self.archive is not None:
+            start = f"{self.prefix}{folder}/"
+            for name in self.members:
+                rest = name[len(start):]
+                if name.startswith(start) and "/" not in rest and rest.endswith(suffix):
+                    yield rest[:-len(suffix)]
+            return
+        directory = self.path / folder
+        if directory.is_dir():
+            for entry in directory.iterdir():
+                if entry.name.endswith(suffix) and entry.is_file():
+                    yield entry.name[:-len(suffix)]
+
+    def read(self, name: str, limit: int) -> bytes | None:
+        """The file's bytes (None when missing); ValueError over `limit` bytes, OSError when unreadable."""
+        if self.archive is not None:
+            info = self.members.get(self.prefix + name)
+            if info is None:
+                return None
+            if info.file_size > limit:
+                raise ValueError(f"it is larger than {limit} bytes")
+            try:
+                with self.archive.open(info) as member:
+                    return member.read(limit + 1)
+            except (zipfile.BadZipFile, RuntimeError) as exc:
+                raise OSError(str(exc)) from None
+        file = self.path / name
+        if not file.is_file():
+            return None
+        if file.stat().st_size > limit:
+            raise ValueError(f"it is larger than {limit} bytes")
+        return file.read_bytes()
+
+    def image(self, file_name: str, limit: int) -> bytes | None:
+        """An image file: in --images, else in flickr30k-images/ or images/ of the release."""
+        if PurePosixPath(file_name).name != file_name or file_name.startswith("."):
+            return None
+        if self.images is not None:
+            file = self.images / file_name
+            if not file.is_file():
+                return None
+            if file.stat().st_size > limit:
+                raise ValueError(f"it is larger than {limit} bytes")
+            return file.read_bytes()
+        for folder in IMAGE_FOLDERS:
+            data = self.read(f"{folder}/{file_name}", limit)
+            if data is not None:
+                return data
+        return None
+
+    def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
