@@ -155,6 +155,8 @@ def test_an_import_with_a_bad_entry_imports_nothing_and_names_every_bad_entry():
     (b"[]", 'the file must hold an object {"concepts": [...], "pairs": [...]}'),
     (b'{"pair": []}', 'unknown key(s) pair: the file holds "concepts" and "pairs"'),
     (b'{"pairs": {}}', "pairs: a list is required"),
+    (b'{"pairs": [{"name": "black_cat", "kind": "adjective_noun", "kind": "noun_verb"}]}',
+     'the file: $.pairs[0]: the key "kind" is given twice'),
 ])
 def test_an_unreadable_file_is_refused(content, message):
     with pytest.raises(ConceptPairError) as refused:

@@ -249,6 +249,11 @@ def test_the_command_lists_the_problems(corpus, tmp_path):
         _call(generated, "--pairs", "black_cat, eat_horse")
     assert str(refused.value) == (f"{generated}:\n\"4242\": image 4242 is not in the corpus (or none of its captions "
                                   "is parsed)\n1 of the 2 evaluation images have no generated caption: 305")
+    twice = tmp_path / "twice.json"
+    twice.write_bytes(b'{"307": ["a black cat"], "305": ["a horse eating"], "307": ["a cat"]}')
+    with pytest.raises(CommandError) as refused:
+        _call(twice, "--pairs", "black_cat, eat_horse")
+    assert str(refused.value) == f'{twice}:\nnot valid JSON: $: the key "307" is given twice'
     with pytest.raises(CommandError, match="cannot read"):
         _call(tmp_path / "missing.json")
     assert not CompositionalEvaluation.objects.exists()
