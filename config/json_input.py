@@ -3,8 +3,9 @@
 `parse_json` refuses, with a `JsonInputError` naming the problem and where (a JSONPath such as
 `$.answer.story[2]`): a body larger than `max_bytes`, text that is not UTF-8, malformed JSON, nesting
 deeper than `max_depth`, a number written with more than `max_digits` digits or out of the float range,
-`NaN`/`Infinity`, and strings (values or keys) holding a NUL character or a lone surrogate (no database
-column can store them).
+`NaN`/`Infinity`, strings (values or keys) holding a NUL character or a lone surrogate (no database
+column can store them), and an object naming the same key twice (`{"7": [...], "7": [...]}`: Python's json
+would keep the last silently).
 """
 from __future__ import annotations
 
@@ -66,7 +67,21 @@ def _number_hooks(max_digits: int) -> dict[str, Any]:
     def parse_constant(text: str) -> _Refused:
         return _Refused(f"{text} is not a JSON number")
 
-    return {"parse_int": parse_int, "parse_float": parse_float, "parse_constant": parse_constant}
+    return {"parse_int": parse_int, "parse_float": parse_float, "parse_constant": parse_constant,
+            "object_pairs_hook": unique_keys}
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:
+    """json's object_pairs_hook: the object, or a refusal naming the first key given twice (the walk says where)."""
+    document = dict(pairs)
+    if len(document) == len(pairs):
+        return document
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            return _Refused(f"the key {json.dumps(key)} is given twice")
+        seen.add(key)
+    return document  # not reached: fewer keys than pairs means one repeats
 
 
 def _child(path: str, key: str | int) -> str:

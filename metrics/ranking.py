@@ -39,7 +39,7 @@ to pick an order; this makes the pooled pairs deterministic).
 Agreement: `cohen_kappa` is written out here (a 2x2 or k x k confusion matrix, a few lines) rather than adding
 scikit-learn for one function; `kappa_at_thresholds` compares binary crowd judgements with graded expert scores
 on the Flickr8k release's scale (4 = describes the image without errors ... 1 = unrelated) read as relevant when
-grade >= t, t = 4, 3, 2.
+grade >= t, t = 4, 3, 2; kappa is None (undefined, 0/0) when both raters give every item the same label.
 `spearman_rho` (SciPy) compares two orderings of systems, e.g. by R@k and by R-precision (None when one of
 them gives every system the same value).
 """
@@ -226,10 +226,11 @@ def success_at(S: ArrayLike, relevant: ArrayLike, k: int, axis: int) -> float:
     return _success(n_relevant, first, k)
 
 
-def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
+def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float | None:
     """Cohen's kappa of two raters' labels for the same items: (p_o - p_e) / (1 - p_e).
 
-    When both raters give every item one and the same label (p_e = 1) agreement is perfect: 1.0."""
+    None when it is undefined: both raters give every item one and the same label, so p_e = p_o = 1 and kappa is
+    0/0 (as `spearman_rho` is None for a constant ordering)."""
     first, second = np.asarray(a), np.asarray(b)
     if first.ndim != 1 or first.shape != second.shape:
         raise ValueError(f"the two raters must label the same items: shapes {first.shape} and {second.shape}")
@@ -242,14 +243,14 @@ def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
     confusion /= n
     observed = float(np.trace(confusion))
     expected = float(confusion.sum(axis=1) @ confusion.sum(axis=0))
-    if expected == 1.0:
-        return 1.0
+    if 1.0 - expected <= 1e-12:
+        return None
     return (observed - expected) / (1.0 - expected)
 
 
-def kappa_at_thresholds(binary: ArrayLike, grades: ArrayLike) -> dict[int, float]:
+def kappa_at_thresholds(binary: ArrayLike, grades: ArrayLike) -> dict[int, float | None]:
     """Kappa between binary judgements (True = relevant) and graded scores (4 describes the image ... 1 unrelated)
-    read as relevant when grade >= t."""
+    read as relevant when grade >= t (None at a threshold where both are constant and equal: undefined)."""
     crowd = np.asarray(binary)
     expert = np.asarray(grades)
     if crowd.dtype != np.bool_:

@@ -112,6 +112,13 @@ class TaskKind(ABC):
         which never reach the page). Default: `checks`."""
         return self.checks(campaign, answer)
 
+    def gold_problems(self, options: dict[str, Any], gold: list[tuple[dict[str, Any], dict[str, Any]]]
+                      ) -> list[str | None]:
+        """For each (items, known answer) of gold items, why no answer a campaign with these task-kind `options`
+        accepts can match the known answer (e.g. a known answer of no boxes where a worker must draw at least one),
+        or None. Read for many items at once, in a constant number of queries. Default: no problem."""
+        return [None] * len(gold)
+
     def summary(self, answer: dict[str, Any] | None) -> str:
         """Short text of an answer for review lists."""
         return "" if answer is None else str(answer)

@@ -190,7 +190,8 @@ def _spearman(systems: list[dict[str, Any]]) -> dict[str, float | None]:
 
 
 def _kappa(votes: dict[tuple[int, int], Votes]) -> dict[str, Any]:
-    """Cohen's kappa of the binary majority vs imported grades at each threshold (pairs having both)."""
+    """Cohen's kappa of the binary majority vs imported grades at each threshold (pairs having both); None at a
+    threshold where it is undefined (both constant and equal)."""
     both = [(v.majority, sorted(v.grades)[(len(v.grades) - 1) // 2]) for v in votes.values()
             if v.majority is not None and v.grades]
     if not both:

@@ -133,6 +133,33 @@ class DrawBoxes(TaskKind):
         for key in ("iou_threshold", "quorum"):
             clean_fraction(options, key)
 
+    def gold_problems(self, options: dict[str, Any], gold: list[tuple[dict[str, Any], dict[str, Any]]]
+                      ) -> list[str | None]:
+        """A known answer no accepted answer matches: fewer boxes than min_boxes or more than max_boxes (a worker
+        cannot draw that many), a concept the campaign's vocabulary does not offer, or a box so small that a box of
+        at least min_box_size px a side cannot reach the campaign's IoU threshold with it. One query."""
+        options = {**self.defaults.options, **options}
+        low, high, size = int(options["min_boxes"]), int(options["max_boxes"]), int(options["min_box_size"])
+        threshold = float(options["iou_threshold"])
+        offered = {c.pk for c in offered_labels(options["vocabulary"])} if gold else set()
+        vocabulary = f"vocabulary '{options['vocabulary']}'" if options["vocabulary"] else "the offered labels"
+        found: list[str | None] = []
+        for _items, answer in gold:
+            boxes = answer.get("boxes") or []
+            problems = []
+            if not low <= len(boxes) <= high:
+                problems.append(f"{len(boxes)} known box(es), but a worker must draw between {low} and {high}")
+            unknown = sorted({b["concept"] for b in boxes} - offered)
+            if unknown:
+                problems.append(f"concept(s) {', '.join(map(str, unknown))} not among {vocabulary}")
+            for number, box in enumerate(boxes):
+                best = box["width"] * box["height"] / (max(box["width"], size) * max(box["height"], size))
+                if best < threshold:
+                    problems.append(f"box {number} ({box['width']}x{box['height']} px) cannot be matched at IoU >= "
+                                    f"{threshold:g} by a box of at least {size} px a side")
+            found.append("; ".join(problems) or None)
+        return found
+
     def option_choices(self) -> dict[str, ChoiceOption]:
         """The vocabulary from a list (newest first, the demo's last), each with the labels workers will see."""
         choices = [OptionChoice(c.name, f"{c.name} ({c.count} label{'s' if c.count != 1 else ''})",

@@ -3,8 +3,9 @@
 
 In short (spaCy's English labels; the Universal Dependencies spellings a swapped-in UD parser gives are read too):
 
-- a token expresses a concept when its lowercased word or its lowercased lemma is one of the concept's synonyms; a
-  synonym of several words ("air plane") is expressed by its last word when the words before it come right before;
+- a token expresses a concept when its lowercased word or its lowercased lemma is one of the concept's synonyms (a
+  lemma the lemmatiser cut too short, *riding* -> *rid*, read with its e restored: `restored_e`); a synonym of
+  several words ("air plane") is expressed by its last word when the words before it come right before;
 - adjective-noun: the adjective (POS ADJ) is an `amod` of the noun; or predicative, `acomp`/`attr` of a verb (the
   copula) whose subject is the noun ("the cat is black", "a cat that is black"); or, with a UD parser, the head of
   the noun's `nsubj`. An adjective `conj`-oined to, or `amod` of, a counted adjective (or `amod` of another `amod`
@@ -40,6 +41,19 @@ COLLECTIVE_NOUNS = frozenset({"group", "couple", "pair", "flock", "herd", "bunch
 MAX_CHAIN = 16  # conj/amod chains followed at most this far (a guard against malformed parses)
 
 _WORD_PARTS = re.compile(r"[^\s-]+|-")
+_SHORT_CVC = re.compile(r"^[^aeiouy]*[aeiouy][b-df-hj-np-tvz]$")  # one vowel, then one consonant (not w, x, y)
+_SIBILANT_ENDS = ("s", "x", "z", "ch", "sh", "o")
+
+
+def restored_e(word: str, lemma: str) -> str | None:
+    """The lemma with the final e spaCy's rule lemmatiser stripped too far, when the word's spelling rules the
+    shorter stem out: *riding* and *rides* are lemmatised to *rid*, whose forms are *ridding* and *rids*, so they
+    are forms of *ride*. None when the lemma could be right (*sitting*: sit; *eating*: eat; *washes*: wash)."""
+    if word == lemma + "ing" and _SHORT_CVC.match(lemma):
+        return lemma + "e"  # a one-syllable stem ending vowel-consonant doubles the consonant before -ing
+    if word == lemma + "es" and lemma.isalpha() and not lemma.endswith(_SIBILANT_ENDS):
+        return lemma + "e"  # -es after a stem that takes a plain -s
+    return None
 
 
 @dataclass(frozen=True)
@@ -112,6 +126,10 @@ class PairMatcher:
             hit = single.get(word)
             if lemma != word:
                 other = single.get(lemma)
+                if other:
+                    hit = hit | other if hit else other
+                restored = restored_e(word, lemma)
+                other = single.get(restored) if restored else None
                 if other:
                     hit = hit | other if hit else other
             if multi and (word in multi or lemma in multi):

@@ -111,7 +111,8 @@ def create_campaign(
     except Exception as exc:  # ValidationError -> one readable message
         raise CampaignError(_flatten(exc)) from None
     try:
-        check_gold_settings(task_kind, crowd, campaign.gold_rate, campaign.onboarding_items)
+        check_gold_settings(task_kind, crowd, campaign.gold_rate, campaign.onboarding_items,
+                            get_task_kind(task_kind).options(campaign))
     except GoldError as exc:
         raise CampaignError(str(exc)) from None
     with transaction.atomic():

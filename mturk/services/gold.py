@@ -55,6 +55,27 @@ def _check_purpose(purpose: str) -> None:
         raise GoldError(f"unknown purpose '{purpose}' (use {' or '.join(GoldPurpose.values)})")
 
 
+UNMATCHABLE = "no answer a campaign with {settings} accepts can match it"
+
+
+def gold_options(task_kind: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The task-kind options gold items are checked against at import: the kind's defaults, with `options` (the
+    settings of the campaigns they are meant for) over them, checked as a campaign's are."""
+    if options is not None and not isinstance(options, dict):
+        raise GoldError("options must be a JSON object of the task kind's options")
+    kind = get_task_kind(task_kind)
+    merged = {**kind.defaults.options, **(options or {})}
+    try:
+        kind.clean_options(merged)
+    except ValueError as exc:
+        raise GoldError(f"options: {exc}") from None
+    return merged
+
+
+def _settings(options: dict[str, Any] | None) -> str:
+    return "these options" if options else "the default options"
+
+
 def _cleaned(task_kind: str, items: Any, answer: Any, note: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
     """(items, known answer, note) checked by the task kind and its quality; GoldError says what is wrong."""
     if not isinstance(items, dict):
@@ -75,11 +96,16 @@ def _cleaned(task_kind: str, items: Any, answer: Any, note: Any) -> tuple[dict[s
 
 
 def create_gold_item(*, task_kind: str, items: dict[str, Any], answer: Any, purpose: str = "gold", note: str = "",
-                     user: Any = None) -> GoldItem:
-    """Check items (TaskKind.validate_items) and the known answer (KindQuality.clean_gold), then store."""
+                     user: Any = None, options: dict[str, Any] | None = None) -> GoldItem:
+    """Check items (TaskKind.validate_items) and the known answer (KindQuality.clean_gold, and that an answer can
+    match it under the kind's default options, or `options`: TaskKind.gold_problems), then store."""
     _check_kind(task_kind)
     _check_purpose(purpose)
+    settings = gold_options(task_kind, options)
     items, known, note = _cleaned(task_kind, items, answer, note)
+    problem = get_task_kind(task_kind).gold_problems(settings, [(items, known)])[0]
+    if problem:
+        raise GoldError(f"answer: {UNMATCHABLE.format(settings=_settings(options))}: {problem}")
     return GoldItem.objects.create(task_kind=task_kind, purpose=purpose, items=items, answer=known, note=note,
                                    created_by=_user(user))
 
@@ -180,14 +206,18 @@ def _parse_line(number: int, text: str) -> _Line:
     return _Line(number, row["items"], row["answer"], row.get("note", ""))
 
 
-def import_gold_lines(task_kind: str, lines: Iterable[str], purpose: str = "gold", user: Any = None) -> list[GoldItem]:
+def import_gold_lines(task_kind: str, lines: Iterable[str], purpose: str = "gold", user: Any = None,
+                      options: dict[str, Any] | None = None) -> list[GoldItem]:
     """Gold items from JSON Lines, one {"items": {...}, "answer": ..., "note": "..."} per line (blank lines are
-    skipped). All or nothing: every line is checked first; any problem raises GoldError whose `errors` name the
-    line ("line 3: ..."), and nothing is written."""
+    skipped). All or nothing: every line is checked first, its known answer also against the kind's default options
+    (or `options`: the settings of the campaigns the items are for; TaskKind.gold_problems); any problem raises
+    GoldError whose `errors` name the line ("line 3: ..."), and nothing is written."""
     _check_kind(task_kind)
     _check_purpose(purpose)
+    settings = gold_options(task_kind, options)
     errors: list[str] = []
     checked: list[tuple[dict[str, Any], dict[str, Any], str]] = []
+    numbers: list[int] = []
     count = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -199,8 +229,13 @@ def import_gold_lines(task_kind: str, lines: Iterable[str], purpose: str = "gold
         try:
             line = _parse_line(number, text)
             checked.append(_cleaned(task_kind, line.items, line.answer, line.note))
+            numbers.append(number)
         except GoldError as exc:
             errors.append(f"line {number}: {exc}")
+    problems = get_task_kind(task_kind).gold_problems(settings, [(items, known) for items, known, _ in checked])
+    errors += [f"line {number}: answer: {UNMATCHABLE.format(settings=_settings(options))}: {problem}"
+               for number, problem in zip(numbers, problems, strict=True) if problem]
+    errors.sort(key=lambda error: int(error.split(":", 1)[0].removeprefix("line ")))
     if not errors and not checked:
         errors.append("line 1: the file holds no gold item")
     if errors:
@@ -259,8 +294,18 @@ def active_gold(task_kind: str, purpose: str = GoldPurpose.GOLD) -> list[GoldIte
     return list(GoldItem.objects.filter(task_kind=task_kind, purpose=purpose, active=True).order_by("id"))
 
 
-def check_gold_settings(task_kind: str, provider: Any, gold_rate: float, onboarding_items: int) -> None:
-    """Refuse (GoldError) a campaign asking for gold or onboarding it cannot have."""
+def unmatchable_gold(task_kind: str, options: dict[str, Any], items: list[GoldItem]) -> list[str]:
+    """"gold item <id>: <why>" for each item whose known answer no answer accepted under `options` can match."""
+    problems = get_task_kind(task_kind).gold_problems(options, [(item.items, item.answer) for item in items])
+    return [f"{item.purpose} item {item.pk}: {problem}" for item, problem in zip(items, problems, strict=True)
+            if problem]
+
+
+def check_gold_settings(task_kind: str, provider: Any, gold_rate: float, onboarding_items: int,
+                        options: dict[str, Any] | None = None) -> None:
+    """Refuse (GoldError) a campaign asking for gold or onboarding it cannot have: among it, active gold items (and
+    the onboarding items it would take) whose known answer no answer can match under the campaign's task-kind
+    `options` (TaskKind.gold_problems); every such item is named."""
     if gold_rate > 0 or onboarding_items > 0:
         if not has_quality(task_kind):
             raise GoldError(f"task kind '{task_kind}' has no gold scoring, so it cannot take gold or onboarding "
@@ -278,6 +323,15 @@ def check_gold_settings(task_kind: str, provider: Any, gold_rate: float, onboard
         if active < onboarding_items:
             raise GoldError(f"{onboarding_items} onboarding item(s) asked for, but {task_kind} has {active} active "
                             "onboarding gold item(s)")
+    if options is None or not (gold_rate > 0 or onboarding_items > 0):
+        return
+    used = (active_gold(task_kind) if gold_rate > 0 else []) + (
+        active_gold(task_kind, GoldPurpose.ONBOARDING)[:onboarding_items])
+    problems = unmatchable_gold(task_kind, options, used)
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        raise GoldError(f"{len(problems)} gold item(s) cannot be matched by any answer under this campaign's "
+                        f"settings (deactivate them or change the settings): {shown}", problems)
 
 
 def mix_gold(campaign: Campaign, real: list[HIT], real_before: int, gold_before: int, group_of: Any,

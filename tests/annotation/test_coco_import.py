@@ -44,7 +44,14 @@ def nothing_written() -> bool:
 def test_the_fixture_with_its_four_image_files():
     summary = import_coco(CAPTIONS, INSTANCES, folder_images(IMAGES))
     assert (summary.images_new, summary.images_by_reference, summary.images_reused) == (4, 8, 0)
-    assert (summary.captions, summary.boxes, summary.crowd_skipped, summary.concepts_created) == (60, 11, 1, 7)
+    # 7 categories and 4 supercategories other than a category's own name (vehicle, animal, kitchen, food)
+    assert (summary.captions, summary.boxes, summary.crowd_skipped, summary.concepts_created) == (60, 11, 1, 11)
+    parents = dict(Concept.objects.values_list("name", "parent__name"))
+    assert parents == {"person": None, "bus": "vehicle", "cat": "animal", "dog": "animal", "horse": "animal",
+                       "cup": "kitchen", "pizza": "food", "vehicle": None, "animal": None, "kitchen": None,
+                       "food": None}
+    assert set(Concept.objects.filter(offered=False).values_list("name", flat=True)) == {
+        "vehicle", "animal", "kitchen", "food"}
     assert summary.files_missing == 8
     assert any(note.startswith("8 image file(s) not in the folder") for note in summary.notes)
 
@@ -76,7 +83,7 @@ def test_the_fixture_with_its_four_image_files():
         (0, "cat"), (1, "dog")]
     assert not Box.objects.filter(external_id=912).exists()  # the crowd annotation
     assert set(Vocabulary.objects.get(name="coco").concepts.values_list("name", flat=True)) == {
-        "person", "bus", "cat", "dog", "horse", "cup", "pizza"}
+        "person", "bus", "cat", "dog", "horse", "cup", "pizza", "vehicle", "animal", "kitchen", "food"}
 
 
 def test_a_second_import_adds_nothing_and_says_so():

@@ -184,7 +184,12 @@ def test_top_k_best_first_with_ties_to_the_lower_index() -> None:
 def test_cohen_kappa_by_hand() -> None:
     # Labels 0, 1, 2: agreement 3/4; chance 0.5*0.5 + 0.25*0.5 + 0.25*0 = 0.375 -> (0.75-0.375)/0.625 = 0.6.
     assert cohen_kappa([0, 1, 2, 0], [0, 1, 1, 0]) == pytest.approx(0.6)
-    assert cohen_kappa([True, True], [True, True]) == 1.0
+    # Both raters constant and equal: p_o = p_e = 1, kappa 0/0, undefined.
+    assert cohen_kappa([True, True], [True, True]) is None
+    assert cohen_kappa([2, 2, 2], [2, 2, 2]) is None
+    # Constant but different: p_o = 0, p_e = 0 -> 0; one constant, the other not: p_e < 1, defined.
+    assert cohen_kappa([True, True], [False, False]) == 0.0
+    assert cohen_kappa([True, True], [True, False]) == 0.0
     with pytest.raises(ValueError, match="same items"):
         cohen_kappa([1, 2], [1])
 
@@ -198,6 +203,10 @@ def test_kappa_at_thresholds_by_hand() -> None:
                                                     2: pytest.approx(0.5)}
     with pytest.raises(ValueError, match="index 2"):
         kappa_at_thresholds(binary, np.array([1, 1, 5, 4, 3, 4, 1, 2]))
+    # Every pair judged relevant and graded 4: at each threshold both raters say "relevant" to all -> undefined.
+    assert kappa_at_thresholds(np.array([True, True]), np.array([4, 4])) == {4: None, 3: None, 2: None}
+    # Graded 2: t=4, 3 expert says no to all, crowd yes to all -> 0; t=2 both yes to all -> undefined.
+    assert kappa_at_thresholds(np.array([True, True]), np.array([2, 2])) == {4: 0.0, 3: 0.0, 2: None}
 
 
 def test_spearman_on_two_orderings_of_systems() -> None:

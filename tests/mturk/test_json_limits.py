@@ -27,6 +27,9 @@ LIMITS = JsonLimits(max_bytes=300_000, max_depth=5, max_digits=10)
         (b'"' + b"x" * 300_000 + b'"', "larger than 300000 bytes"),
         (b'"\xff"', "not UTF-8"),
         (b"{oops", "malformed JSON"),
+        (b'{"description": {"7": [1, 2], "8": [2], "7": [2, 1]}}', '$.description: the key "7" is given twice'),
+        (b'{"a": 1, "a": 1}', '$: the key "a" is given twice'),
+        (b'[{"x": {"y": 1}}, {"x": {"y": 1, "y": 2}}]', '$[1].x: the key "y" is given twice'),
     ],
 )
 def test_the_reader_refuses_and_says_where(raw, message):
@@ -36,7 +39,7 @@ def test_the_reader_refuses_and_says_where(raw, message):
 
 
 def test_the_reader_accepts_what_is_within_the_limits():
-    document = {"a": [[[1.5, -1234567890, "caf\u00e9 \U0001f600"]]], "b": None, "c": True}
+    document = {"a": [[[1.5, -1234567890, "caf\u00e9 \U0001f600"]]], "b": None, "c": True, "7": 1, "07": 2}
     assert parse_json(json.dumps(document).encode(), LIMITS) == document
 
 

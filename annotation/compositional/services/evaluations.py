@@ -122,6 +122,10 @@ def read_generated(content: bytes, errors: _Errors) -> tuple[dict[str, list[str]
             if key is None:
                 errors.add(f"{json.dumps(raw_key)}: the image id is empty")
                 continue
+            if key in where:  # " 307" beside "307": the same image named twice
+                errors.add(f"{json.dumps(raw_key)}: image {key} is named twice (also as {where[key]})")
+                continue
+            where[key] = json.dumps(raw_key)
             if not isinstance(captions, list) or not captions:
                 errors.add(f"{json.dumps(raw_key)}: expected a non-empty list of captions")
                 continue
@@ -129,7 +133,6 @@ def read_generated(content: bytes, errors: _Errors) -> tuple[dict[str, list[str]
                 if (problem := _caption_problem(caption)) is not None:
                     errors.add(f"{json.dumps(raw_key)}[{index}]: {problem}")
             generated[key] = [c.strip() for c in captions if isinstance(c, str)]
-            where[key] = json.dumps(raw_key)
     else:
         errors.add('expected a list of {"image_id": ..., "caption": ...} (the COCO results format) or an object '
                    'mapping image ids to lists of captions')

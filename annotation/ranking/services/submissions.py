@@ -181,12 +181,17 @@ def _rankings(doc: dict[str, Any], direction: str, queries: dict[int, int], item
         errors.append(f"\"{direction}\" must map each {query_name} id to a list of {item_name} ids")
         return None
     out: dict[int, list[int]] = {}
+    keys: dict[int, str] = {}  # query id -> the key that gave it ("7" and "07" are one image)
     for key, ranked in given.items():
         where = f"{direction}[\"{key}\"]"
         query = _as_id(key)
         if query is None or query not in queries:
             errors.append(f"{where}: unknown {query_name} id {key!r} (not in the pool)")
             continue
+        if query in keys:
+            errors.append(f"{where}: {query_name} id {query} is ranked twice (also as \"{keys[query]}\")")
+            continue
+        keys[query] = key
         if not isinstance(ranked, list):
             errors.append(f"{where}: not a list of {item_name} ids")
             continue
@@ -202,7 +207,7 @@ def _rankings(doc: dict[str, Any], direction: str, queries: dict[int, int], item
                 seen.add(item_id)
                 indices.append(items[item_id])
         out[queries[query]] = indices
-    missing = [q for q in queries if str(q) not in given and q not in given]
+    missing = [q for q in queries if q not in keys]
     if missing:
         shown = ", ".join(str(m) for m in missing[:20]) + (" ..." if len(missing) > 20 else "")
         errors.append(f"\"{direction}\": {len(missing)} {query_name}(s) of the pool not ranked: {shown}")
@@ -215,11 +220,17 @@ def _generated(doc: dict[str, Any], image_row: dict[int, int], errors: list[str]
         errors.append("\"captions\" must map image ids to one generated caption each")
         return {}
     out: dict[int, str] = {}
+    keys: dict[int, str] = {}
     for key, text in given.items():
         image_id = _as_id(key)
         if image_id is None or image_id not in image_row:
             errors.append(f"captions[\"{key}\"]: unknown image id {key!r} (not in the pool)")
-        elif not isinstance(text, str) or not text.strip():
+            continue
+        if image_id in keys:
+            errors.append(f"captions[\"{key}\"]: image id {image_id} is given twice (also as \"{keys[image_id]}\")")
+            continue
+        keys[image_id] = key
+        if not isinstance(text, str) or not text.strip():
             errors.append(f"captions[\"{key}\"]: not a caption text")
         else:
             out[image_id] = text.strip()

@@ -150,6 +150,11 @@ def check_categories(source: CocoFile, plan: Plan, problems: Problems, counter: 
         else:
             names[name] = category_id
             plan.categories[category_id] = name
+            parent = record.get("supercategory")
+            parent = parent.strip() if isinstance(parent, str) else ""
+            if parent and parent != name:  # a supercategory that cannot be a label's name is left out
+                if len(parent) <= NAME_LENGTH and not unstorable(parent):
+                    plan.supercategories[name] = parent
     if not plan.categories:
         problems.add(f"{source.name}: holds no categories (a COCO instances file has a \"categories\" list)")
 

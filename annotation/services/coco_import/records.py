@@ -116,6 +116,7 @@ class Plan:
     with_file: set[int] = field(default_factory=set)  # new images whose file is imported
     refused: set[int] = field(default_factory=set)  # ids of images with a problem (reported once)
     categories: dict[int, str] = field(default_factory=dict)  # COCO category id -> name
+    supercategories: dict[str, str] = field(default_factory=dict)  # category name -> its supercategory (if other)
     records: int = 0  # records checked: the write pass goes over as many
 
 

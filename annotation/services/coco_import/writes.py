@@ -126,16 +126,24 @@ def write_captions(source: CocoFile, image_ids: dict[int, int], summary: CocoImp
 
 def _concepts(plan: Plan, summary: CocoImport) -> dict[int, int]:
     """The concept of every category in the vocabulary "coco" (created when missing; another vocabulary's label of
-    the same name is left alone)."""
+    the same name is left alone). A category's supercategory, when it is another name, becomes its parent (a label
+    of the vocabulary, not offered to workers unless it is a category too) where the concept has no parent yet."""
     names = set(plan.categories.values())
+    parents = set(plan.supercategories.values()) - names
     vocabulary, _ = Vocabulary.objects.get_or_create(name=VOCABULARY)
     owned = Concept.objects.filter(vocabulary=vocabulary)
-    existing = dict(owned.filter(name__in=names).values_list("name", "pk"))
-    missing = sorted(names - set(existing))
-    Concept.objects.bulk_create([Concept(vocabulary=vocabulary, name=name, synonyms=[name]) for name in missing])
+    existing = dict(owned.filter(name__in=names | parents).values_list("name", "pk"))
+    missing = sorted((names | parents) - set(existing))
+    Concept.objects.bulk_create([Concept(vocabulary=vocabulary, name=name, synonyms=[name], offered=name in names)
+                                 for name in missing])
     owned.filter(name__in=names, offered=False).update(offered=True)
     summary.concepts_created = len(missing)
-    existing = dict(owned.filter(name__in=names).values_list("name", "pk"))
+    existing = dict(owned.filter(name__in=names | parents).values_list("name", "pk"))
+    children: dict[str, list[int]] = {}
+    for name, parent in plan.supercategories.items():
+        children.setdefault(parent, []).append(existing[name])
+    for parent, concept_ids in sorted(children.items()):  # one update per supercategory (COCO: 12)
+        owned.filter(pk__in=concept_ids, parent=None).update(parent=existing[parent])
     return {category_id: existing[name] for category_id, name in plan.categories.items()}
 
 

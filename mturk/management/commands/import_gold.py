@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,6 +20,10 @@ class Command(BaseCommand):
         parser.add_argument("--purpose", default=GoldPurpose.GOLD, choices=GoldPurpose.values,
                             help="gold: mixed into campaigns at their gold rate; onboarding: the qualifying set "
                                  "each worker does first (default: gold)")
+        parser.add_argument("--options", default="",
+                            help='the task-kind options of the campaigns the items are for, as JSON (e.g. '
+                                 '\'{"min_boxes": 0, "vocabulary": "Pets"}\'); every known answer must be '
+                                 "matchable under them (default: the kind's default options)")
 
     def handle(self, *args, **o):
         path = Path(o["file"])
@@ -29,7 +34,11 @@ class Command(BaseCommand):
         except UnicodeDecodeError as exc:
             raise CommandError(f"{path}: not UTF-8 text ({exc})") from None
         try:
-            items = import_gold_lines(o["kind"], text.splitlines(), o["purpose"])
+            options = json.loads(o["options"]) if o["options"] else None
+        except ValueError as exc:
+            raise CommandError(f"--options: not JSON ({exc})") from None
+        try:
+            items = import_gold_lines(o["kind"], text.splitlines(), o["purpose"], options=options)
         except GoldError as exc:
             raise CommandError("\n".join(f"{path}: {error}" for error in exc.errors)
                                + "\nnothing was imported") from None

@@ -58,6 +58,11 @@ def test_problems_are_a_400_and_nothing_is_stored(api, corpus):  # noqa: F811
     refused = upload(api, body({"307": ["a cat"]}), campaigns="99999")
     assert refused.status_code == 400 and "campaigns" in refused.json()
     assert api.post(URL, {"system": "s"}, format="multipart").status_code == 400  # no file
+    refused = upload(api, b'{"307": ["a black cat"], "307": ["a dog"]}', pairs="black_cat")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == ['not valid JSON: $: the key "307" is given twice']
+    refused = upload(api, b'{"307": ["a black cat"], " 307": ["a dog"]}', pairs="black_cat")
+    assert refused.json()["errors"] == ['" 307": image 307 is named twice (also as "307")']
     assert not CompositionalEvaluation.objects.exists()
 
 

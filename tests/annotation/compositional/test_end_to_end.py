@@ -11,7 +11,8 @@ Hand analysis of the fixture (tests/annotation/compositional/coco_fixture/captio
   "A black dog lying beside a cat." have both concepts, never attached: D_train.
 - Held-out group 4 (black_bird, small_dog, white_boat, big_truck, eat_horse, stand_child): 303 "A small white dog
   in the sand." (small_dog, 1 caption) and 305 "A man next to a horse that eats.", "A horse eating grass beside a
-  man." (eat_horse, 2 captions) are val2014: D_eval; no train2014 caption has a pair of the group ("A small kitten"
+  man.", "A brown horse grazing in a field." (eat_horse, 3 captions: graze is in the authors' eat set) are
+  val2014: D_eval; no train2014 caption has a pair of the group ("A small kitten"
   is small_cat, "A woman standing" is not stand_child): D_val is empty and D_train is every train2014 image.
 - COCO subsets rule: D_eval is val2014 images, D_val and D_train train2014 ones; val2014 images without a held-out
   pair are in no split.
@@ -150,7 +151,7 @@ def test_import_parse_export_evaluate(tmp_path):
     assert (json.loads(member(export(tmp_path, "--option", "group=4"), "dataset_splits.json"))
             == json.loads(member(export(tmp_path, "--group", "4"), "dataset_splits.json")))
     assert records[303]["pairs"] == {"small_dog": 1}
-    assert records[305]["pairs"] == {"eat_horse": 2}
+    assert records[305]["pairs"] == {"eat_horse": 3}
 
     # A system's generated captions for the evaluation images of black_cat, eat_horse and small_dog held out together.
     generated = tmp_path / "GENERATED.json"
@@ -166,12 +167,12 @@ def test_import_parse_export_evaluate(tmp_path):
     assert result["recall"]["average"]["recall"] == pytest.approx(2 / 3)
     assert {row["category"]: row["recall"] for row in result["recall"]["categories"]} == {
         "colour": 1.0, "transitive": 1.0, "size": 0.0}
-    # Agreement: black_cat and eat_horse in 2 reference captions, small_dog in 1.
+    # Agreement: black_cat in 2 reference captions, eat_horse in 3, small_dog in 1.
     agreement = {name: [(a["images"], a["hits"]) for a in row["by_agreement"]] for name, row in recall.items()}
     assert agreement["black_cat"][:3] == [(1, 1), (1, 1), (0, 0)]
-    assert agreement["eat_horse"][:3] == [(1, 1), (1, 1), (0, 0)]
+    assert agreement["eat_horse"][:4] == [(1, 1), (1, 1), (1, 1), (0, 0)]
     assert agreement["small_dog"][:2] == [(1, 0), (0, 0)]
-    assert [a["recall"] for a in result["recall"]["by_agreement"][:3]] == [pytest.approx(2 / 3), 1.0, None]
+    assert [a["recall"] for a in result["recall"]["by_agreement"][:4]] == [pytest.approx(2 / 3), 1.0, 1.0, None]
     assert "black_cat" in printed and "average" in printed
 
     # Recall@3: black_cat's hit (rank 4) is beyond K -> 0/1, 1/1, 0/1; average 1/3.

@@ -61,6 +61,24 @@ def test_rankings_json_is_read_with_the_platform_limits(api, settings):
     assert not RankingSubmission.objects.exists()
 
 
+def test_rankings_with_a_key_given_twice_are_a_400(api):
+    pool, images, captions = build_pool()
+    a = images[0].pk
+    ranked = [c.pk for c in captions]
+    doc = (f'{{"description": {{"{a}": {ranked}, "{images[1].pk}": {ranked}, "{images[2].pk}": {ranked}, '
+           f'"0{a}": {ranked}}}}}')
+    response = api.post(f"/api/test-pools/{pool.pk}/submissions/",
+                        {"system": "s", "file": SimpleUploadedFile("s.json", doc.encode())}, format="multipart")
+    assert response.status_code == 400
+    assert response.json()["errors"] == [f'description["0{a}"]: image id {a} is ranked twice (also as "{a}")']
+    response = api.post(f"/api/test-pools/{pool.pk}/submissions/",
+                        {"system": "s", "file": SimpleUploadedFile("s.json", doc.replace(f'"0{a}"', f'"{a}"')
+                                                                    .encode())}, format="multipart")
+    assert response.status_code == 400
+    assert response.json()["errors"] == [f'not JSON: $.description: the key "{a}" is given twice']
+    assert not RankingSubmission.objects.exists()
+
+
 def test_import_judgements(api):
     _, images, captions = build_pool()
     body = f"image,caption,relevant,judge\n{images[0].pk},{captions[3].pk},no,x\n{images[0].pk},oops,1,x\n"

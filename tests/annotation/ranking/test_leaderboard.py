@@ -58,6 +58,23 @@ def test_judged_metrics_follow_the_majority():
     assert board["kappa"] == {"pairs": 2, "thresholds": {"4": 0.0, "3": 1.0, "2": 1.0}}
 
 
+def test_an_undefined_kappa_is_none_in_the_data_null_in_the_api_and_a_dash_on_the_page(api, researcher_client):
+    pool, images, captions = build_pool()
+    a, b, _ = images
+    a1, a2 = captions[0], captions[1]
+    submit_ranking(pool, "sys", npy(SCORES), "s.npy")  # the page shows agreement once a system has submitted
+    votes(a, a1, True, True)  # both relevant by the crowd, both graded 2 (somewhat related)
+    votes(b, a2, True, True)
+    CaptionJudgement.objects.create(image=a, description=a1, source="imported", grade=2)
+    CaptionJudgement.objects.create(image=b, description=a2, source="imported", grade=2)
+    # t=4, 3: crowd yes to both, grades no to both -> p_o 0, p_e 0 -> 0; t=2: both yes to both -> 0/0.
+    assert leaderboard(pool)["kappa"] == {"pairs": 2, "thresholds": {"4": 0.0, "3": 0.0, "2": None}}
+    body = api.get(f"/api/test-pools/{pool.pk}/leaderboard/").json()
+    assert body["kappa"] == {"pairs": 2, "thresholds": {"4": 0.0, "3": 0.0, "2": None}}
+    page = researcher_client.get(f"/pools/{pool.pk}/leaderboard/").content.decode()
+    assert "t=4: 0.000, t=3: 0.000, t=2: – (undefined: both give every pair the same label)." in page
+
+
 def test_leaderboard_queries_do_not_grow_with_systems():
     pool, _, _ = build_pool()
     submit_ranking(pool, "one", npy(SCORES), "s.npy")

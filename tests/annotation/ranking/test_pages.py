@@ -33,6 +33,11 @@ def test_leaderboard_page_shows_systems_and_takes_uploads(researcher_client):
     assert refused.status_code == 400
     assert "the matrix has shape (1, 6), expected (3, 6)" in refused.content.decode()
     assert RankingSubmission.objects.count() == 1
+    twice = b'{"description": {"1": [1], "1": [2]}}'
+    refused = researcher_client.post(url, {"system": "new", "file": SimpleUploadedFile("r.json", twice)})
+    assert refused.status_code == 400
+    assert "the key &quot;1&quot; is given twice" in refused.content.decode()
+    assert RankingSubmission.objects.count() == 1
     done = researcher_client.post(url, {"system": "new", "file": SimpleUploadedFile("s.npy", npy(SCORES))})
     assert done.status_code == 302
     assert RankingSubmission.objects.filter(system="new").exists()

@@ -126,3 +126,49 @@ def test_command_names_the_file_and_problems(tmp_path, capsys):
     with pytest.raises(CommandError, match=r"bad\.csv:\nline 1: 2 values, expected 6"):
         call_command("evaluate_ranking", str(bad), "--pool", pool.name, "--system", "other")
     assert RankingSubmission.objects.count() == 1
+
+
+def repeated_key_json(images, captions, key: str, other: str) -> bytes:
+    """Rankings whose "description" names image `key` and then `other` for the same image (text, as json.dumps
+    cannot write a repeated key), each image ranked in full."""
+    ranked = json.dumps([c.pk for c in captions])
+    reversed_ranking = json.dumps([c.pk for c in reversed(captions)])
+    rows = [f'"{key}": {ranked}'] + [f'"{image.pk}": {ranked}' for image in images[1:]] + [
+        f'"{other}": {reversed_ranking}']
+    return ('{"description": {' + ", ".join(rows) + "}}").encode()
+
+
+def test_a_key_given_twice_is_refused_naming_it():
+    pool, images, captions = build_pool()
+    a = str(images[0].pk)
+    assert errors_of(pool, repeated_key_json(images, captions, a, a), "r.json") == [
+        f'not JSON: $.description: the key "{a}" is given twice']
+
+
+def test_the_same_id_written_two_ways_is_refused_naming_both():
+    pool, images, captions = build_pool()
+    a = str(images[0].pk)
+    assert errors_of(pool, repeated_key_json(images, captions, a, "0" + a), "r.json") == [
+        f'description["0{a}"]: image id {a} is ranked twice (also as "{a}")']
+    doc = rankings(pool, images, captions)
+    doc["captions"] = {a: "a red square", f" {a}": "a blue square"}
+    assert errors_of(pool, json.dumps(doc).encode(), "r.json") == [
+        f'captions[" {a}"]: image id {a} is given twice (also as "{a}")']
+
+
+def test_an_id_with_a_leading_zero_alone_is_the_image():
+    pool, images, captions = build_pool()
+    doc = rankings(pool, images, captions)
+    a = str(images[0].pk)
+    doc["description"]["0" + a] = doc["description"].pop(a)
+    assert_hand_metrics(submit_ranking(pool, "zero", json.dumps(doc).encode(), "r.json").metrics)
+
+
+def test_the_command_refuses_a_key_given_twice(tmp_path):
+    pool, images, captions = build_pool()
+    a = str(images[0].pk)
+    path = tmp_path / "r.json"
+    path.write_bytes(repeated_key_json(images, captions, a, a))
+    with pytest.raises(CommandError, match=rf'r\.json:\nnot JSON: \$\.description: the key "{a}" is given twice'):
+        call_command("evaluate_ranking", str(path), "--pool", pool.name, "--system", "cli")
+    assert not RankingSubmission.objects.exists()

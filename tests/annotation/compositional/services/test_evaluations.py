@@ -3,8 +3,9 @@ parses, the upload checked against the corpus and the split, the background job 
 pair, category and agreement, the caption metrics, the report, and the evaluate_compositional command.
 
 On the fixture (hand-checked from its captions): the evaluation images (val2014) holding a seed pair are 303
-(small_dog, in 1 of its 5 captions: "A small white dog in the sand"), 305 (eat_horse, in 2: "A man next to a horse
-that eats", "A horse eating grass beside a man") and 307 (black_cat, in 2: "The cat is black", "The cats are black
+(small_dog, in 1 of its 5 captions: "A small white dog in the sand"), 305 (eat_horse, in 3: "A man next to a horse
+that eats", "A horse eating grass beside a man", "A brown horse grazing in a field": graze is in the authors' eat
+set) and 307 (black_cat, in 2: "The cat is black", "The cats are black
 and sleepy")."""
 from __future__ import annotations
 
@@ -79,14 +80,15 @@ def test_submitted_then_scored_in_the_background(corpus, no_java, django_capture
     assert [(pairs[n]["images"], pairs[n]["hits"]) for n in ("black_cat", "small_dog", "eat_horse")] == [
         (1, 1), (1, 0), (1, 1)]
     assert pairs["red_bus"]["images"] == 0 and pairs["red_bus"]["recall"] is None  # no val2014 image holds it
-    # agreement: black_cat and eat_horse are in 2 references of their image, small_dog in 1
+    # agreement: black_cat is in 2 references of its image, eat_horse in 3, small_dog in 1
     assert [f["images"] for f in pairs["black_cat"]["by_agreement"]] == [1, 1, 0, 0, 0]
+    assert [f["images"] for f in pairs["eat_horse"]["by_agreement"]] == [1, 1, 1, 0, 0]
     assert [f["recall"] for f in pairs["small_dog"]["by_agreement"]] == [0.0, None, None, None, None]
     categories = {row["category"]: row for row in result["recall"]["categories"]}
     assert {name: (row["recall"], row["pairs"]) for name, row in categories.items()} == {
         "colour": (1.0, 1), "size": (0.0, 1), "transitive": (1.0, 1), "intransitive": (None, 0)}
     assert result["recall"]["average"] == {"recall": pytest.approx(2 / 3), "pairs": 3, "images": 3}
-    assert [m["recall"] for m in result["recall"]["by_agreement"]] == [pytest.approx(2 / 3), 1.0, None, None, None]
+    assert [m["recall"] for m in result["recall"]["by_agreement"]] == [pytest.approx(2 / 3), 1.0, 1.0, None, None]
     assert result["examples"]["black_cat"] == [{"image": "307", "rank": 2, "caption": "A black cat on a car."}]
     assert result["uploaded"] == {"images": 4, "captions": 7, "short_images": 1, "long_images": 1,
                                   "ignored_images": 1}
@@ -230,7 +232,7 @@ def test_the_command_prints_and_writes_the_report(corpus, tmp_path):
     assert "small_dog        size               1    0.0    0.0 (  1)      — (  0)" in out
     assert "category intransitive: — (0 pairs)" in out
     assert "average: 66.7 (3 pairs)" in out
-    assert "average by agreement: >= 1: 66.7 (3 pairs), >= 2: 100.0 (2 pairs), >= 3: — (0 pairs)" in out
+    assert "average by agreement: >= 1: 66.7 (3 pairs), >= 2: 100.0 (2 pairs), >= 3: 100.0 (1 pairs)" in out
     stored = json.loads(result.read_text())
     assert stored["recall"]["average"]["recall"] == pytest.approx(2 / 3)
     if stored["caption_metrics"]["meteor_error"] is None:  # Java present: one JVM scored the 3 first captions
@@ -247,6 +249,11 @@ def test_the_command_lists_the_problems(corpus, tmp_path):
         _call(generated, "--pairs", "black_cat, eat_horse")
     assert str(refused.value) == (f"{generated}:\n\"4242\": image 4242 is not in the corpus (or none of its captions "
                                   "is parsed)\n1 of the 2 evaluation images have no generated caption: 305")
+    twice = tmp_path / "twice.json"
+    twice.write_bytes(b'{"307": ["a black cat"], "305": ["a horse eating"], "307": ["a cat"]}')
+    with pytest.raises(CommandError) as refused:
+        _call(twice, "--pairs", "black_cat, eat_horse")
+    assert str(refused.value) == f'{twice}:\nnot valid JSON: $: the key "307" is given twice'
     with pytest.raises(CommandError, match="cannot read"):
         _call(tmp_path / "missing.json")
     assert not CompositionalEvaluation.objects.exists()
