@@ -15,6 +15,8 @@ from config.text_input import unstorable
 OPENER = re.compile(r"\[/EN#(\d{1,9})((?:/[^/\s\[\]]+)+)")
 COORDINATES = ("xmin", "ymin", "xmax", "ymax")
 
+BOX_TOLERANCE = 1  # px a box may stick out of its image: clipped (and counted), as the COCO importer does
+
 
 @dataclass(frozen=True, slots=True)
 class Phrase:
@@ -199,7 +201,9 @@ def parse_annotation(data: bytes, name: str, problems: list[str]) -> Annotation 
             xmin, ymin, xmax, ymax = item.box
             if xmax < xmin or ymax < ymin:
                 problems.append(f"{where}: box ({xmin}, {ymin}, {xmax}, {ymax}) has xmax < xmin or ymax < ymin")
-            elif xmin < 1 or ymin < 1 or xmax > annotation.width or ymax > annotation.height:
+            elif (xmin < 1 - BOX_TOLERANCE or ymin < 1 - BOX_TOLERANCE or xmax > annotation.width + BOX_TOLERANCE
+                  or ymax > annotation.height + BOX_TOLERANCE or xmin > annotation.width
+                  or ymin > annotation.height or xmax < 1 or ymax < 1):
                 problems.append(f"{where}: box ({xmin}, {ymin}, {xmax}, {ymax}) lies outside the image "
                                 f"({annotation.width}x{annotation.height} px; coordinates are 1-based, inclusive)")
     return annotation

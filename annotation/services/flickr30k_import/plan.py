@@ -107,6 +107,10 @@ def plan_image(annotation: Annotation, sentences: list[Sentence], sentences_name
         for name in carried[number]:
             counts.update(types.get(name, Counter()))
         xmin, ymin, xmax, ymax = item.box
-        plan.boxes.append(PlannedBox(number, _rank(counts), xmin - 1, ymin - 1, xmax - xmin + 1, ymax - ymin + 1))
+        left, top = max(xmin, 1) - 1, max(ymin, 1) - 1  # 0-based, clipped inside the image
+        right, bottom = min(xmax, annotation.width), min(ymax, annotation.height)  # exclusive
+        if (left, top, right, bottom) != (xmin - 1, ymin - 1, xmax, ymax):
+            plan.counts["clipped"] += 1
+        plan.boxes.append(PlannedBox(number, _rank(counts), left, top, right - left, bottom - top))
     plan.boxes.sort(key=lambda box: box.number)
     return plan

@@ -71,6 +71,7 @@ class Flickr30kImport:
     phrases_scene: int = 0  # their entity is a scene (no box): words kept, no link
     phrases_notvisual: int = 0  # entity 0: words kept, no link
     names_dropped: int = 0  # entity ids of boxes beyond the box's own number (a box has one id)
+    boxes_clipped: int = 0  # sticking out of the image by a pixel: clipped inside it
     concepts_created: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -85,6 +86,8 @@ class Flickr30kImport:
                 f"correspondences with {self.links} word links; phrases: {self.phrases_linked} linked, "
                 f"{self.phrases_nobox} nobox, {self.phrases_scene} scene, {self.phrases_notvisual} notvisual "
                 f"(kept as words); {self.concepts_created} new concepts")
+        if self.boxes_clipped:
+            text += f"; {self.boxes_clipped} box(es) sticking out of the image by a pixel clipped inside it"
         if self.images and self.images == self.images_skipped:
             text += ". Nothing new: these files were already imported"
         return text
@@ -95,7 +98,7 @@ class Flickr30kImport:
                 "boxes": self.boxes, "descriptions": self.descriptions, "correspondences": self.correspondences,
                 "word links": self.links, "phrases linked": self.phrases_linked, "phrases nobox": self.phrases_nobox,
                 "phrases scene": self.phrases_scene, "phrases notvisual": self.phrases_notvisual,
-                "entity ids dropped": self.names_dropped, "new concepts": self.concepts_created}
+                "entity ids dropped": self.names_dropped, "boxes clipped": self.boxes_clipped, "new concepts": self.concepts_created}
 
 
 class Source:

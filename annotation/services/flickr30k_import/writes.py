@@ -114,6 +114,7 @@ def _annotations(keys: list[str], images: dict[str, ImagePlan], pks: dict[str, i
         summary.phrases_scene += counts["scene"]
         summary.phrases_notvisual += counts["notvisual"]
         summary.names_dropped += counts["names dropped"]
+        summary.boxes_clipped += counts["clipped"]
     summary.boxes += len(boxes)
     summary.descriptions += len(descriptions)
     summary.correspondences += len(correspondences)

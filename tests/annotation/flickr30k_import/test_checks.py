@@ -50,10 +50,10 @@ def spoil(folder, name: str, old: str, new: str) -> None:
      "Sentences/1000000004.txt line 4: malformed bracket: token 5 ']' closes no phrase"),
     ("Sentences/1000000004.txt", "[/EN#4/animals A sparrow]", "[/EN#12/animals A sparrow]",
      "Sentences/1000000004.txt line 5: unknown entity 12 (no <object> of the annotation file names it)"),
-    ("Annotations/1000000004.xml", "<xmax>380</xmax>", "<xmax>401</xmax>",
-     "Annotations/1000000004.xml line 17: box (200, 100, 401, 290) lies outside the image (400x300 px"),
-    ("Annotations/1000000003.xml", "<xmin>101</xmin>", "<xmin>0</xmin>",
-     "Annotations/1000000003.xml line 8: box (0, 21, 330, 375) lies outside the image"),
+    ("Annotations/1000000004.xml", "<xmax>380</xmax>", "<xmax>402</xmax>",
+     "Annotations/1000000004.xml line 17: box (200, 100, 402, 290) lies outside the image (400x300 px"),
+    ("Annotations/1000000003.xml", "<xmin>101</xmin>", "<xmin>-1</xmin>",
+     "Annotations/1000000003.xml line 8: box (-1, 21, 330, 375) lies outside the image"),
     ("Annotations/1000000002.xml", "</bndbox>", "</bndbx>",
      "Annotations/1000000002.xml line 16: bad XML (mismatched tag)"),
     ("Annotations/1000000002.xml", "<ymin>210</ymin>", "<ymin>2x0</ymin>",
@@ -66,6 +66,17 @@ def test_a_problem_names_file_and_line_and_nothing_is_written(tmp_path, name, ol
     spoil(folder, name, old, new)
     errors = refused(folder)
     assert any(error.startswith(message) for error in errors), errors
+
+
+def test_a_box_sticking_out_by_one_pixel_is_clipped_inside_the_image_and_counted(tmp_path):
+    folder = release_copy(tmp_path)
+    spoil(folder, "Annotations/1000000004.xml", "<xmax>380</xmax>", "<xmax>401</xmax>")  # 400 px wide
+    spoil(folder, "Annotations/1000000003.xml", "<xmin>101</xmin>", "<xmin>0</xmin>")
+    summary = import_flickr30k(folder)
+    assert summary.boxes_clipped == 2 and "2 box(es) sticking out of the image by a pixel clipped" in str(summary)
+    wide = Box.objects.get(image__key="1000000004", x=199, y=99)
+    assert wide.x + wide.width == 400
+    assert Box.objects.filter(image__key="1000000003", x=0, y=20, width=330, height=355).exists()
 
 
 def test_every_problem_is_listed_and_files_must_pair(tmp_path):
