@@ -1,9 +1,6 @@
 """REST API for images (list, read, upload files or zips), the Flickr30k Entities import and system-run evaluation."""
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -21,8 +18,6 @@ from mturk.models import Campaign
 from .image_sets.services import ImageSetError, set_name_for, set_spec
 from .models import Image, ImageOrigin
 from .selectors import grounded_dataset
-from .services.flickr30k_import.importer import import_flickr30k, release_set
-from .services.flickr30k_import.source import DEFAULT_SET, Flickr30kImportError
 from .services.image_batch import BatchRefused, import_batch
 
 
@@ -121,50 +116,6 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
                                                               for p in exc.problems]},
                             status=status.HTTP_400_BAD_REQUEST)
         return Response({**report.as_dict(), "image_set": spec.name}, status=status.HTTP_201_CREATED)
-
-
-class Flickr30kUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The release as a zip: Sentences/<id>.txt, Annotations/<id>.xml, optionally "
-                                           "train.txt, val.txt, test.txt and flickr30k-images/.")
-    set = serializers.CharField(required=False, max_length=100,
-                                help_text=f"The collection the images land in. Default: '{DEFAULT_SET}'.")
-    tags = serializers.ListField(child=serializers.CharField(max_length=50), required=False)
-    vocabulary = serializers.CharField(required=False, max_length=100,
-                                       help_text="The vocabulary of the phrase types. Default: flickr30k.")
-
-
-class Flickr30kImportView(APIView):
-    """Import Flickr30k Entities as released (docs/formats/flickr30k.md): all or nothing; a 400 lists the
-    problems, each naming its file and line; a re-import adds nothing."""
-
-    parser_classes = [MultiPartParser, FormParser]
-
-    @extend_schema(request={"multipart/form-data": Flickr30kUploadSerializer},
-                   responses={201: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
-    def post(self, request: Request) -> Response:
-        serializer = Flickr30kUploadSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        upload = data["file"]
-        if (refused := upload_too_large(upload, settings.IMPORT_MAX_TOTAL_BYTES, "file")) is not None:
-            return refused
-        try:
-            checked = set_spec(data.get("set"), data.get("tags", []), default_name=DEFAULT_SET)
-        except ImageSetError as exc:
-            return Response({"detail": f"set: {exc}", "errors": []}, status=status.HTTP_400_BAD_REQUEST)
-        spec = release_set(checked.name, checked.tags)
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "release.zip"
-            with path.open("wb") as handle:
-                for chunk in upload.chunks():
-                    handle.write(chunk)
-            try:
-                summary = import_flickr30k(path, vocabulary=data.get("vocabulary"), image_set=spec)
-            except Flickr30kImportError as exc:
-                return Response({"detail": "nothing was imported", "errors": exc.errors},
-                                status=status.HTTP_400_BAD_REQUEST)
-        return Response({"summary": str(summary), "counts": summary.as_counts(), "notes": summary.notes,
-                         "image_set": spec.name}, status=status.HTTP_201_CREATED)
 
 
 class RunEvaluationSerializer(serializers.Serializer):

@@ -1,9 +1,8 @@
 """The grounded core's API views that are not viewsets of the API router (config/api_urls.py), at /api/."""
 from django.urls import path
 
-from .api import Flickr30kImportView, RunEvaluationView
+from .api import RunEvaluationView
 
 urlpatterns = [
     path("evaluations/", RunEvaluationView.as_view(), name="run-evaluation"),
-    path("imports/flickr30k/", Flickr30kImportView.as_view(), name="import-flickr30k"),
 ]

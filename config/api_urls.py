@@ -8,6 +8,7 @@ from annotation.api import ImageViewSet
 from annotation.ranking.api import TestPoolViewSet
 from annotation.vocabularies.api import VocabularyViewSet
 from mturk.api.exports import DatasetExportViewSet
+from mturk.api.imports import ImportJobViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
 from storyboard.api import AlbumViewSet
 
@@ -18,6 +19,7 @@ router.register("hits", HITViewSet, basename="hit")
 router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("workers", WorkerViewSet, basename="worker")
 router.register("exports", DatasetExportViewSet, basename="export")
+router.register("imports", ImportJobViewSet, basename="import")
 router.register("albums", AlbumViewSet, basename="album")
 router.register("test-pools", TestPoolViewSet, basename="test-pool")
 router.register("vocabularies", VocabularyViewSet, basename="vocabulary")

@@ -1,10 +1,6 @@
 """REST API of the visual stories: albums, launching the story workflow, scoring generated stories."""
 from __future__ import annotations
 
-import tempfile
-import zipfile
-from pathlib import Path, PurePosixPath
-
 from django.conf import settings
 from django.db.models import Count, QuerySet
 from drf_spectacular.types import OpenApiTypes
@@ -25,8 +21,6 @@ from mturk.services.campaigns import CampaignError
 from .exports.records import SPLITS
 from .models import Album
 from .services.story_runs import NoHumanStories, score_story_run
-from .services.vist_import.importer import import_vist
-from .services.vist_import.records import VistImportError, zip_files
 from .services.workflow import create_story_workflow
 
 
@@ -112,46 +106,3 @@ class StoryWorkflowView(APIView):
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response({stage: {"id": c.pk, "name": c.name, "task_kind": c.task_kind, "status": c.status}
                          for stage, c in campaigns.items()}, status=status.HTTP_201_CREATED)
-
-
-class VistImportSerializer(serializers.Serializer):
-    files = serializers.ListField(child=serializers.FileField(), allow_empty=False,
-                                  help_text="The released files by their names (test.story-in-sequence.json, ...), "
-                                            "or one zip of them.")
-    split = serializers.ChoiceField(choices=SPLITS, required=False,
-                                    help_text="Only this split's files; the split of a file whose name gives none.")
-
-
-class VistImportView(APIView):
-    """Import released VIST files (docs/formats/vist-import.md): all or nothing; 400 names the file and record."""
-
-    parser_classes = [MultiPartParser, FormParser]
-
-    @extend_schema(request={"multipart/form-data": VistImportSerializer}, responses={201: OpenApiTypes.OBJECT})
-    def post(self, request: Request) -> Response:
-        serializer = VistImportSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        uploads, split = serializer.validated_data["files"], serializer.validated_data.get("split")
-        splits = (split,) if split else ()
-        for upload in uploads:
-            if (refused := upload_too_large(upload, settings.IMPORT_MAX_TOTAL_BYTES, "file")) is not None:
-                return refused
-        try:
-            with tempfile.TemporaryDirectory() as folder:
-                paths = []
-                for upload in uploads:
-                    path = Path(folder) / (PurePosixPath(upload.name.replace("\\", "/")).name or "upload")
-                    with path.open("wb") as out:
-                        for chunk in upload.chunks():
-                            out.write(chunk)
-                    paths.append(path)
-                if len(paths) == 1 and zipfile.is_zipfile(paths[0]):
-                    with zipfile.ZipFile(paths[0]) as archive:
-                        summary = import_vist(zip_files(archive, splits))
-                else:
-                    summary = import_vist(paths, splits)
-        except VistImportError as exc:
-            return Response({"detail": "nothing was imported", "errors": exc.errors},
-                            status=status.HTTP_400_BAD_REQUEST)
-        return Response({"summary": str(summary), "counts": summary.as_counts(), "files": summary.files,
-                         "notes": summary.notes}, status=status.HTTP_201_CREATED)

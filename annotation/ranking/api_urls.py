@@ -2,9 +2,7 @@
 from django.urls import path
 
 from .api import JudgementImportView
-from .api_flickr8k import Flickr8kImportView
 
 urlpatterns = [
     path("judgements/", JudgementImportView.as_view(), name="judgement-import"),
-    path("flickr8k-imports/", Flickr8kImportView.as_view(), name="flickr8k-import"),
 ]

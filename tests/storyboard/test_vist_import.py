@@ -127,18 +127,21 @@ def test_command_imports_one_split_and_reports(tmp_path):
         call_command("import_vist", str(bad))
 
 
-def test_api_upload_and_console_importer(api, tmp_path):
-    files = [open(FIXTURES / "sis" / "val.story-in-sequence.json", "rb")]
-    response = api.post("/api/vist-imports/", {"files": files}, format="multipart")
-    files[0].close()
-    assert response.status_code == 201, response.content
-    assert response.json()["counts"]["stories"] == 1
+def test_api_upload_and_console_importer(api, tmp_path, django_capture_on_commit_callbacks):
+    with open(FIXTURES / "sis" / "val.story-in-sequence.json", "rb") as handle, \
+            django_capture_on_commit_callbacks(execute=True):
+        response = api.post("/api/imports/", {"importer": "vist", "file": handle}, format="multipart")
+    assert response.status_code == 202, response.content
+    job = api.get(f"/api/imports/{response.json()['id']}/").json()
+    assert job["status"] == "done" and job["report"]["counts"]["stories"] == 1
     broken = tmp_path / "test.story-in-sequence.json"
     broken.write_text('{"albums": [}')
-    with broken.open("rb") as handle:
-        refused = api.post("/api/vist-imports/", {"files": [handle]}, format="multipart")
-    assert refused.status_code == 400 and refused.json()["errors"][0].startswith(
-        "test.story-in-sequence.json: not valid JSON")
+    with broken.open("rb") as handle, django_capture_on_commit_callbacks(execute=True):
+        refused = api.post("/api/imports/", {"importer": "vist", "file": handle}, format="multipart")
+    job = api.get(f"/api/imports/{refused.json()['id']}/").json()
+    assert job["status"] == "failed"
+    assert job["report"]["refused"][0]["name"] == "test.story-in-sequence.json"
+    assert job["report"]["refused"][0]["reason"].startswith("not valid JSON")
     archive = tmp_path / "vist.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
         for path in FIXTURES.rglob("*.json"):

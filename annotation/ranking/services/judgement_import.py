@@ -36,9 +36,9 @@ def parse_judgements(text: str) -> list[CaptionJudgement]:
     if RELEASED_LINE.match(first):
         raise JudgementImportError([
             "line 1: this is a file of the Flickr8k release (ExpertAnnotations.txt or CrowdFlowerAnnotations.txt): "
-            "import the release with `python manage.py import_flickr8k <folder or zip>` (or POST "
-            "/api/flickr8k-imports/), which reads its file names, caption ids, vote counts and 1-4 scale as "
-            "released"])
+            "import the release with `python manage.py import_flickr8k <folder or zip>` (or the Flickr8k importer "
+            "of the Imports page and POST /api/imports/), which reads its file names, caption ids, vote counts and "
+            "1-4 scale as released"])
     if header[:2] != ["image", "caption"] or len(header) < 3 or header[2] not in ("relevant", "grade") \
             or header[3:] not in ([], ["judge"]):
         raise JudgementImportError([

@@ -98,7 +98,8 @@ class Flickr30kImport:
                 "boxes": self.boxes, "descriptions": self.descriptions, "correspondences": self.correspondences,
                 "word links": self.links, "phrases linked": self.phrases_linked, "phrases nobox": self.phrases_nobox,
                 "phrases scene": self.phrases_scene, "phrases notvisual": self.phrases_notvisual,
-                "entity ids dropped": self.names_dropped, "boxes clipped": self.boxes_clipped, "new concepts": self.concepts_created}
+                "entity ids dropped": self.names_dropped, "boxes clipped": self.boxes_clipped,
+                "new concepts": self.concepts_created}
 
 
 class Source:

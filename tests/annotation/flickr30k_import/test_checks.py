@@ -2,7 +2,6 @@
 the image files, the console importer, the API, and a number of queries that does not grow with the images."""
 from __future__ import annotations
 
-import io
 import shutil
 
 import pytest
@@ -166,18 +165,24 @@ def test_the_console_importer_reports_counts_or_problems(tmp_path):
                                       "unknown entity 13 (no <object> of the annotation file names it)")]
 
 
-def test_the_api_imports_a_zip_and_refuses_a_bad_one(api, tmp_path):
+def test_the_api_imports_a_zip_in_a_job_and_a_bad_one_fails_naming_the_problem(api, tmp_path,
+                                                                               django_capture_on_commit_callbacks):
     archive = zipped(FIXTURE, tmp_path / "annotations.zip")
-    response = api.post("/api/imports/flickr30k/", {"file": io.BytesIO(archive.read_bytes()), "set": "F30k"},
-                        format="multipart")
-    assert response.status_code == 201, response.content
-    assert response.json()["counts"]["descriptions"] == 20 and response.json()["image_set"] == "F30k"
+    with archive.open("rb") as handle, django_capture_on_commit_callbacks(execute=True):
+        response = api.post("/api/imports/", {"importer": "flickr30k", "file": handle, "set": "F30k"},
+                            format="multipart")
+    assert response.status_code == 202, response.content
+    job = api.get(f"/api/imports/{response.json()['id']}/").json()
+    assert job["status"] == "done" and job["options"]["set"] == "F30k"
+    assert job["report"]["counts"]["descriptions"] == 20 and job["report"]["image_set"] == "F30k"
     assert ImageSet.objects.get(name="F30k").source == "flickr30k"
     folder = release_copy(tmp_path)
     spoil(folder, "Annotations/1000000002.xml", "<width>375</width>", "<width>375</wdth>")
     Image.objects.all().delete()
-    response = api.post("/api/imports/flickr30k/", {"file": io.BytesIO(zipped(folder, tmp_path / "b.zip")
-                                                                        .read_bytes())}, format="multipart")
-    assert response.status_code == 400
-    assert response.json()["errors"] == ["Annotations/1000000002.xml line 4: bad XML (mismatched tag)"]
+    with zipped(folder, tmp_path / "b.zip").open("rb") as handle, django_capture_on_commit_callbacks(execute=True):
+        response = api.post("/api/imports/", {"importer": "flickr30k", "file": handle}, format="multipart")
+    job = api.get(f"/api/imports/{response.json()['id']}/").json()
+    assert job["status"] == "failed" and "nothing was imported" in job["error"]
+    assert job["report"]["refused"] == [{"name": "Annotations/1000000002.xml line 4",
+                                         "reason": "bad XML (mismatched tag)"}]
     assert not Image.objects.exists()

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.urls import reverse
 
 from annotation.image_sets.models import ImageSet
 from annotation.models import Description, Image, ImageOrigin
@@ -172,22 +171,26 @@ def test_a_released_file_given_to_import_judgements_is_pointed_to_import_flickr8
     assert "import_flickr8k" in raised.value.errors[0] and raised.value.errors[0].startswith("line 1:")
 
 
-def test_the_api_imports_a_zip_and_refuses_a_bad_one(admin_client, tmp_path: Path):
+def test_the_api_imports_a_zip_in_a_job_and_a_bad_one_fails_naming_file_and_line(
+        admin_client, tmp_path: Path, django_capture_on_commit_callbacks):
     path = tmp_path / "release.zip"
     with zipfile.ZipFile(path, "w") as archive:
         for name in NAMES:
             archive.write(TEXT / name, name)
-    url = reverse("flickr8k-import")
-    with path.open("rb") as handle:
-        response = admin_client.post(url, {"file": handle, "set": "F8k"})
-    assert response.status_code == 201, response.json()
-    assert response.json()["counts"]["crowd votes"] == 13 and response.json()["image_set"] == "F8k"
+    with path.open("rb") as handle, django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post("/api/imports/", {"importer": "flickr8k", "file": handle, "set": "F8k"})
+    assert response.status_code == 202, response.json()
+    job = admin_client.get(f"/api/imports/{response.json()['id']}/").json()
+    assert job["status"] == "done" and job["report"]["counts"]["crowd votes"] == 13
+    assert ImageSet.objects.get(name="F8k").source == "flickr8k"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("Flickr8k.token.txt", "1000001_x.jpg#0\t\n")
-    with path.open("rb") as handle:
-        response = admin_client.post(url, {"file": handle})
-    assert response.status_code == 400
-    assert response.json()["errors"] == ["Flickr8k.token.txt: line 1: the caption of 1000001_x.jpg#0 is empty"]
+    with path.open("rb") as handle, django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post("/api/imports/", {"importer": "flickr8k", "file": handle})
+    job = admin_client.get(f"/api/imports/{response.json()['id']}/").json()
+    assert job["status"] == "failed"
+    assert job["report"]["refused"] == [{"name": "Flickr8k.token.txt",
+                                         "reason": "line 1: the caption of 1000001_x.jpg#0 is empty"}]
 
 
 def test_the_console_importer_is_registered():
