@@ -65,7 +65,7 @@ class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         "extensions": serializers.ListField(child=serializers.CharField()), "multiple": serializers.BooleanField(),
         "options": serializers.ListField(child=serializers.DictField()), "documentation": serializers.CharField(),
     }, many=True)})
-    @action(detail=False, methods=["get"])
+    @action(detail=False, methods=["get"], pagination_class=None, filter_backends=[])
     def importers(self, request: Request) -> Response:
         """What can be imported: each importer's name, the files it takes and its options."""
         return Response([_importer_data(importer) for importer in all_importers()])
