@@ -20,8 +20,6 @@ import argparse
 import json
 import os
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,8 +29,9 @@ from typing import IO, Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.fresh_process import emit, run_child, setup_django, spread  # noqa: E402
+
 SQLITE_PATH = Path(tempfile.gettempdir()) / "coco-import-bench.sqlite3"
-RESULT = "RESULT "
 SUBJECTS = ["man", "woman", "dog", "cat", "horse", "bus", "train", "boy", "girl", "bird", "giraffe", "elephant",
             "plate of food", "pizza", "person", "skier", "surfer", "group of people", "motorcycle", "truck"]
 ADJECTIVES = ["black", "white", "red", "big", "small", "young", "old", "brown", "large", "little", "blue", "green"]
@@ -133,18 +132,11 @@ def write_files(folder: Path, images: int, captions_per_image: int, boxes_per_im
 # ---- the children: one measured step each --------------------------------------------------------------------
 
 
-def _setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
-    import django
-
-    django.setup()
-
 
 def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
     if args.database == "sqlite":
         SQLITE_PATH.unlink(missing_ok=True)
-    _setup_django()
+    setup_django()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -154,14 +146,14 @@ def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def child_baseline(args: argparse.Namespace) -> dict[str, Any]:
-    _setup_django()
+    setup_django()
     from annotation.services.coco_import import importer  # noqa: F401  (the import's modules loaded, nothing run)
 
     return {}
 
 
 def child_import(args: argparse.Namespace) -> dict[str, Any]:
-    _setup_django()
+    setup_django()
     from annotation.models import Box, Description, Image
     from annotation.services.coco_import.importer import import_coco
 
@@ -178,28 +170,6 @@ CHILDREN = {"prepare": child_prepare, "baseline": child_baseline, "import": chil
 # ---- the parent ----------------------------------------------------------------------------------------------------
 
 
-def run_child(step: str, env: dict[str, str], *extra: str) -> dict[str, Any]:
-    """Runs one step in a fresh process; its result with the process's wall time, CPU time and peak RSS."""
-    command = [sys.executable, __file__, "--child", step, *extra]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err, env=env, text=True)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - started
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"step {step} failed:\n{stderr[-4000:]}")
-    result = json.loads(stdout.rsplit(RESULT, 1)[1])
-    result.update(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime, rss_mb=usage.ru_maxrss / 1024)
-    return result
-
-
-def spread(values: list[float], unit: str = "s", digits: int = 1) -> str:
-    if len(values) == 1:
-        return f"{values[0]:.{digits}f} {unit} (1 run)"
-    return f"{statistics.median(values):.{digits}f} {unit} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
 
 
 def main() -> None:
@@ -218,7 +188,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         result = CHILDREN[args.child](args)
-        sys.stdout.write(f"\n{RESULT}{json.dumps(result)}\n")
+        emit(result)
         return
     parts = [part.strip() for part in args.parts.split(",") if part.strip()]
     if set(parts) - {"sqlite", "postgres"}:
@@ -236,11 +206,11 @@ def main() -> None:
             env["DATABASE_URL"] = f"sqlite:///{SQLITE_PATH}" if database == "sqlite" else args.postgres
             env["DATABASE_STATEMENT_TIMEOUT_MS"] = "0"
             env.setdefault("DEBUG", "1")
-            baseline = run_child("baseline", env)
+            baseline = run_child(__file__, "baseline", env)
             runs = []
             for run in range(args.runs):
-                run_child("prepare", env, "--database", database)
-                runs.append(run_child("import", env, "--database", database, "--captions-json",
+                run_child(__file__, "prepare", env, "--database", database)
+                runs.append(run_child(__file__, "import", env, "--database", database, "--captions-json",
                                       str(files["captions"]), "--instances-json", str(files["instances"])))
                 print(f"  {database} run {run + 1}: {runs[-1]['wall_s']:.1f} s, {runs[-1]['rss_mb']:.0f} MiB",
                       flush=True)

@@ -16,11 +16,8 @@ process. A process that only starts Django gives the baseline memory."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,8 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.fresh_process import emit, run_child, setup_django, spread  # noqa: E402
+
 SQLITE_PATH = Path(tempfile.gettempdir()) / "flickr30k-import-bench.sqlite3"
-RESULT = "RESULT "
 TYPES = ["people", "clothing", "bodyparts", "animals", "vehicles", "instruments", "other"]
 NOUNS = ["man", "woman", "dog", "shirt", "hand", "bike", "guitar", "ball", "child", "hat", "car", "crowd"]
 WORDS = ["a", "the", "young", "red", "small", "old", "two", "blue"]
@@ -89,17 +87,10 @@ def write_release(folder: Path, images: int, seed: int = 30) -> dict[str, Any]:
     return {"images": images, "sentences": sentences, "boxes": boxes}
 
 
-def _setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
-    import django
-
-    django.setup()
-
 
 def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
     SQLITE_PATH.unlink(missing_ok=True)
-    _setup_django()
+    setup_django()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -107,14 +98,14 @@ def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def child_baseline(args: argparse.Namespace) -> dict[str, Any]:
-    _setup_django()
+    setup_django()
     from annotation.services.flickr30k_import import importer  # noqa: F401  (loaded, nothing run)
 
     return {}
 
 
 def child_import(args: argparse.Namespace) -> dict[str, Any]:
-    _setup_django()
+    setup_django()
     from annotation.models import Box, Description, Image, WordLink
     from annotation.services.flickr30k_import.importer import import_flickr30k
 
@@ -131,28 +122,6 @@ def child_import(args: argparse.Namespace) -> dict[str, Any]:
 CHILDREN = {"prepare": child_prepare, "baseline": child_baseline, "import": child_import}
 
 
-def run_child(step: str, env: dict[str, str], *extra: str) -> dict[str, Any]:
-    """Runs one step in a fresh process; its result with the process's wall time, CPU time and peak RSS."""
-    command = [sys.executable, __file__, "--child", step, *extra]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err, env=env, text=True)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - started
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"step {step} failed:\n{stderr[-4000:]}")
-    result = json.loads(stdout.rsplit(RESULT, 1)[1])
-    result.update(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime, rss_mb=usage.ru_maxrss / 1024)
-    return result
-
-
-def spread(values: list[float], unit: str = "s", digits: int = 1) -> str:
-    if len(values) == 1:
-        return f"{values[0]:.{digits}f} {unit} (1 run)"
-    return f"{statistics.median(values):.{digits}f} {unit} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
 
 
 def main() -> None:
@@ -165,7 +134,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         result = CHILDREN[args.child](args)
-        sys.stdout.write(f"\n{RESULT}{json.dumps(result)}\n")
+        emit(result)
         return
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
     env = os.environ.copy()
@@ -176,11 +145,11 @@ def main() -> None:
         files = write_release(Path(folder), max(1, round(args.images * args.scale)))
         print(f"release: {files['images']} images, {files['sentences']} sentences, {files['boxes']} boxes, written "
               f"in {time.perf_counter() - started:.0f} s", flush=True)
-        baseline = run_child("baseline", env)
+        baseline = run_child(__file__, "baseline", env)
         runs = []
         for run in range(args.runs):
-            run_child("prepare", env)
-            runs.append(run_child("import", env, "--release", folder))
+            run_child(__file__, "prepare", env)
+            runs.append(run_child(__file__, "import", env, "--release", folder))
             print(f"  run {run + 1}: import {runs[-1]['import_s']:.1f} s, re-import {runs[-1]['reimport_s']:.1f} s, "
                   f"{runs[-1]['rss_mb']:.0f} MiB", flush=True)
     print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}\n")

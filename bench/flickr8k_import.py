@@ -18,8 +18,6 @@ import argparse
 import json
 import os
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,8 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.fresh_process import emit, run_child, setup_django, spread  # noqa: E402
+
 SQLITE_PATH = Path(tempfile.gettempdir()) / "flickr8k-import-bench.sqlite3"
-RESULT = "RESULT "
 SUBJECTS = ["man", "woman", "dog", "child", "boy", "girl", "group of people", "black dog", "brown dog", "biker"]
 VERBS = ["runs through", "sits on", "jumps over", "plays in", "walks along", "climbs", "rides down", "stands on"]
 PLACES = ["the grass", "a bench", "the beach", "the snow", "a rock", "the street", "a field", "the water"]
@@ -68,17 +67,10 @@ def write_release(folder: Path, images: int = 8092, in_splits: int = 8000, exper
     return {"images": images, "captions": len(captions), "expert": expert, "crowd": crowd}
 
 
-def _setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp())
-    import django
-
-    django.setup()
-
 
 def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
     SQLITE_PATH.unlink(missing_ok=True)
-    _setup_django()
+    setup_django()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -86,14 +78,14 @@ def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def child_baseline(args: argparse.Namespace) -> dict[str, Any]:
-    _setup_django()
+    setup_django()
     from annotation.ranking.services.flickr8k_import import importer  # noqa: F401  (loaded, nothing run)
 
     return {}
 
 
 def child_import(args: argparse.Namespace) -> dict[str, Any]:
-    _setup_django()
+    setup_django()
     from annotation.models import Description, Image
     from annotation.ranking.models import CaptionJudgement
     from annotation.ranking.services.flickr8k_import import import_flickr8k, open_release
@@ -108,28 +100,6 @@ def child_import(args: argparse.Namespace) -> dict[str, Any]:
 CHILDREN = {"prepare": child_prepare, "baseline": child_baseline, "import": child_import}
 
 
-def run_child(step: str, env: dict[str, str], *extra: str) -> dict[str, Any]:
-    """Runs one step in a fresh process; its result with the process's wall time, CPU time and peak RSS."""
-    command = [sys.executable, __file__, "--child", step, *extra]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err, env=env, text=True)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - started
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"step {step} failed:\n{stderr[-4000:]}")
-    result: dict[str, Any] = json.loads(stdout.rsplit(RESULT, 1)[1])
-    result.update(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime, rss_mb=usage.ru_maxrss / 1024)
-    return result
-
-
-def spread(values: list[float], unit: str = "s", digits: int = 1) -> str:
-    if len(values) == 1:
-        return f"{values[0]:.{digits}f} {unit} (1 run)"
-    return f"{statistics.median(values):.{digits}f} {unit} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
 
 
 def main() -> None:
@@ -141,7 +111,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         result = CHILDREN[args.child](args)
-        sys.stdout.write(f"\n{RESULT}{json.dumps(result)}\n")
+        emit(result)
         return
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
     env = os.environ.copy()
@@ -155,12 +125,12 @@ def main() -> None:
             made = write_release(release)
             print(f"generated: {made['images']} images, {made['captions']} captions, {made['expert']} expert rows, "
                   f"{made['crowd']} crowd rows", flush=True)
-        baseline = run_child("baseline", env)
+        baseline = run_child(__file__, "baseline", env)
         first, again = [], []
         for run in range(args.runs):
-            run_child("prepare", env)
-            first.append(run_child("import", env, "--release-path", str(release)))
-            again.append(run_child("import", env, "--release-path", str(release)))
+            run_child(__file__, "prepare", env)
+            first.append(run_child(__file__, "import", env, "--release-path", str(release)))
+            again.append(run_child(__file__, "import", env, "--release-path", str(release)))
             print(f"  run {run + 1}: {first[-1]['wall_s']:.1f} s, {first[-1]['rss_mb']:.0f} MiB; again "
                   f"{again[-1]['wall_s']:.1f} s", flush=True)
     print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}\n")

@@ -40,6 +40,27 @@ class ImportProblems(ValueError):
         return cls(pairs)
 
 
+class ProblemList:
+    """What an all-or-nothing import service found wrong, in the order found: the first `limit` messages listed,
+    the others counted. `raise_any` raises `error(messages)` (its last message "... and N more problem(s)")."""
+
+    def __init__(self, error: Callable[[list[str]], Exception], limit: int = 50) -> None:
+        self.error = error
+        self.limit = limit
+        self.listed: list[str] = []
+        self.count = 0
+
+    def add(self, message: str) -> None:
+        self.count += 1
+        if len(self.listed) < self.limit:
+            self.listed.append(message)
+
+    def raise_any(self) -> None:
+        if self.count:
+            more = self.count - len(self.listed)
+            raise self.error(self.listed + ([f"... and {more} more problem(s)"] if more else []))
+
+
 @dataclass(frozen=True)
 class ImportOption:
     name: str

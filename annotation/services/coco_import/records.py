@@ -12,6 +12,7 @@ from typing import IO, Any, TypeGuard
 import ijson
 
 from config.text_input import column_length
+from mturk.importers import ProblemList
 
 from ...models import Concept, Image
 
@@ -120,20 +121,9 @@ class Plan:
     records: int = 0  # records checked: the write pass goes over as many
 
 
-class Problems:
+class Problems(ProblemList):
     def __init__(self) -> None:
-        self.listed: list[str] = []
-        self.count = 0
-
-    def add(self, message: str) -> None:
-        self.count += 1
-        if len(self.listed) < MAX_LISTED:
-            self.listed.append(message)
-
-    def raise_any(self) -> None:
-        if self.count:
-            more = self.count - len(self.listed)
-            raise CocoImportError(self.listed + ([f"... and {more} more problem(s)"] if more else []))
+        super().__init__(CocoImportError, MAX_LISTED)
 
 
 class Counter:

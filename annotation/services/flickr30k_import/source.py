@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from config.text_input import column_length
+from mturk.importers import ProblemList
 
 from ...models import Image
 
@@ -40,20 +41,9 @@ class Flickr30kImportError(ValueError):
         self.errors = errors
 
 
-class Problems:
+class Problems(ProblemList):
     def __init__(self) -> None:
-        self.listed: list[str] = []
-        self.count = 0
-
-    def add(self, message: str) -> None:
-        self.count += 1
-        if len(self.listed) < MAX_LISTED:
-            self.listed.append(message)
-
-    def raise_any(self) -> None:
-        if self.count:
-            more = self.count - len(self.listed)
-            raise Flickr30kImportError(self.listed + ([f"... and {more} more problem(s)"] if more else []))
+        super().__init__(Flickr30kImportError, MAX_LISTED)
 
 
 @dataclass

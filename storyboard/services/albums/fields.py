@@ -141,7 +141,8 @@ def _tags(value: Any, where: str, errors: list[str]) -> list[str] | None:
     return None
 
 
-def _coordinate(value: Any, key: str, limit: float, where: str, errors: list[str]) -> float | None:
+def coordinate(value: Any, key: str, limit: float, where: str, errors: list[str]) -> float | None:
+    """A latitude or longitude within +-limit; None when absent or after a problem (added to `errors`)."""
     if value is None or value == "":
         return None
     try:
@@ -194,8 +195,8 @@ def parse_photo_fields(record: dict, where: str, errors: list[str]) -> tuple[dic
     for key, (name, limit) in PHOTO_TEXT_FIELDS.items():
         fields[name] = _text(record.get(key), key, limit, where, errors)
     fields["tags"] = _tags(record.get("tags"), where, errors)
-    fields["latitude"] = _coordinate(record.get("latitude"), "latitude", 90, where, errors)
-    fields["longitude"] = _coordinate(record.get("longitude"), "longitude", 180, where, errors)
+    fields["latitude"] = coordinate(record.get("latitude"), "latitude", 90, where, errors)
+    fields["longitude"] = coordinate(record.get("longitude"), "longitude", 180, where, errors)
     fields["url"] = _url(record.get("url"), where, errors)
     given = record.get("datetaken")
     datetaken = None if given in (None, "") else _datetaken(given, where, errors)

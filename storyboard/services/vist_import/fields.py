@@ -2,13 +2,12 @@
 and the record's JSON path) and returns None."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ...models import Setting
-from ..albums.fields import identifier, parse_datetaken
+from ..albums.fields import coordinate, identifier, parse_datetaken
 from .records import Problems
 
 ALBUM_FLICKR = ("primary", "date_create", "date_update", "farm", "server", "secret", "photos")
@@ -64,20 +63,14 @@ def _id(record: dict, key: str, where: str, problems: Problems, digits: bool = F
 
 
 def _coordinate(value: Any, key: str, limit: float, where: str, problems: Problems) -> float | None | bool:
-    """The number; None when unknown ("0", "", absent); False after a problem."""
-    if value in (None, "", "0", 0):
+    """The number; None when unknown ("0", "", absent: VIST writes "0"); False after a problem."""
+    if value in ("0", 0):
         return None
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        number = float(value)
-    except (TypeError, ValueError):
-        problems.add(f"{where}: {key} {value!r} is not a number")
-        return False
-    if not math.isfinite(number) or not -limit <= number <= limit:
-        problems.add(f"{where}: {key} {value!r} is out of range")
-        return False
-    return number
+    errors: list[str] = []
+    number = coordinate(value, key, limit, where, errors)
+    for error in errors:
+        problems.add(error)
+    return False if errors else number
 
 
 def album_fields(record: Any, where: str, problems: Problems) -> tuple[str, dict[str, Any]] | None:

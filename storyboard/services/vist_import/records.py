@@ -11,6 +11,8 @@ from typing import IO, Any
 
 import ijson
 
+from mturk.importers import ProblemList
+
 SPLITS = ("train", "val", "test")
 TIERS = {  # file suffix -> (tier key, the annotations' `tier`)
     "story-in-sequence": ("sis", "story-in-sequence"),
@@ -35,20 +37,9 @@ class VistImportError(ValueError):
         self.errors = errors
 
 
-class Problems:
+class Problems(ProblemList):
     def __init__(self) -> None:
-        self.listed: list[str] = []
-        self.count = 0
-
-    def add(self, message: str) -> None:
-        self.count += 1
-        if len(self.listed) < MAX_LISTED:
-            self.listed.append(message)
-
-    def raise_any(self) -> None:
-        if self.count:
-            more = self.count - len(self.listed)
-            raise VistImportError(self.listed + ([f"... and {more} more problem(s)"] if more else []))
+        super().__init__(VistImportError, MAX_LISTED)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from mturk.importers import ProblemList
+
 from .release import CROWD_FILE, EXPERT_FILE, SPLIT_FILES, TOKEN_FILE, Flickr8kImportError, Release
 
 # `<digits>_<anything without spaces>`: the Flickr photo id, then the rest of the released file name (the real
@@ -39,20 +41,12 @@ class Plan:
     normalized_captions: int = 0  # captions whose spacing was tidied (extra tabs, doubled or trailing spaces)
 
 
-class Problems:
+class Problems(ProblemList):
     def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.more = 0
+        super().__init__(Flickr8kImportError, MAX_ERRORS)
 
-    def add(self, file: str, line: int, message: str) -> None:
-        if len(self.errors) < MAX_ERRORS:
-            self.errors.append(f"{file}: line {line}: {message}")
-        else:
-            self.more += 1
-
-    def raise_any(self) -> None:
-        if self.errors:
-            raise Flickr8kImportError(self.errors + ([f"... and {self.more} more problem(s)"] if self.more else []))
+    def at(self, file: str, line: int, message: str) -> None:
+        self.add(f"{file}: line {line}: {message}")
 
 
 def _caption_id(value: str) -> tuple[str, int] | None:
@@ -70,19 +64,19 @@ def check_tokens(release: Release, plan: Plan, problems: Problems) -> None:
         head, sep, caption = line.partition("\t")
         parsed = _caption_id(head.strip())
         if not sep:
-            problems.add(TOKEN_FILE, number, "expected `<image file>#<n>` TAB caption, found no tab")
+            problems.at(TOKEN_FILE, number, "expected `<image file>#<n>` TAB caption, found no tab")
             continue
         if parsed is None:
-            problems.add(TOKEN_FILE, number, f"the caption id {head[:80]!r} is not `<flickr id>_<...>#<0-9>`")
+            problems.at(TOKEN_FILE, number, f"the caption id {head[:80]!r} is not `<flickr id>_<...>#<0-9>`")
             continue
         text = " ".join(caption.split())
         if not text:
-            problems.add(TOKEN_FILE, number, f"the caption of {head} is empty")
+            problems.at(TOKEN_FILE, number, f"the caption of {head} is empty")
             continue
         if text != caption:
             plan.normalized_captions += 1
         if head.strip() in plan.captions:
-            problems.add(TOKEN_FILE, number, f"the caption id {head.strip()} appears twice")
+            problems.at(TOKEN_FILE, number, f"the caption id {head.strip()} appears twice")
             continue
         name, n = parsed
         match = IMAGE_NAME.fullmatch(name)
@@ -94,7 +88,7 @@ def check_tokens(release: Release, plan: Plan, problems: Problems) -> None:
     seen: dict[int, str] = {}
     for image in plan.images.values():
         if image.flickr_id in seen:
-            problems.add(TOKEN_FILE, image.line, f"the images {seen[image.flickr_id]} and {image.name} have the "
+            problems.at(TOKEN_FILE, image.line, f"the images {seen[image.flickr_id]} and {image.name} have the "
                                                  f"same Flickr id {image.flickr_id}")
         seen[image.flickr_id] = image.name
     plan.files.append(TOKEN_FILE)
@@ -111,9 +105,9 @@ def check_splits(release: Release, plan: Plan, problems: Problems) -> None:
                 continue
             image = plan.images.get(name)
             if image is None:
-                problems.add(file, number, f"the image {name[:80]!r} has no caption in {TOKEN_FILE}")
+                problems.at(file, number, f"the image {name[:80]!r} has no caption in {TOKEN_FILE}")
             elif image.split and image.split != split:
-                problems.add(file, number, f"the image {name} is already in the {image.split} split")
+                problems.at(file, number, f"the image {name} is already in the {image.split} split")
             else:
                 image.split = split
 
@@ -122,11 +116,11 @@ def _pair(file: str, number: int, cells: list[str], plan: Plan, problems: Proble
           seen: set[tuple[str, str]]) -> tuple[str, str] | None:
     image, caption = cells[0], cells[1]
     if image not in plan.images:
-        problems.add(file, number, f"the image {image[:80]!r} has no caption in {TOKEN_FILE}")
+        problems.at(file, number, f"the image {image[:80]!r} has no caption in {TOKEN_FILE}")
     elif caption not in plan.captions:
-        problems.add(file, number, f"the caption id {caption[:80]!r} is not in {TOKEN_FILE}")
+        problems.at(file, number, f"the caption id {caption[:80]!r} is not in {TOKEN_FILE}")
     elif (image, caption) in seen:
-        problems.add(file, number, f"the pair {image} / {caption} appears twice")
+        problems.at(file, number, f"the pair {image} / {caption} appears twice")
     else:
         seen.add((image, caption))
         return image, caption
@@ -144,11 +138,11 @@ def check_expert(release: Release, plan: Plan, problems: Problems) -> None:
         if not cells:
             continue
         if len(cells) < 3:
-            problems.add(EXPERT_FILE, number, f"{len(cells)} fields, expected image, caption id and grades")
+            problems.at(EXPERT_FILE, number, f"{len(cells)} fields, expected image, caption id and grades")
             continue
         bad = [g for g in cells[2:] if g not in GRADES]
         if bad:
-            problems.add(EXPERT_FILE, number, f"a grade must be 1, 2, 3 or 4 (4 = describes the image), got "
+            problems.at(EXPERT_FILE, number, f"a grade must be 1, 2, 3 or 4 (4 = describes the image), got "
                                               f"{bad[0][:20]!r}")
             continue
         pair = _pair(EXPERT_FILE, number, cells, plan, problems, seen)
@@ -167,11 +161,11 @@ def check_crowd(release: Release, plan: Plan, problems: Problems) -> None:
         if not cells:
             continue
         if len(cells) != 5:
-            problems.add(CROWD_FILE, number, f"{len(cells)} fields, expected image, caption id, fraction of yes, "
+            problems.at(CROWD_FILE, number, f"{len(cells)} fields, expected image, caption id, fraction of yes, "
                                              "yes count, no count")
             continue
         if not cells[3].isdigit() or not cells[4].isdigit():
-            problems.add(CROWD_FILE, number, f"the yes and no counts must be whole numbers, got {cells[3][:20]!r}, "
+            problems.at(CROWD_FILE, number, f"the yes and no counts must be whole numbers, got {cells[3][:20]!r}, "
                                              f"{cells[4][:20]!r}")
             continue
         yes, no = int(cells[3]), int(cells[4])
@@ -180,10 +174,10 @@ def check_crowd(release: Release, plan: Plan, problems: Problems) -> None:
         except ValueError:
             fraction = -1.0
         if yes + no == 0:
-            problems.add(CROWD_FILE, number, "no vote (yes and no are both 0)")
+            problems.at(CROWD_FILE, number, "no vote (yes and no are both 0)")
             continue
         if abs(fraction - yes / (yes + no)) > FRACTION_TOLERANCE:
-            problems.add(CROWD_FILE, number, f"the fraction of yes {cells[2][:20]!r} is not {yes}/{yes + no}")
+            problems.at(CROWD_FILE, number, f"the fraction of yes {cells[2][:20]!r} is not {yes}/{yes + no}")
             continue
         pair = _pair(CROWD_FILE, number, cells, plan, problems, seen)
         if pair is not None:
