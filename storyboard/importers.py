@@ -14,12 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from annotation.image_sets.services import ImageSetError, set_name_for, set_spec
 from annotation.services.images import ImportFailed, zip_members
 from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
 
 from .services.albums.fields import AlbumImportError
 from .services.albums.reading import check_albums
-from .services.albums.writing import write_albums
+from .services.albums.writing import SOURCE, write_albums
 from .services.vist_import.importer import import_vist
 from .services.vist_import.records import SPLITS, VistImportError, zip_files
 
@@ -79,7 +80,8 @@ def run_albums(path: Path, options: dict[str, Any], progress: Progress) -> dict[
         try:
             albums = check_albums(source)
             progress(2, 3)
-            report = write_albums(albums)
+            report = write_albums(albums, set_spec(options.get("set"), [options.get("tags", "")], source=SOURCE,
+                                                   default_name=set_name_for(path.name)))
         except AlbumImportError as exc:
             prefix = str(root) + os.sep
             raise ImportProblems.from_messages([e.replace(prefix, "").replace(str(root), path.name)
@@ -93,8 +95,18 @@ def run_albums(path: Path, options: dict[str, Any], progress: Progress) -> dict[
         "imported": [{"name": f"album {album.external_id}", "detail": f"{len(album.photos)} photo(s)"}
                      for album in albums],
         "refused": [],
-        "notes": [],
+        "notes": [f"The photos are in the collection '{report.image_set}'"],
+        "image_set": report.image_set,
     }
+
+
+def _album_set_option(options: dict[str, str], file_name: str) -> dict[str, Any]:
+    """The collection of the albums' photos: the one named, else the zip's name; tags comma-separated."""
+    try:
+        spec = set_spec(options.get("set"), [options.get("tags", "")], default_name=set_name_for(file_name))
+    except ImageSetError as exc:
+        raise ImportRefused(f"Collection: {exc}") from None
+    return {**options, "set": spec.name, "tags": ",".join(spec.tags)}
 
 
 register_importer(Importer(
@@ -109,6 +121,11 @@ register_importer(Importer(
     progress_unit="steps",
     position=20,
     documentation="docs/formats/albums.md",
+    options=(ImportOption("set", "Collection of the photos (new or existing)", max_length=100,
+                          help="Default: the zip's name without extension."),
+             ImportOption("tags", "Tags of the collection", max_length=500,
+                          help="Optional, comma-separated: the wizard selects images by tag.")),
+    check_options=_album_set_option,
 ))
 
 

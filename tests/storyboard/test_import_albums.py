@@ -16,6 +16,7 @@ from django.core.management import CommandError, call_command
 from PIL import ExifTags
 from PIL import Image as PILImage
 
+from annotation.image_sets.models import ImageSet
 from annotation.models import Image
 from storyboard.models import Album, Photo
 from storyboard.services.albums import writing as service
@@ -502,10 +503,19 @@ def test_command_imports_and_reports_counts(tmp_path):
     path = manifest(tmp_path, [two_photo_album(tmp_path)])
     out = StringIO()
     call_command("import_albums", str(path), stdout=out)
-    assert out.getvalue().strip() == "albums: 1 created, 0 updated; photos: 2 added, 0 kept; images: 2 stored"
+    assert out.getvalue().strip() == ("albums: 1 created, 0 updated; photos: 2 added, 0 kept; images: 2 stored; "
+                                      f"in the collection '{path.stem}'")
     out = StringIO()
-    call_command("import_albums", str(path), stdout=out)
-    assert out.getvalue().strip() == "albums: 0 created, 1 updated; photos: 0 added, 2 kept; images: 0 stored"
+    call_command("import_albums", str(path), "--set", "Holidays", "--tag", "pilot", stdout=out)
+    assert out.getvalue().strip() == ("albums: 0 created, 1 updated; photos: 0 added, 2 kept; images: 0 stored; "
+                                      "in the collection 'Holidays'")
+    photos = sorted(Photo.objects.values_list("image_id", flat=True))
+    for name in (path.stem, "Holidays"):  # the photos kept on a re-import are filed in the collection named too
+        image_set = ImageSet.objects.get(name=name)
+        assert sorted(image_set.images.values_list("pk", flat=True)) == photos and image_set.source == "albums"
+    assert list(ImageSet.objects.get(name="Holidays").tags.values_list("name", flat=True)) == ["pilot"]
+    with pytest.raises(CommandError, match="--set/--tag: the collection name"):
+        call_command("import_albums", str(path), "--set", "x" * 101)
 
 
 def test_command_refuses_bad_input_naming_the_culprit(tmp_path, media_root):

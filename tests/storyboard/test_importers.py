@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from annotation.image_sets.models import ImageSet
 from annotation.models import Image
 from mturk.importers import ImportProblems, get_importer
 from storyboard.models import Album, Photo
@@ -28,9 +29,14 @@ def test_a_zip_of_album_folders(tmp_path, top):
         f"{top}party/a.jpg": picture(), f"{top}__MACOSX/beach/._1.jpg": b"junk",
     })
     steps = Steps()
-    report = get_importer("albums").run(source, {}, steps)
+    importer = get_importer("albums")
+    report = importer.run(source, importer.check_options({"tags": "Beach, 2020"}, "albums.zip"), steps)
     assert steps == [(0, 3), (1, 3), (2, 3), (3, 3)]
-    assert report["summary"] == "albums: 2 created, 0 updated; photos: 3 added, 0 kept; images: 3 stored"
+    assert report["summary"] == ("albums: 2 created, 0 updated; photos: 3 added, 0 kept; images: 3 stored; in the "
+                                 "collection 'albums'")
+    image_set = ImageSet.objects.get(name="albums")
+    assert image_set.images.count() == 3 and report["image_set"] == "albums"
+    assert sorted(image_set.tags.values_list("name", flat=True)) == ["2020", "beach"]
     assert report["imported"] == [{"name": "album beach", "detail": "2 photo(s)"},
                                   {"name": "album party", "detail": "1 photo(s)"}]
     assert Album.objects.get(external_id="beach").title == "At the beach"

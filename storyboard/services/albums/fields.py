@@ -64,12 +64,14 @@ class AlbumImportReport:
     photos_added: int = 0
     photos_kept: int = 0
     images_stored: int = 0  # new Image rows (the others were already known by content)
+    image_set: str = ""  # the collection the albums' photos are in
 
     def __str__(self) -> str:
         return (
             f"albums: {self.albums_created} created, {self.albums_updated} updated; "
             f"photos: {self.photos_added} added, {self.photos_kept} kept; "
             f"images: {self.images_stored} stored"
+            + (f"; in the collection '{self.image_set}'" if self.image_set else "")
         )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.files.storage import default_storage
 from django.db import transaction
 
+from annotation.image_sets.services import SetSpec, file_images
 from annotation.services.image_files import ImageRejected
 from annotation.services.images import import_image_bytes
 
@@ -14,8 +15,8 @@ from ...models import Album, Photo
 from .fields import AlbumImportError, AlbumImportReport, AlbumSpec, PhotoSpec
 from .reading import check_albums
 
-# ---------------------------------------------------------------------------------------------------------------
-# Writing.
+DEFAULT_SET = "Albums"  # the collection of the albums' photos when none is named
+SOURCE = "albums"
 
 
 def _save_album(spec: AlbumSpec, report: AlbumImportReport) -> Album:
@@ -56,14 +57,18 @@ def _write_album(spec: AlbumSpec, report: AlbumImportReport, stored: list[str]) 
         _add_photo(album, photo, report, stored)
 
 
-def write_albums(albums: list[AlbumSpec]) -> AlbumImportReport:
-    """Write checked albums in one transaction; on any failure nothing stays (rows nor stored files)."""
+def write_albums(albums: list[AlbumSpec], image_set: SetSpec | None = None) -> AlbumImportReport:
+    """Write checked albums in one transaction, their photos' images filed in `image_set` (default: the collection
+    "Albums"); on any failure nothing stays (rows nor stored files)."""
     report = AlbumImportReport()
     stored: list[str] = []
     try:
         with transaction.atomic():
             for album in albums:
                 _write_album(album, report, stored)
+            images = Photo.objects.filter(album__external_id__in=[album.external_id for album in albums])
+            report.image_set = file_images(image_set or SetSpec(DEFAULT_SET, source=SOURCE),
+                                           list(images.values_list("image_id", flat=True))).name
     except BaseException as exc:
         for name in stored:  # the rows are rolled back; the files stored for them must go too
             default_storage.delete(name)
@@ -73,6 +78,6 @@ def write_albums(albums: list[AlbumSpec]) -> AlbumImportReport:
     return report
 
 
-def import_albums(path: Path | str) -> AlbumImportReport:
+def import_albums(path: Path | str, image_set: SetSpec | None = None) -> AlbumImportReport:
     """Import a folder of album folders or a JSON manifest; all or nothing (raises AlbumImportError)."""
-    return write_albums(check_albums(path))
+    return write_albums(check_albums(path), image_set)
