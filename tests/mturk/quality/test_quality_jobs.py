@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from mturk.models import CampaignQuality, QualityJob
 from mturk.jobs import sweep
+from mturk.models import CampaignQuality, QualityJob
 from mturk.services.quality_jobs import request_quality, run_quality_job
 from mturk.tasks import compute_campaign_quality
 
