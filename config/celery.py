@@ -2,7 +2,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -23,3 +23,20 @@ def _refuse_public_secret_key(**kwargs) -> None:
         refuse_public_key_outside_debug()
     except ImproperlyConfigured as refusal:
         raise SystemExit(f"ImproperlyConfigured: {refusal}") from refusal
+
+
+@worker_ready.connect
+def _sweep_jobs_on_start(**kwargs) -> None:
+    """A worker starting (after a crash, a deploy, the broker back) sends what the broker never took and takes up
+    the jobs whose worker stopped (mturk.jobs); a failure here is logged and the worker starts anyway."""
+    import logging
+
+    from mturk.jobs import sweep
+
+    try:
+        report = sweep()
+    except Exception:
+        logging.getLogger(__name__).exception("the job sweep at worker start failed")
+        return
+    logging.getLogger(__name__).info("job sweep at worker start: %s sent, %s taken up again, %s failed",
+                                     len(report.sent), len(report.requeued), len(report.failed))

@@ -149,6 +149,27 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# Background jobs (mturk/jobs; docs/deployment.md, "Background jobs"): stored first, then handed to the broker. A
+# running job holds a lease it renews every JOB_LEASE_SECONDS / 4 (a heartbeat); a job whose lease ran out (its
+# worker died) is taken up again by the sweeper, at most JOB_MAX_ATTEMPTS runs in all, then failed with the reason.
+JOB_LEASE_SECONDS = env_int("JOB_LEASE_SECONDS", 120)
+JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
+JOB_SWEEP_SECONDS = env_int("JOB_SWEEP_SECONDS", 60)  # how often celery beat runs the sweeper
+# How long the broker keeps a message taken but not acknowledged before giving it to another worker: longer than
+# the longest job (a job is acknowledged when it ends), else a running job is delivered twice (the second delivery
+# finds the lease held and does nothing). The sweeper re-sends a queued job handed off longer ago than this.
+JOB_VISIBILITY_TIMEOUT_SECONDS = env_int("JOB_VISIBILITY_TIMEOUT_SECONDS", 6 * 3600)
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True  # jobs write their outcome to their row: no result backend is needed
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": JOB_VISIBILITY_TIMEOUT_SECONDS,
+    # A request queuing a job while the broker is down fails fast (the job stays stored, the sweeper sends it).
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True  # a worker waits for the broker; a web request never does
 # A story's agreement scores (METEOR against the other stories of its sequence) are computed by a background
 # job after approval (one JVM per batch of approvals). Without a broker, tasks would run inside the approving
 # request, so by default the export computes the missing ones instead.
@@ -289,6 +310,7 @@ CELERY_BEAT_SCHEDULE = {
     "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
     "review-rules": {"task": "mturk.tasks.apply_review_rules", "schedule": float(REVIEW_RULES_SECONDS)},
     "release-idle-tasks": {"task": "mturk.tasks.release_idle_tasks", "schedule": 60.0},
+    "sweep-jobs": {"task": "mturk.tasks.sweep_background_jobs", "schedule": float(JOB_SWEEP_SECONDS)},
 }
 if MTURK_EVENTS_QUEUE_URL:
     CELERY_BEAT_SCHEDULE["marketplace-events"] = {"task": "mturk.tasks.poll_marketplace_events", "schedule": 30.0}

@@ -300,6 +300,8 @@ class Bonus(models.Model):
 class DatasetExport(BackgroundJob):
     """A requested export, built by a background job into a zip in the default storage."""
 
+    job_task = "mturk.tasks.build_dataset_export"
+
     format = models.CharField(max_length=50)
     campaigns = models.ManyToManyField(Campaign, blank=True, related_name="exports")
     options = models.JSONField(default=dict, blank=True, help_text="Format options, e.g. {\"images\": true}.")

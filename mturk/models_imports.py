@@ -9,6 +9,8 @@ from .models_jobs import BackgroundJob
 
 
 class ImportJob(BackgroundJob):
+    job_task = "mturk.tasks.run_import_job"
+
     importer = models.CharField(max_length=50, help_text="Name of the registered importer (images, albums, …).")
     file = models.FileField(upload_to="imports/", max_length=255)
     original_name = models.CharField(max_length=255)

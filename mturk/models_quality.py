@@ -170,6 +170,8 @@ class QualityJob(BackgroundJob):
     """A computation of a campaign's quality asked for from the console or the API, run by a background job
     (services.quality_jobs); `result` is what it measured (QualityComputation)."""
 
+    job_task = "mturk.tasks.compute_campaign_quality"
+
     campaign = models.ForeignKey("mturk.Campaign", on_delete=models.CASCADE, related_name="quality_jobs")
     result = models.JSONField(default=dict, blank=True)
 

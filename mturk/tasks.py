@@ -79,3 +79,14 @@ def release_idle_tasks() -> int:
     from .services.activity import release_idle_assignments
 
     return release_idle_assignments()
+
+
+@shared_task
+def sweep_background_jobs() -> dict:
+    """The job queue's sweeper (celery beat, every JOB_SWEEP_SECONDS): sends the jobs the broker never took, takes
+    up those whose worker died (see mturk.jobs)."""
+    from dataclasses import asdict
+
+    from .jobs import sweep
+
+    return asdict(sweep())

@@ -82,6 +82,8 @@ class ParseJob(BackgroundJob):
     """A run of the parser over the descriptions that have no parse by it yet (a Celery job; in-process without a
     broker). It goes on from `last_description_id` when redelivered."""
 
+    job_task = "annotation.tasks.parse_captions"
+
     parser = models.CharField(max_length=100)
     total = models.PositiveIntegerField(default=0, help_text="Descriptions to parse when the run started.")
     done = models.PositiveIntegerField(default=0)
@@ -98,6 +100,8 @@ class ParseJob(BackgroundJob):
 class CompositionalEvaluation(BackgroundJob):
     """A system's generated captions (K per evaluation image) scored for Recall@K of held-out concept pairs, with
     the caption metrics beside it. The upload is stored first (`generated`), then evaluated by a background job."""
+
+    job_task = "annotation.tasks.evaluate_compositional"
 
     system = models.CharField(max_length=200)
     k = models.PositiveSmallIntegerField(default=5)

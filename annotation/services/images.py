@@ -13,6 +13,8 @@ from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 
+from mturk.jobs import send_after_commit
+
 from ..models import Image
 from .image_files import ImageInfo, ImageRejected, inspect_image
 
@@ -95,7 +97,7 @@ def import_image_bytes(name: str, data: bytes, key: str | None = None,
         return import_image_bytes(name, data, info=info)
     from ..tasks import make_thumbnails
 
-    transaction.on_commit(lambda: make_thumbnails.delay(image.pk))
+    send_after_commit(make_thumbnails, image.pk)
     return image, True
 
 

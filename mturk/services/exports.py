@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.crypto import get_random_string
 
 from ..exports import ExportError, check_scope, write_export
+from ..jobs import claim, dispatch, lease
 from ..models import Campaign, DatasetExport
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,8 @@ class ProgressRecorder:
         if self._last is not None and now - self._last < self.interval and done < total:
             return
         self._last = now
-        DatasetExport.objects.filter(pk=self.export_pk).update(progress_done=done, progress_total=total)
+        DatasetExport.objects.filter(pk=self.export_pk).update(
+            progress_done=done, progress_total=total, heartbeat_at=timezone.now())
 
 
 def request_export(format_name: str, campaigns: list[Campaign], user=None,
@@ -46,20 +48,20 @@ def request_export(format_name: str, campaigns: list[Campaign], user=None,
     with transaction.atomic():
         export = DatasetExport.objects.create(format=format_name, created_by=user, options=options or {})
         export.campaigns.set(campaigns)
-    from ..tasks import build_dataset_export
-
-    transaction.on_commit(lambda: build_dataset_export.delay(export.pk))
+    dispatch(export)
     return export
 
 
 def build_export(export: DatasetExport) -> DatasetExport:
-    """Write the zip to a temporary file, then store it; a re-run (killed job) starts over cleanly."""
-    claimed = DatasetExport.objects.filter(
-        pk=export.pk, status__in=[DatasetExport.Status.QUEUED, DatasetExport.Status.RUNNING]
-    ).update(status=DatasetExport.Status.RUNNING, progress_done=0, progress_total=None)
-    export.refresh_from_db()
-    if not claimed:
+    """Write the zip to a temporary file, then store it; a re-run (a dead worker's job taken up again) starts over
+    cleanly. A job done, failed or running under another run's live lease is left as it is."""
+    if not claim(export, progress_done=0, progress_total=None):
         return export
+    with lease(export):
+        return _build(export)
+
+
+def _build(export: DatasetExport) -> DatasetExport:
     campaigns = list(export.campaigns.all())
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
     name = f"{export.format}-{stamp}-{get_random_string(8).lower()}.zip"

@@ -26,6 +26,7 @@ from django.utils.crypto import get_random_string
 from config.text_input import unstorable
 
 from ..importers import Importer, ImportProblems, ImportRefused, get_importer
+from ..jobs import claim, dispatch, lease
 from ..models_imports import ImportJob
 from ..stored_files import open_stream
 
@@ -132,9 +133,7 @@ def request_import(importer_name: str, uploads: list[UploadedFile], options: dic
     except BaseException:
         job.file.delete(save=False)
         raise
-    from ..tasks import run_import_job
-
-    transaction.on_commit(lambda: run_import_job.delay(job.pk))
+    dispatch(job)
     return job
 
 
@@ -153,16 +152,8 @@ class _ProgressWriter:
         if not finished and self.last is not None and now - self.last < PROGRESS_INTERVAL_SECONDS:
             return
         self.last = now
-        ImportJob.objects.filter(pk=self.job.pk).update(done=done, total=total)
-
-
-def _claim(job: ImportJob) -> bool:
-    """Mark the job running (from queued, or running when a killed job is redelivered) with its progress reset."""
-    claimed = ImportJob.objects.filter(
-        pk=job.pk, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
-    ).update(status=ImportJob.Status.RUNNING, done=0, total=None, report={}, error="", finished_at=None)
-    job.refresh_from_db()
-    return bool(claimed)
+        ImportJob.objects.filter(pk=self.job.pk).update(
+            done=done, total=total, heartbeat_at=timezone.now())
 
 
 def _local_name(job: ImportJob) -> str:
@@ -176,8 +167,13 @@ def _local_name(job: ImportJob) -> str:
 
 def run_import(job: ImportJob) -> ImportJob:
     """Run the job's importer on a local copy of its file and store the report (or a clear error)."""
-    if not _claim(job):
-        return job
+    if not claim(job, done=0, total=None, report={}):
+        return job  # done, failed, or running under another run's live lease
+    with lease(job):
+        return _run(job)
+
+
+def _run(job: ImportJob) -> ImportJob:
     importer = get_importer(job.importer)
     try:
         with tempfile.TemporaryDirectory() as folder:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
+from ..jobs import send_after_commit
 from ..models import HIT, Assignment, Campaign, MarketplaceQualification, QualificationGrant
 from ..providers.base import CrowdProvider
 from ..providers.registry import get_provider
@@ -70,7 +71,7 @@ def note_submission(assignment: Assignment) -> None:
         from ..tasks import grant_participation
 
         campaign_id = assignment.hit.campaign_id
-        transaction.on_commit(lambda: grant_participation.delay(campaign_id))
+        send_after_commit(grant_participation, campaign_id)
 
 
 def grant_pending(campaign: Campaign | None = None) -> int:

@@ -5,10 +5,10 @@ together; publishing the new HITs is handed to a background job once that transa
 from __future__ import annotations
 
 import logging
-from functools import partial
 
 from django.db import transaction
 
+from ..jobs import send_after_commit
 from ..models import Assignment, Campaign
 from ..states import CampaignStatus
 from ..task_kinds import get_task_kind
@@ -38,5 +38,5 @@ def feed_next_stages(assignment: Assignment) -> int:
         if new and stage.status == CampaignStatus.ACTIVE:
             from ..tasks import publish_new_hits
 
-            transaction.on_commit(partial(publish_new_hits.delay, stage.pk))
+            send_after_commit(publish_new_hits, stage.pk)
     return added

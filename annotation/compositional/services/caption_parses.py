@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,15 +17,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from metrics.compositional.parser import CaptionParser, load_parser, parser_name
+from mturk.jobs import claim, dispatch, lease
 
 from ...models import Description
 from ..models import CaptionParse, ParseJob
 
 log = logging.getLogger(__name__)
 
-# An open job whose progress has not moved for this long is taken for lost (its worker died without redelivery):
-# a new request starts another one instead of waiting for it.
-STALE_AFTER = timedelta(minutes=30)
 OPEN = (ParseJob.Status.QUEUED, ParseJob.Status.RUNNING)
 BATCH_SIZE = 512
 PARSE_LOCK = 0x70617273  # the advisory lock key of parse requests
@@ -50,8 +47,9 @@ def unparsed_descriptions(parser_name: str):
 
 
 def open_job() -> ParseJob | None:
-    """The queued or running job that is not stale, if any."""
-    return (ParseJob.objects.filter(status__in=OPEN, updated_at__gte=timezone.now() - STALE_AFTER)
+    """The queued or running job, if any (one whose worker died is taken up again or failed by the job queue's
+    sweeper, mturk.jobs: it always ends)."""
+    return (ParseJob.objects.filter(status__in=OPEN)
             .order_by("-created_at", "-id").first())
 
 
@@ -64,8 +62,6 @@ def _one_request_at_a_time() -> None:
 
 def request_parse(user: Any = None) -> ParseJob:
     """The open parse job, or a new one queued once this transaction commits."""
-    from ..tasks import parse_captions
-
     name = current_parser_name()
     with transaction.atomic():
         _one_request_at_a_time()
@@ -74,7 +70,7 @@ def request_parse(user: Any = None) -> ParseJob:
             return existing
         job = ParseJob.objects.create(parser=name, total=unparsed_descriptions(name).count(),
                                       created_by=user if getattr(user, "is_authenticated", False) else None)
-        transaction.on_commit(lambda: parse_captions.delay(job.pk))
+        dispatch(job)
     return job
 
 
@@ -96,18 +92,21 @@ def _parse_batch(job: ParseJob, parser: CaptionParser, batch_size: int) -> int:
         job.done += len(rows)
         job.total = max(job.total, job.done)
         job.last_description_id = rows[-1][0]
-        job.save(update_fields=["done", "total", "last_description_id", "updated_at"])
+        job.heartbeat_at = timezone.now()
+        job.save(update_fields=["done", "total", "last_description_id", "updated_at", "heartbeat_at"])
     return len(rows)
 
 
 def run_parse_job(job: ParseJob, batch_size: int = BATCH_SIZE, progress: Progress | None = None) -> ParseJob:
     """Parse (from queued, or from running when a killed job is redelivered: it goes on after
     last_description_id). Ends done, or failed with the error (which is raised again)."""
-    claimed = ParseJob.objects.filter(pk=job.pk, status__in=OPEN).update(
-        status=ParseJob.Status.RUNNING, error="", finished_at=None, updated_at=timezone.now())
-    job.refresh_from_db()
-    if not claimed:
+    if not claim(job, updated_at=timezone.now()):
         return job
+    with lease(job):
+        return _run(job, batch_size, progress)
+
+
+def _run(job: ParseJob, batch_size: int, progress: Progress | None) -> ParseJob:
     try:
         parser = current_parser()
         if parser.name != job.parser:

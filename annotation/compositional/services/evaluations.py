@@ -39,6 +39,7 @@ from metrics.compositional.report_html import compositional_report_html
 from metrics.compositional.splits import CompositionalSplit, split_images
 from metrics.compositional.types import ConceptPair
 from metrics.meteor import Meteor, MeteorError
+from mturk.jobs import claim, dispatch, lease
 from mturk.models import Campaign
 
 from ..models import CompositionalEvaluation
@@ -225,25 +226,21 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
             result={"request": {"file_name": file_name, "group": (group or "").strip(), "split_seed": split_seed,
                                 "eval_share": eval_share, "campaigns": [c.pk for c in chosen_campaigns]}})
         if background:
-            from ..tasks import evaluate_compositional
-
             # robust: without a broker the job runs here, and a failed run is recorded on the evaluation, not raised
             # at the caller, who asked for it to be queued
-            transaction.on_commit(lambda: evaluate_compositional.delay(evaluation.pk), robust=True)
+            dispatch(evaluation, robust=True)
     return evaluation
 
 
 def run_evaluation(evaluation: CompositionalEvaluation, progress: Progress | None = None) -> CompositionalEvaluation:
     """Score the stored upload (from queued, or running when a killed job is redelivered: scoring again is
     harmless); done with the result, or failed with the error (and the error raised again)."""
-    claimed = CompositionalEvaluation.objects.filter(pk=evaluation.pk, status__in=OPEN).update(
-        status=CompositionalEvaluation.Status.RUNNING, error="", finished_at=None, done=0)
-    evaluation.refresh_from_db()
-    if not claimed:
+    if not claim(evaluation, done=0):
         return evaluation
     request = evaluation.result.get("request", {})
     try:
-        result = _evaluate(evaluation, request, progress)
+        with lease(evaluation):
+            result = _evaluate(evaluation, request, progress)
     except Exception as exc:
         log.exception("compositional evaluation %s failed", evaluation.pk)
         _finish(evaluation, CompositionalEvaluation.Status.FAILED, {"request": request},
@@ -279,8 +276,8 @@ def _parse_all(evaluation: CompositionalEvaluation, texts: list[str], matcher: P
         batch = texts[start:start + PARSE_BATCH]
         for text, parse in zip(batch, parser.parse(batch), strict=True):
             matched[text] = matcher.matches(parse)
-        evaluation.done = start + len(batch)
-        evaluation.save(update_fields=["done"])
+        evaluation.done, evaluation.heartbeat_at = start + len(batch), timezone.now()
+        evaluation.save(update_fields=["done", "heartbeat_at"])
         if progress is not None:
             progress(evaluation.done, evaluation.total)
     return matched, parser.name

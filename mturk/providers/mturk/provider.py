@@ -11,9 +11,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
 from django.urls import reverse
 
+from ...jobs import send_after_commit
 from ...tokens import preview_token
 from ..base import CrowdProvider, MarketplaceAssignment, NotSupported, ProviderError, PublishOutcome, money
 from ..registry import register_provider
@@ -191,7 +191,7 @@ class MTurkProvider(CrowdProvider):
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """The HITs are marked published in our database; a background job creates them on MTurk."""
         if hits:
-            transaction.on_commit(lambda: create_marketplace_hits.delay(campaign.pk))
+            send_after_commit(create_marketplace_hits, campaign.pk)
         return PublishOutcome(published=len(hits), queued=bool(hits))
 
     def resume_publishing(self, campaign: Campaign) -> int:

@@ -16,9 +16,9 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
+from ...jobs import send_after_commit
 from ...models import HIT, Campaign, MarketplaceHITType
 from ...services.participation import in_stage_chain, participation_scopes, qualification_for
 from ...states import HITStatus
@@ -44,7 +44,7 @@ def resume_creation(campaign: Campaign) -> int:
     """Queue the creation job again for published HITs the marketplace does not have yet; how many."""
     pending = pending_hits(campaign).count()
     if pending:
-        transaction.on_commit(lambda: create_marketplace_hits.delay(campaign.pk))
+        send_after_commit(create_marketplace_hits, campaign.pk)
     return pending
 
 

@@ -14,6 +14,7 @@ import logging
 from django.db import transaction
 from django.db.models import Count, F, Q
 
+from ...jobs import send_after_commit
 from ...models import Assignment, Campaign
 from ...states import AssignmentStatus
 from ..base import ProviderError
@@ -38,7 +39,7 @@ def before_decision(assignment: Assignment, override_rejection: bool) -> None:
 
 
 def queue_push(campaign: Campaign) -> None:
-    transaction.on_commit(lambda: prolific_push_decisions.delay(campaign.pk))
+    send_after_commit(prolific_push_decisions, campaign.pk)
 
 
 def settle_decisions(campaign: Campaign) -> int:

@@ -10,8 +10,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
 
+from ...jobs import send_after_commit
 from ...services.participation import in_stage_chain
 from ..base import CrowdProvider, ParticipantSync, ProviderError, PublishOutcome, money
 from ..registry import register_provider
@@ -152,7 +152,7 @@ class ProlificProvider(CrowdProvider):
 
     # ---- the provider interface: our services drive Prolific themselves -----------------------------
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
-        transaction.on_commit(lambda: prolific_publish.delay(campaign.pk))
+        send_after_commit(prolific_publish, campaign.pk)
         return PublishOutcome(published=len(hits), queued=True)
 
     def approve(self, assignment: Assignment, feedback: str, override_rejection: bool = False) -> None:

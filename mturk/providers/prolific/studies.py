@@ -17,6 +17,7 @@ from django.db.models import F, Sum
 from django.urls import reverse
 from django.utils import timezone
 
+from ...jobs import send_after_commit
 from ...models import HIT, Bonus, Campaign
 from ...states import CampaignStatus, HITStatus
 from ...task_kinds import get_task_kind
@@ -234,4 +235,4 @@ def _status_step(campaign: Campaign, study: ProlificStudy) -> bool:
 
 def queue_study_update(campaign: Campaign) -> None:
     """Hand the study's update to the background job once the current transaction commits."""
-    transaction.on_commit(lambda: prolific_publish.delay(campaign.pk))
+    send_after_commit(prolific_publish, campaign.pk)

@@ -4,9 +4,11 @@ recorded; and the parse_captions command."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from annotation.compositional.models import CaptionParse, ParseJob
 from annotation.compositional.selectors import latest_parse_job, parse_coverage
@@ -14,6 +16,7 @@ from annotation.compositional.services.caption_parses import current_parser, par
 from annotation.models import Description, Image
 from metrics.compositional.parser import DEFAULT_PARSER, load_parser
 from metrics.compositional.types import Parse
+from mturk.jobs import sweep
 
 pytestmark = pytest.mark.django_db
 
@@ -119,12 +122,19 @@ def test_request_parse_queues_one_job_and_returns_the_open_one(django_capture_on
     assert (again.status, again.done) == ("done", 0)
 
 
-def test_a_stale_open_job_does_not_block_a_new_one(django_capture_on_commit_callbacks):
-    _captions()
-    stale = ParseJob.objects.create(parser="x", status=ParseJob.Status.RUNNING)
-    ParseJob.objects.filter(pk=stale.pk).update(updated_at=stale.created_at.replace(year=2000))
-    with django_capture_on_commit_callbacks(execute=False):
-        assert request_parse().pk != stale.pk
+def test_a_lost_open_job_is_taken_up_by_the_sweeper_and_goes_on_where_it_got_to(django_capture_on_commit_callbacks):
+    first, *rest = _captions()
+    lost = ParseJob.objects.create(parser=current_parser().name, status=ParseJob.Status.RUNNING, attempts=1,
+                                   total=len(rest) + 1, done=1, last_description_id=first.pk,
+                                   heartbeat_at=timezone.now() - timedelta(hours=1))
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assert request_parse().pk == lost.pk  # still the open job: the sweeper ends it one way or the other
+    assert queued == []
+    report = sweep()  # without a broker the job runs here
+    assert (report.requeued, report.sent) == ([f"ParseJob {lost.pk}"], [f"ParseJob {lost.pk}"])
+    lost.refresh_from_db()
+    assert (lost.status, lost.attempts, lost.done) == ("done", 2, len(rest) + 1)
+    assert set(CaptionParse.objects.values_list("description_id", flat=True)) == {d.pk for d in rest}
 
 
 def test_a_failure_is_recorded_on_the_job_and_nothing_of_the_batch_is_stored(settings):

@@ -1,0 +1,34 @@
+"""A slow importer for the job queue's fault tests: imported by the test and by the worker processes it starts
+(`celery worker -I tests.job_fault_fakes`). The uploaded .txt holds the number of steps; each takes 0.3 s, reports
+its progress, and each run appends a line to the file $JOB_FAULT_RUNS (runs started, runs finished)."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from mturk.importers import Importer, Progress, register_importer
+
+STEP_SECONDS = 0.3
+
+
+def _note(line: str) -> None:
+    runs = os.environ.get("JOB_FAULT_RUNS")
+    if runs:
+        with Path(runs).open("a") as out:
+            out.write(f"{line} {os.getpid()}\n")
+
+
+def slow_import(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    steps = int(path.read_text().strip())
+    _note("start")
+    for done in range(1, steps + 1):
+        time.sleep(STEP_SECONDS)
+        progress(done, steps)
+    _note("end")
+    return {"imported": steps}
+
+
+SLOW = register_importer(Importer(name="slow-test", label="slow test steps", description="Test only.",
+                                  extensions=(".txt",), run=slow_import))
