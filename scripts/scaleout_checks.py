@@ -44,11 +44,14 @@ def check_run(study: Study, error: str) -> dict[str, Any]:
     records = study.recorder.records
     failed = [r for r in records if r.status == 0 or r.status >= 500]
     after = [r for r in records if study.kill_time and r.sent > study.kill_time]
+    after_down = [r for r in records if study.down_time and r.sent > study.down_time]
     in_flight = [r for r in records if study.kill_time and r.sent <= study.kill_time < r.sent + r.seconds]
     checks["the study went through (no request failed after its retries)"] = not error
     if study.kill_time:
-        checks["every request sent after the kill answered by the surviving node"] = bool(after) and all(
-            r.node == "web2" and 0 < r.status < 500 for r in after)
+        checks["every request sent after HAProxy marked the node down answered by the surviving node"] = bool(
+            after_down) and all(r.node == "web2" and 0 < r.status < 500 for r in after_down)
+        checks["every request sent after the kill answered by the surviving node"] = all(
+            r.node == "web2" for r in after if r.status)
     checks["both nodes served before the kill"] = {"web1", "web2"} <= {
         r.node for r in records if not study.kill_time or r.sent < study.kill_time}
 
@@ -62,7 +65,7 @@ def check_run(study: Study, error: str) -> dict[str, Any]:
     doubles = (Assignment.objects.filter(hit__campaign_id=campaign).values("hit", "worker")
                .annotate(n=Count("pk")).filter(n__gt=1).count())
     checks["no worker holds two assignments of one HIT"] = doubles == 0
-    expected = study.workers * study.tasks_per_worker
+    expected = study.images * study.assignments_per_hit
     checks[f"{expected} answers stored, all approved"] = (
         len(stored_ids) == expected and answered.filter(status="approved").count() == expected)
     if len(stored_ids) != expected:
@@ -77,12 +80,12 @@ def check_run(study: Study, error: str) -> dict[str, Any]:
     if thumbs != images:
         findings.append(f"renditions made for {thumbs} of {images} images")
 
-    open_jobs = _open_jobs(study.job_wait)
+    open_jobs = _open_jobs(10)  # the study followed each job for up to job_wait already
     jobs = _job_rows()
     checks["every job finished done (or failed with a reason)"] = not open_jobs and all(
         row["status"] == "done" or row["error"] for row in jobs)
     for row in open_jobs:
-        findings.append(f"{row['kind']} #{row['id']} still {row['status']} {study.job_wait:.0f} s after the run "
+        findings.append(f"{row['kind']} #{row['id']} still {row['status']} at the end of the run "
                         f"(its worker was killed; expected until running jobs hold leases)")
     expected_finding = all("expected until" in f for f in findings if "still" in f)
     passed = all(ok for name, ok in checks.items() if not name.startswith("every job")) and (
@@ -95,13 +98,16 @@ def check_run(study: Study, error: str) -> dict[str, Any]:
             "total": len(records), "by node": dict(Counter(r.node or "(none)" for r in records)),
             "by status": dict(Counter(str(r.status) for r in records)), "failed tries (5xx or no answer)":
                 len(failed), "retried": sum(1 for r in records if r.attempt > 1), "in flight at the kill":
-                len(in_flight), "after the kill": len(after),
+                len(in_flight), "after the kill": len(after), "after the node was marked down": len(after_down),
             "p50 ms": round(1000 * statistics.median(latencies)) if latencies else None,
             "p95 ms": round(1000 * latencies[int(0.95 * (len(latencies) - 1))]) if latencies else None,
             "by step": dict(Counter(r.label for r in records)),
         },
         "submissions": {"acknowledged": len(study.submitted), "stored": len(stored_ids),
                         "repeated (already_stored)": sum(1 for s in study.submitted if s.status != "stored")},
+        "failed tries": [{"label": r.label, "status": r.status, "node": r.node, "attempt": r.attempt,
+                          "after the kill (s)": round(r.sent - study.kill_time, 2) if study.kill_time else None,
+                          "error": r.error} for r in failed],
         "jobs": jobs, "followed jobs": study.jobs,
     }
 
@@ -112,7 +118,7 @@ def print_summary(result: dict[str, Any]) -> None:
         print(f"  study stopped by: {result['error']}")
     requests = result.get("requests", {})
     for key in ("total", "by node", "by status", "failed tries (5xx or no answer)", "retried",
-                "in flight at the kill", "after the kill", "p50 ms", "p95 ms"):
+                "in flight at the kill", "after the kill", "after the node was marked down", "p50 ms", "p95 ms"):
         print(f"  requests {key}: {requests.get(key)}")
     print(f"  submissions: {result.get('submissions')}")
     print(f"  killed: {result.get('killed')}")
@@ -126,6 +132,8 @@ def print_summary(result: dict[str, Any]) -> None:
         print(f"  note: {note}")
     for name, ok in result.get("checks", {}).items():
         print(f"  {'PASS' if ok else 'FAIL'} {name}")
+    for row in result.get("failed tries", []):
+        print(f"  try without answer: {row}")
     for finding in result.get("findings", []):
         print(f"  FINDING {finding}")
     print(f"  total: {result.get('total seconds')} s; {'PASSED' if result.get('passed') else 'FAILED'}")

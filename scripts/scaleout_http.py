@@ -24,6 +24,7 @@ class Record:
     status: int  # 0: no answer (connection error)
     node: str  # X-Served-By, or "" without an answer
     attempt: int
+    error: str = ""  # why there was no answer
 
 
 class Recorder:
@@ -54,15 +55,15 @@ class Client:
         kwargs.setdefault("allow_redirects", False)
         response: requests.Response | None = None
         for attempt in range(1, TRIES + 1):
-            sent = time.monotonic()
+            sent, error = time.monotonic(), ""
             try:
                 response = self.http.request(method, self.url(path), **kwargs)
                 status, node = response.status_code, response.headers.get("X-Served-By", "")
-            except requests.ConnectionError:
-                response, status, node = None, 0, ""
+            except requests.ConnectionError as exc:
+                response, status, node, error = None, 0, "", str(exc)[:300]
             with self.recorder.lock:
                 self.recorder.records.append(Record(label, method, sent, time.monotonic() - sent, status, node,
-                                                    attempt))
+                                                    attempt, error))
             if status and status not in RETRIED:
                 break
             time.sleep(0.5 * attempt)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import string
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"  # Debian's package (scripts/install-system-deps.sh)
 
 
 def free_port() -> int:
@@ -149,7 +151,7 @@ class Stack:
         config = self.run_dir / "haproxy.cfg"
         config.write_text(template.substitute(port=self.ports["balancer"], servers=servers,
                                               stats_socket=self.run_dir / "haproxy.sock"))
-        self._spawn("haproxy", ["haproxy", "-f", str(config), "-db"], dict(os.environ))
+        self._spawn("haproxy", [HAPROXY, "-f", str(config), "-db"], dict(os.environ))
 
     def wait_ready(self, webs: list[str], workers: list[str], timeout: float = 90) -> None:
         for name in webs:

@@ -77,7 +77,12 @@ class Study:
     campaign: dict[str, Any] = field(default_factory=dict)
     killed: dict[str, str] = field(default_factory=dict)
     kill_time: float = 0.0
+    down_time: float = 0.0  # when HAProxy's stats first said the killed node was down
     stale: list[str] = field(default_factory=list)
+
+    @property
+    def assignments_per_hit(self) -> int:
+        return self.workers * self.tasks_per_worker // self.images
 
     def api(self) -> Client:
         return self.recorder.session(self.token)
@@ -117,7 +122,7 @@ class Study:
         api = self.api()
         created = api.post("/api/campaigns/", "campaign create", expect=(201,), json={
             "name": "Scale-out descriptions", "task_kind": "describe_image", "reward": "0.05",
-            "assignments_per_hit": self.workers * self.tasks_per_worker // self.images,
+            "assignments_per_hit": self.assignments_per_hit,
             "select": {"source": "images", "set": ["Scale-out"]}}).json()
         self.campaign = api.post(f"/api/campaigns/{created['id']}/publish/", "campaign publish", json={}).json()
         self.phase("campaign", started)
@@ -141,7 +146,7 @@ class Study:
             with self.lock:
                 self.submitted.append(Submitted(worker, answer["assignment"], answer["status"]))
 
-    def arrivals(self, name: str, workers: range, pool: ThreadPoolExecutor) -> list[Any]:
+    def arrivals(self, workers: range, pool: ThreadPoolExecutor) -> list[Any]:
         return [pool.submit(self.work, worker) for worker in workers]
 
     def approve_submitted(self, label: str) -> int:
