@@ -56,7 +56,7 @@ def check_run(study: Study, error: str) -> dict[str, Any]:
         r.node for r in records if not study.kill_time or r.sent < study.kill_time}
 
     campaign = study.campaign.get("id")
-    answered = Assignment.objects.filter(hit__campaign_id=campaign).exclude(answer=None)
+    answered = Assignment.objects.filter(hit__campaign_id=campaign, answer__isnull=False)
     stored_ids = set(answered.values_list("pk", flat=True))
     reported = [s.assignment for s in study.submitted if s.status == "stored"]
     checks["every submission stored once (answers in the database = answers acknowledged)"] = (
@@ -66,12 +66,20 @@ def check_run(study: Study, error: str) -> dict[str, Any]:
                .annotate(n=Count("pk")).filter(n__gt=1).count())
     checks["no worker holds two assignments of one HIT"] = doubles == 0
     expected = study.images * study.assignments_per_hit
-    checks[f"{expected} answers stored, all approved"] = (
-        len(stored_ids) == expected and answered.filter(status="approved").count() == expected)
-    if len(stored_ids) != expected:
-        orphans = Assignment.objects.filter(hit__campaign_id=campaign, answer=None).count()
-        findings.append(f"{len(stored_ids)} of {expected} answers stored; {orphans} assignment(s) taken and never "
-                        f"answered; {len(study.no_task)} worker(s) found no task left")
+    orphans = Assignment.objects.filter(hit__campaign_id=campaign, answer__isnull=True).count()
+    lost_starts = sum(1 for r in failed if r.label == "worker start task")
+    checks[f"{expected} slots: each answered and approved, or taken by an arrival whose answer was lost"] = (
+        len(stored_ids) + orphans == expected and orphans <= lost_starts
+        and answered.filter(status="approved").count() == len(stored_ids))
+    if orphans:
+        findings.append(f"{orphans} task(s) started on the killed node whose answer (the redirect) never reached the "
+                        f"worker: the retry started another task, and the first keeps its slot until the idle-task "
+                        f"release (beat's release-idle-tasks, TASK_INACTIVITY_SECONDS); {len(study.no_task)} "
+                        f"arrival(s) found no task left")
+    local = [str(path.relative_to(study.stack.run_dir)) for node in ("web1", "web2", "worker1", "worker2")
+             for path in (study.stack.run_dir / node / "var").rglob("*") if path.is_file()]
+    checks["nothing written on a node's local disk (VAR_DIR)"] = not local
+    findings += [f"written on a local disk: {path}" for path in local[:10]]
     checks["no stale count on any node"] = not study.stale
     findings += study.stale
     images = Image.objects.count()
