@@ -7,7 +7,7 @@ PORT   ?= 8000
 # The address printed links use: the one `make demo` serves, unless PUBLIC_BASE_URL is set (e.g. a proxy's).
 PUBLIC_BASE_URL ?= http://$(HOST):$(PORT)
 
-.PHONY: demo test install install-dev system-deps lint bench docs screenshots
+.PHONY: demo test install install-dev system-deps lint bench docs screenshots scaleout
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,3 +50,10 @@ docs: install-dev
 # The manual's screenshots (docs/img/), taken from a fresh demo in a temporary VAR_DIR with Playwright and Chromium.
 screenshots: install-dev system-deps
 	$(BIN)/python scripts/screenshots.py
+
+# The scale-out run (docs/deployment.md, "A scale-out run"): two web nodes behind HAProxy, two Celery workers,
+# PostgreSQL, Redis, moto's S3 and the fake Prolific; one web node and one worker killed mid-study. Needs a
+# PostgreSQL server (SCALEOUT_DATABASE_URL: that database is dropped and re-created) and Redis (SCALEOUT_REDIS_URL:
+# that database is flushed). Logs and summary.json in var/scaleout/<time>/.
+scaleout: install-dev system-deps
+	$(BIN)/python scripts/scaleout.py
