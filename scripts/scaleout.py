@@ -184,6 +184,7 @@ def main() -> int:
             stack.start_web(name, env)
         for name in WORKERS:
             stack.start_worker(name, env)
+        stack.start_beat(env)
         stack.start_balancer(WEBS)
         stack.wait_ready(WEBS, WORKERS)
         setup_seconds = time.monotonic() - started

@@ -107,6 +107,9 @@ class Stack:
             # simulated worker comes from 127.0.0.1, so the arrival limit is raised for the run.
             "RATELIMIT_IP_META_KEY": "HTTP_X_FORWARDED_FOR", "ARRIVAL_RATE": "10000/m",
             "STORY_SCORES_AFTER_APPROVAL": "0", "LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": "1",
+            # Leases and the sweeper on a scale the run can wait for: a killed worker's job is taken up by the
+            # other worker within about lease + sweep seconds (the defaults are 120 s and 60 s).
+            "JOB_LEASE_SECONDS": "8", "JOB_SWEEP_SECONDS": "3",
             **prolific,
         })
         return env
@@ -144,6 +147,13 @@ class Stack:
         self._spawn(name, [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency=1",
                            "--loglevel=INFO", "--without-gossip", "--without-mingle", "-n", f"{name}@scaleout"],
                     {**env, "VAR_DIR": str(var_dir), "DATABASE_STATEMENT_TIMEOUT_MS": "0"})
+
+    def start_beat(self, env: dict[str, str]) -> None:
+        """Celery beat (exactly one in a deployment): the periodic tasks, the job sweeper among them."""
+        var_dir = self.run_dir / "beat" / "var"
+        var_dir.mkdir(parents=True)
+        self._spawn("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO",
+                             "--schedule", str(var_dir / "celerybeat-schedule")], {**env, "VAR_DIR": str(var_dir)})
 
     def start_balancer(self, webs: list[str]) -> None:
         servers = "\n".join(f"    server {name} 127.0.0.1:{self.ports[name]} check" for name in webs)
