@@ -49,13 +49,20 @@ def _job_started(task_id: str = "", task: Any = None, **kwargs: Any) -> None:
     request_id = request_id_of(task) if task is not None else ""
     token = current_request_id.set(request_id) if request_id else None  # in-process jobs keep the request's
     _running[task_id] = (time.perf_counter(), token)
+    if task is not None:
+        logger.info("job %s started", task.name, extra={"job": task.name, "job_id": task_id})
 
 
 @task_postrun.connect
 def _job_finished(task_id: str = "", task: Any = None, state: str | None = None, **kwargs: Any) -> None:
     started, token = _running.pop(task_id, (None, None))
     if started is not None and task is not None:
-        JOB_SECONDS.labels(job=task.name, outcome=(state or "unknown").lower()).observe(time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        outcome = (state or "unknown").lower()
+        JOB_SECONDS.labels(job=task.name, outcome=outcome).observe(seconds)
+        logger.info("job %s finished: %s", task.name, outcome, extra={
+            "job": task.name, "job_id": task_id, "outcome": outcome, "duration_ms": round(seconds * 1000, 1),
+        })
     if token is not None:
         current_request_id.reset(token)
 

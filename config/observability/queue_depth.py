@@ -29,7 +29,7 @@ def broker_queue_lengths() -> dict[str, int] | None:
     lengths: dict[str, int] = {}
     try:
         with app.connection_for_read(connect_timeout=BROKER_TIMEOUT_SECONDS) as conn:
-            conn.ensure_connection(max_retries=1)
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0)
             for name in queue_names():
                 channel = conn.channel()
                 try:

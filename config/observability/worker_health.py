@@ -44,7 +44,7 @@ def broker_reachable() -> bool:
         return True
     try:
         with app.connection_for_write(connect_timeout=BROKER_TIMEOUT_SECONDS) as conn:
-            conn.ensure_connection(max_retries=1)
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0)
             conn.default_channel  # noqa: B018  (Redis's channel pings the server when it opens)
     except Exception as exc:  # noqa: BLE001  (any transport's failure means the same)
         logger.warning("worker health: the broker is not answering: %s", exc)
