@@ -2,7 +2,6 @@
 whatever a call adds with `extra=` (LOG_FORMAT=json, the default outside DEBUG; LOG_FORMAT=text for people)."""
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from pythonjsonlogger.json import JsonFormatter as _JsonFormatter

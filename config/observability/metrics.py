@@ -71,9 +71,9 @@ def exposition(*, with_queues: bool) -> bytes:
     if multiprocess_dir():
         MultiProcessCollector(registry)
     else:
-        registry.register(_ThisProcess())  # type: ignore[arg-type]  # a collector needs only collect()
+        registry.register(_ThisProcess())
     if with_queues:
-        registry.register(QueueDepthCollector())  # type: ignore[arg-type]
+        registry.register(QueueDepthCollector())
     return generate_latest(registry)
 
 

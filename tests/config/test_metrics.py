@@ -115,11 +115,7 @@ def test_messages_waiting_in_the_broker_are_counted(client, metrics_on, memory_b
 
 
 @pytest.mark.django_db
-def test_a_broker_that_does_not_answer_is_reported_not_raised(client, metrics_on, caplog, unused_port, monkeypatch):
-    app.conf.task_always_eager = False
-    url = f"redis://127.0.0.1:{unused_port}/0"  # Celery reads CELERY_BROKER_URL before its configuration
-    monkeypatch.setenv("CELERY_BROKER_URL", url)
-    monkeypatch.setattr(app.conf, "broker_url", url)
+def test_a_broker_that_does_not_answer_is_reported_not_raised(client, metrics_on, caplog, broker_down):
     samples = scrape(client)
     assert value(samples, "platform_broker_up") == 0
     assert value(samples, "platform_jobs_queued", kind="mturk.datasetexport") == 0

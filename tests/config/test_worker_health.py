@@ -19,16 +19,6 @@ from .metrics_reading import TOKEN
 
 
 @pytest.fixture
-def broker_down(unused_port, monkeypatch):
-    """A broker URL where nothing listens (Redis down), with tasks no longer run in-process (Celery reads
-    CELERY_BROKER_URL from the environment before its configuration)."""
-    app.conf.task_always_eager = False
-    url = f"redis://127.0.0.1:{unused_port}/0"
-    monkeypatch.setenv("CELERY_BROKER_URL", url)
-    monkeypatch.setattr(app.conf, "broker_url", url)
-
-
-@pytest.fixture
 def database_down():
     with mock.patch.object(CursorWrapper, "execute", side_effect=OperationalError("connection refused")):
         yield
