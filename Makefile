@@ -7,7 +7,7 @@ PORT   ?= 8000
 # The address printed links use: the one `make demo` serves, unless PUBLIC_BASE_URL is set (e.g. a proxy's).
 PUBLIC_BASE_URL ?= http://$(HOST):$(PORT)
 
-.PHONY: demo test install install-dev system-deps lint bench docs screenshots scaleout
+.PHONY: demo stack test install install-dev system-deps lint bench docs screenshots scaleout
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,15 @@ demo: install
 	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py seed_demo
 	@echo "Starting the server on http://$(HOST):$(PORT)/ (links: $(PUBLIC_BASE_URL); Ctrl-C stops it)"
 	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+
+# The production-like stack from the Procfile (gunicorn, a Celery worker, Celery beat), run by honcho; Ctrl-C
+# stops all three. Needs PostgreSQL and a broker: DATABASE_URL and CELERY_BROKER_URL (docs/deployment.md).
+stack: install
+	@test -n "$$DATABASE_URL" && test -n "$$CELERY_BROKER_URL" || { \
+	  echo "make stack needs DATABASE_URL and CELERY_BROKER_URL (see docs/deployment.md)"; exit 2; }
+	$(BIN)/python -m config.secret_key
+	DATABASE_STATEMENT_TIMEOUT_MS=0 $(BIN)/python manage.py migrate --noinput
+	$(BIN)/honcho start -f Procfile
 
 test: install-dev system-deps
 	$(BIN)/python -m pytest

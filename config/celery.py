@@ -10,6 +10,8 @@ app = Celery("platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+from config.observability import celery_signals  # noqa: E402,F401  (request ids, job metrics, worker logs)
+
 
 @worker_init.connect
 def _refuse_public_secret_key(**kwargs) -> None:

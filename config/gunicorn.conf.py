@@ -33,3 +33,33 @@ keepalive = _int("WEB_KEEPALIVE", 5)  # seconds an idle client connection is kep
 # Heartbeat files on a memory file system: a slow disk must not get workers killed.
 if Path("/dev/shm").is_dir():
     worker_tmp_dir = "/dev/shm"
+
+# Gunicorn's own lines (start, worker timeouts) as JSON objects like the application's (LOG_FORMAT, see
+# config.observability.logs); the application logs one line per request itself, so no access log here.
+_debug = os.environ.get("DEBUG", "").strip().lower() in {"1", "true", "yes", "on"}
+if os.environ.get("LOG_FORMAT", "text" if _debug else "json") == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"generic": {
+            "()": "pythonjsonlogger.json.JsonFormatter", "fmt": "%(levelname)s %(name)s %(message)s",
+            "rename_fields": {"levelname": "level", "name": "logger"}, "timestamp": "time",
+        }},
+    }
+
+
+# Prometheus's multiprocess mode (PROMETHEUS_MULTIPROC_DIR, one directory for this server's processes): the files
+# of a previous run are removed at start, and a finished worker's live values are dropped.
+def on_starting(server: object) -> None:
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        for stale in Path(directory).glob("*.db"):
+            stale.unlink()
+
+
+def child_exit(server: object, worker: object) -> None:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR", ""):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

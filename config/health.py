@@ -3,7 +3,10 @@ no session, no authentication, no rate limit):
 
 - `/healthz`: the process answers (liveness). No database query: a database outage must not make a load
   balancer take every web process out of service or restart them.
-- `/readyz`: the process can reach its database (`SELECT 1`): 200 "ok", else 503 "database unavailable"."""
+- `/readyz`: the process can reach its database (`SELECT 1`): 200 "ok", else 503 "database unavailable".
+
+`/metrics` (Prometheus, with its token: config.observability.metrics_view) is answered here too, so a scraper may
+name the instance by address over plain HTTP."""
 from __future__ import annotations
 
 import logging
@@ -11,6 +14,9 @@ from collections.abc import Callable
 
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse
+
+from config.observability.metrics_view import PATH as METRICS_PATH
+from config.observability.metrics_view import metrics_answer
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +50,11 @@ class HealthCheckMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = request.path_info.rstrip("/")
+        if path == METRICS_PATH and request.method in ("GET", "HEAD"):
+            status, body, content_type = metrics_answer(request.headers.get("Authorization"), with_queues=True)
+            response = HttpResponse(body, content_type=content_type, status=status)
+            response["Cache-Control"] = "no-store"
+            return response
         if path == LIVENESS_PATH or path == READINESS_PATH:
             if request.method not in ("GET", "HEAD"):
                 response = _plain("method not allowed", status=405)

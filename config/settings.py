@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .database import database_settings
 from .env import env_bool, env_int, env_list, env_str
+from .observability.logs import logging_config
 from .paths import BASE_DIR, VAR_DIR
 from .secret_key import read_secret_key
 
@@ -41,7 +42,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.health.HealthCheckMiddleware",  # first: /healthz and /readyz skip host checks, redirects, sessions
+    "config.health.HealthCheckMiddleware",  # first: /healthz, /readyz, /metrics skip host checks, redirects, sessions
+    "config.observability.middleware.RequestObservabilityMiddleware",  # request id, request metrics and log line
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.database_unavailable.DatabaseUnavailableMiddleware",  # a failing database answers 503, not 500
@@ -196,6 +198,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # Every background job's status (exports, imports, quality and parse jobs) is one named enum.
+    "ENUM_NAME_OVERRIDES": {"JobStatusEnum": "mturk.models_jobs.JobStatus"},
 }
 
 # Images
@@ -258,13 +262,16 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"celery.app.trace": {"level": "WARNING"}},
-}
+# Logs: one JSON object per line with the request id (LOG_FORMAT=json, the default outside DEBUG) or plain text;
+# Celery workers log the same way, with the id of the request that queued the job (config.observability).
+LOG_FORMAT = env_str("LOG_FORMAT", "text" if DEBUG else "json")
+LOGGING = logging_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO"))
+
+# Prometheus metrics at /metrics, only with `Authorization: Bearer $METRICS_TOKEN` (unset: no /metrics at all).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# A Celery worker's probes (/healthz, /readyz: broker and database, /metrics) on this port (0: none).
+WORKER_HEALTH_PORT = env_int("WORKER_HEALTH_PORT", 0)
+WORKER_HEALTH_BIND = env_str("WORKER_HEALTH_BIND", "127.0.0.1")
 
 # Crowd providers (mturk.providers.registry): the module path of each; a provider package may also hold models,
 # tasks and urls modules, loaded with the crowd app.

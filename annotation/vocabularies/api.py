@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -39,6 +39,7 @@ class VocabularySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+@extend_schema_field({"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})
 class LinesField(serializers.Field):
     """Text with one label per line, or a list of such lines."""
 

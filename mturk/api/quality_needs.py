@@ -65,7 +65,7 @@ class OverlapView(APIView):
     @extend_schema(summary="Give the campaign's first items to several workers each, as its pilot (handed out "
                            "first), through the add-assignments service, within the budget cap",
                    request=OverlapSerializer,
-                   responses={200: inline_serializer("Overlap", {"hits": serializers.IntegerField(),
+                   responses={200: inline_serializer("OverlapGiven", {"hits": serializers.IntegerField(),
                                                                  "added": serializers.IntegerField()}),
                               400: DETAIL, 404: DETAIL})
     def post(self, request: Request, pk: int) -> Response:

@@ -11,6 +11,8 @@ from django.db.models import Avg, Count, Exists, OuterRef, Q
 from django.utils import timezone
 from rest_framework import serializers
 
+from config.observability.metrics import SUBMISSIONS
+
 from ..compiled_query import CompiledQuery, CompiledUpdate
 from ..models import HIT, Assignment, Campaign, Worker
 from ..providers.registry import get_provider
@@ -232,6 +234,7 @@ def submit_answer(*, assignment_id: int, worker_external_id: str, answer: Any) -
         STORE_SUBMISSION.run(assignment)
         if left:
             answered_after_leaving(hit.pk)
+    SUBMISSIONS.labels(task_kind=campaign.task_kind).inc()
     return SubmissionResult(assignment, created=True)
 
 

@@ -1,0 +1,49 @@
+"""JSON log lines (python-json-logger): one object per line with time, level, logger, message, the request id and
+whatever a call adds with `extra=` (LOG_FORMAT=json, the default outside DEBUG; LOG_FORMAT=text for people)."""
+from __future__ import annotations
+
+from typing import Any
+
+from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
+
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class JsonFormatter(_JsonFormatter):
+    """Fields: time (ISO 8601, UTC), level, logger, message, request_id, then the record's extras (task_id, …)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("fmt", "%(levelname)s %(name)s %(message)s %(request_id)s")
+        kwargs.setdefault("rename_fields", {"levelname": "level", "name": "logger"})
+        kwargs.setdefault("timestamp", "time")
+        super().__init__(*args, **kwargs)
+
+
+def logging_config(log_format: str, level: str) -> dict[str, Any]:
+    """The LOGGING setting (Django's dictConfig; Celery workers apply the same, see celery_signals)."""
+    if log_format not in ("json", "text"):
+        raise ValueError(f"LOG_FORMAT={log_format!r} is neither json nor text")
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"request_id": {"()": "config.observability.request_id.RequestIdFilter"}},
+        "formatters": {
+            "json": {"()": "config.observability.logs.JsonFormatter"},
+            "text": {"format": TEXT_FORMAT},
+        },
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": log_format},
+        },
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {"celery.app.trace": {"level": "WARNING"}},
+    }
+
+
+def apply_logging_settings() -> None:
+    """Configure this process's logging from the LOGGING setting (what Django does at start)."""
+    import logging.config
+
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)
+    logging.getLogger(__name__).debug("logging configured (%s)", settings.LOG_FORMAT)
