@@ -38,13 +38,15 @@ class ReadRefused(OSError):
 class ReadLimits:
     entry_bytes: int  # the most one file or zip member may expand to
     archive_bytes: int  # the most all the members read from one zip may expand to
+    document_bytes: int  # the most a file held whole while it is checked may hold (a table, a JSON document)
     line_bytes: int  # the longest line of a text file (CSV, TSV, plain text)
 
 
 def read_limits() -> ReadLimits:
-    """The configured limits: IMPORT_MAX_ENTRY_BYTES, IMPORT_MAX_TOTAL_BYTES, IMPORT_MAX_LINE_BYTES."""
+    """The configured limits: IMPORT_MAX_ENTRY_BYTES, IMPORT_MAX_TOTAL_BYTES, IMPORT_MAX_DOCUMENT_BYTES,
+    IMPORT_MAX_LINE_BYTES."""
     return ReadLimits(entry_bytes=settings.IMPORT_MAX_ENTRY_BYTES, archive_bytes=settings.IMPORT_MAX_TOTAL_BYTES,
-                      line_bytes=settings.IMPORT_MAX_LINE_BYTES)
+                      document_bytes=settings.IMPORT_MAX_DOCUMENT_BYTES, line_bytes=settings.IMPORT_MAX_LINE_BYTES)
 
 
 class _Counted(io.RawIOBase):
@@ -193,3 +195,53 @@ def text_lines(stream: IO[bytes], name: str, max_line: int | None = None) -> Ite
         except UnicodeDecodeError as exc:
             raise ReadRefused(f"{name} line {number}: not UTF-8 text ({exc.reason})") from None
         yield number, text.rstrip("\n").removesuffix("\r")
+
+
+class ReleaseFiles:
+    """A dataset's files, in a folder or a zip (read through SafeZip), by their names inside the release; `prefix`
+    is the one top folder a zip may hold them in (`use_top_folder`). ReadRefused when the path is neither."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.archive: SafeZip | None = None
+        self.prefix = ""
+        if path.is_dir():
+            self.name = path.resolve().name
+        elif path.is_file() and is_zip(path):
+            self.name = path.stem
+            self.archive = SafeZip(path, str(path))
+        elif path.exists():
+            raise ReadRefused(f"{path}: not a folder or a zip file")
+        else:
+            raise ReadRefused(f"{path} does not exist")
+
+    def use_top_folder(self, holds: str) -> None:
+        """In a zip without `holds` at its root: the one top folder holding a member whose name starts with
+        `holds` becomes the prefix of every name."""
+        if self.archive is None or any(name.startswith(holds) for name in self.archive.members):
+            return
+        tops = {name.split("/", 1)[0] for name in self.archive.members if "/" in name}
+        nested = [top for top in sorted(tops)
+                  if any(name.startswith(f"{top}/{holds}") for name in self.archive.members)]
+        if len(nested) == 1:
+            self.prefix = nested[0] + "/"
+
+    def open(self, name: str, cap: int | None = None) -> io.BufferedReader | None:
+        """The file streamed (None when it is missing), refused past `cap` bytes (default IMPORT_MAX_ENTRY_BYTES)."""
+        if self.archive is not None:
+            member = self.prefix + name
+            return self.archive.open(member, cap) if member in self.archive.members else None
+        file = self.path / name
+        return open_file(file, name, cap) if file.is_file() else None
+
+    def read(self, name: str, cap: int) -> bytes | None:
+        """The whole file (None when it is missing), at most `cap` bytes; ReadRefused naming it otherwise."""
+        stream = self.open(name, cap)
+        if stream is None:
+            return None
+        with stream:
+            return read_capped(stream, name, cap)
+
+    def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()

@@ -38,8 +38,8 @@ from .source import (
 def _check_concepts(source: Source, plan: Plan, errors: list[str], owner: Vocabulary | None) -> set[str]:
     """concepts.tsv's concept names (after checking the file; a parent may be a label the vocabulary has)."""
     try:
-        data = source.read(CONCEPTS, settings.IMPORT_MAX_TOTAL_BYTES)
-    except (OSError, ValueError) as exc:
+        data = source.read(CONCEPTS, settings.IMPORT_MAX_DOCUMENT_BYTES)
+    except OSError as exc:
         errors.append(f"{CONCEPTS}: cannot be read ({exc})")
         return set()
     if data is None:

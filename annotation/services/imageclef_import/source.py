@@ -3,12 +3,12 @@ summary."""
 from __future__ import annotations
 
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
 
+from config.safe_archives import ReadRefused, ReleaseFiles, text_lines
 from config.text_input import column_length, unstorable
 
 from ...models import Image
@@ -17,6 +17,7 @@ CONCEPTS, IMAGES, BOXES, DESCRIPTIONS = "concepts.tsv", "images.tsv", "boxes.tsv
 INTEGER = re.compile(r"[+-]?\d{1,10}")
 MAX_INTEGER = 2**31 - 1  # the largest box number, size or coordinate a column holds
 SOURCE = re.compile(r"[A-Za-z0-9_.-]{1,20}")
+MAX_LINE_PROBLEMS = 50  # per file: a wholly wrong file is not listed line by line
 KEY_LENGTH = column_length(Image, "key")
 
 
@@ -89,76 +90,32 @@ class Plan:
     descriptions: list[DescriptionSpec] = field(default_factory=list)
 
 
-class Source:
-    """The files of the dataset: a directory, or a zip (files at its root or in one top-level folder)."""
+class Source(ReleaseFiles):
+    """The files of the dataset: a directory, or a zip (files at its root or in one top-level folder), read through
+    config/safe_archives.py."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.archive: zipfile.ZipFile | None = None
-        self.prefix = ""
-        if path.is_dir():
-            self.name = path.resolve().name
-        elif path.is_file() and zipfile.is_zipfile(path):
-            self.name = path.stem
-            try:
-                self.archive = zipfile.ZipFile(path)
-            except (zipfile.BadZipFile, OSError) as exc:
-                raise ImageCLEFImportError([f"{path}: not a readable zip file ({exc})"]) from None
-            names = set(self.archive.namelist())
-            if IMAGES not in names:
-                tops = {name.split("/", 1)[0] for name in names if "/" in name}
-                nested = [top for top in tops if f"{top}/{IMAGES}" in names]
-                if len(nested) == 1:
-                    self.prefix = nested[0] + "/"
-        elif path.exists():
-            raise ImageCLEFImportError([f"{path}: not a directory or a zip file"])
-        else:
-            raise ImageCLEFImportError([f"{path} does not exist"])
-
-    def read(self, name: str, limit: int) -> bytes | None:
-        """The file's bytes, None when it is missing; OSError when it cannot be read, ValueError over the limit."""
-        if self.archive is not None:
-            try:
-                info = self.archive.getinfo(self.prefix + name)
-            except KeyError:
-                return None
-            if info.file_size > limit:
-                raise ValueError(f"it is over the limit of {limit} bytes")
-            try:
-                with self.archive.open(info) as member:
-                    return member.read(limit + 1)
-            except (zipfile.BadZipFile, RuntimeError) as exc:
-                raise OSError(str(exc)) from None
-        file = self.path / name
-        if not file.is_file():
-            return None
-        if file.stat().st_size > limit:
-            raise ValueError(f"it is over the limit of {limit} bytes")
-        return file.read_bytes()
-
-    def close(self) -> None:
-        if self.archive is not None:
-            self.archive.close()
+        try:
+            super().__init__(path)
+        except ReadRefused as exc:
+            raise ImageCLEFImportError([str(exc)]) from None
+        self.use_top_folder(IMAGES)
 
 
 def read_text(source: Source, name: str, errors: list[str]) -> list[tuple[int, list[str]]] | None:
-    """The data lines of a TSV file as (line number, cells), after checking its header; None on a problem."""
+    """The data lines of a TSV file as (line number, cells), streamed line by line (each line at most
+    IMPORT_MAX_LINE_BYTES, the file at most IMPORT_MAX_DOCUMENT_BYTES); None on a problem. Comment and blank lines are skipped."""
     try:
-        data = source.read(name, settings.IMPORT_MAX_TOTAL_BYTES)
-    except (OSError, ValueError) as exc:
-        errors.append(f"{name}: cannot be read ({exc})")
+        stream = source.open(name, settings.IMPORT_MAX_DOCUMENT_BYTES)
+        if stream is None:
+            errors.append(f"{name}: file missing")
+            return None
+        with stream:
+            return [(number, line.split("\t")) for number, line in text_lines(stream, name)
+                    if line.strip() and not line.startswith("#")]
+    except OSError as exc:
+        errors.append(str(exc) if isinstance(exc, ReadRefused) else f"{name}: cannot be read ({exc})")
         return None
-    if data is None:
-        errors.append(f"{name}: file missing")
-        return None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        errors.append(f"{name}: not UTF-8 text ({exc})")
-        return None
-    lines = [line.rstrip("\r") for line in text.split("\n")]
-    return [(number, line.split("\t")) for number, line in enumerate(lines, start=1)
-            if line.strip() and not line.startswith("#")]
 
 
 @dataclass
@@ -176,18 +133,21 @@ def table_rows(source: Source, name: str, header: tuple[str, ...], errors: list[
         errors.append(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
         return Table([], [], False)
     table = Table([], [], True)
+    bad = 0
     for number, cells in lines[1:]:
         cells = [cell.strip() for cell in cells]
         table.lines.append(cells)
-        if len(cells) != len(header):
-            errors.append(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}")
+        unusable = None if len(cells) != len(header) else next(
+            ((column, why) for column, cell in enumerate(cells, start=1) if (why := unstorable(cell))), None)
+        if len(cells) == len(header) and unusable is None:
+            table.rows.append((number, cells))
             continue
-        unusable = next(((column, why) for column, cell in enumerate(cells, start=1) if (why := unstorable(cell))),
-                        None)
-        if unusable:
-            errors.append(f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
-            continue
-        table.rows.append((number, cells))
+        bad += 1
+        if bad <= MAX_LINE_PROBLEMS:
+            errors.append(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}"
+                          if unusable is None else f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
+    if bad > MAX_LINE_PROBLEMS:
+        errors.append(f"{name}: ... and {bad - MAX_LINE_PROBLEMS} more line(s) with the wrong columns")
     return table
 
 
