@@ -30,15 +30,18 @@ def _header(stream: IO[bytes], name: str) -> tuple[tuple[int, ...], bool, np.dty
     raise ArrayRefused(f"{name}: NumPy format version {version[0]}.{version[1]} is not read (1.0 or 2.0)")
 
 
-def read_npy(stream: IO[bytes], name: str, shape: tuple[int | None, ...], max_bytes: int) -> np.ndarray:
-    """The array in an .npy stream whose shape matches `shape` (None: any length on that axis), of a numeric
-    or boolean dtype, of at most `max_bytes`; ArrayRefused otherwise, before anything is allocated."""
+def read_npy(stream: IO[bytes], name: str, shape: tuple[int | None, ...], max_bytes: int,
+             axes: str = "") -> np.ndarray:
+    """The array in an .npy stream whose shape matches `shape` (None: any length on that axis; `axes` names
+    them in the message, e.g. "(images, captions)"), of a numeric or boolean dtype, of at most `max_bytes`;
+    ArrayRefused otherwise, before anything is allocated."""
     found, fortran, dtype = _header(stream, name)
     if dtype.hasobject or not (np.issubdtype(dtype, np.number) or np.issubdtype(dtype, np.bool_)):
         raise ArrayRefused(f"{name}: the array's type is {dtype}, not numeric")
     if len(found) != len(shape) or any(want is not None and got != want for got, want in zip(found, shape)):
         expected = "(" + ", ".join("any" if n is None else str(n) for n in shape) + ")"
-        raise ArrayRefused(f"{name}: the array has shape {tuple(found)}, expected {expected}")
+        raise ArrayRefused(f"{name}: the array has shape {tuple(found)}, expected {expected}"
+                           + (f" {axes}" if axes else ""))
     size = math.prod(found) * dtype.itemsize
     if size > max_bytes:
         raise ArrayRefused(f"{name}: the array holds {size} bytes, over the limit of {max_bytes} bytes")
@@ -54,7 +57,7 @@ def read_npy(stream: IO[bytes], name: str, shape: tuple[int | None, ...], max_by
     return array.reshape(found, order="F" if fortran else "C")
 
 
-def read_npz(data: IO[bytes], name: str, shape: tuple[int | None, ...], max_bytes: int,
+def read_npz(data: IO[bytes], name: str, shape: tuple[int | None, ...], max_bytes: int, axes: str = "",
              limits: ReadLimits | None = None) -> np.ndarray:
     """The one array of an .npz (a zip of .npy members), read as `read_npy` reads it."""
     with SafeZip(data, name, limits) as archive:
@@ -63,12 +66,13 @@ def read_npz(data: IO[bytes], name: str, shape: tuple[int | None, ...], max_byte
             listed = ", ".join(member.removesuffix(".npy") for member in members[:10])
             raise ArrayRefused(f"{name}: the .npz holds {len(members)} arrays ({listed}); send exactly one")
         with archive.open(members[0], cap=max_bytes + 64 * 1024) as member:
-            return read_npy(member, f"{name} ({members[0]})", shape, max_bytes)
+            return read_npy(member, f"{name} ({members[0]})", shape, max_bytes, axes)
 
 
-def read_array(content: bytes, name: str, shape: tuple[int | None, ...], max_bytes: int) -> np.ndarray:
+def read_array(content: bytes, name: str, shape: tuple[int | None, ...], max_bytes: int,
+               axes: str = "") -> np.ndarray:
     """An uploaded .npy or .npz (by its name's suffix). ArrayRefused or ReadRefused, naming the file."""
     stream = io.BytesIO(content)
     if name.lower().endswith(".npz"):
-        return read_npz(stream, name, shape, max_bytes)
-    return read_npy(stream, name, shape, max_bytes)
+        return read_npz(stream, name, shape, max_bytes, axes)
+    return read_npy(stream, name, shape, max_bytes, axes)
