@@ -113,6 +113,8 @@ def _load_csv(content: bytes, index: PoolIndex) -> np.ndarray:
     rows = 0
     try:
         for line_no, line in text_lines(io.BytesIO(content), "the CSV"):
+            if len(errors) >= MAX_ERRORS:
+                break
             cells = next(csv.reader([line]), [])
             if not cells or all(not c.strip() for c in cells):
                 continue
@@ -125,8 +127,6 @@ def _load_csv(content: bytes, index: PoolIndex) -> np.ndarray:
                 except ValueError:
                     errors.append(f"line {line_no}, column {col + 1}: not a number: {cell.strip()[:30]!r}")
             rows += 1
-            if len(errors) >= MAX_ERRORS:
-                break
     except ReadRefused as exc:
         raise SubmissionError([str(exc).removeprefix("the CSV ")]) from None
     if rows != n_images and len(errors) < MAX_ERRORS:
