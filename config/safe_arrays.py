@@ -11,7 +11,7 @@ from typing import IO
 import numpy as np
 from numpy.lib import format as npy_format
 
-from .safe_archives import ReadLimits, ReadRefused, SafeZip
+from .safe_archives import ReadLimits, SafeZip
 
 
 class ArrayRefused(ValueError):
@@ -22,9 +22,9 @@ def _header(stream: IO[bytes], name: str) -> tuple[tuple[int, ...], bool, np.dty
     try:
         version = npy_format.read_magic(stream)
         if version == (1, 0):
-            return npy_format.read_array_header_1_0(stream)  # type: ignore[no-any-return]
+            return npy_format.read_array_header_1_0(stream)
         if version == (2, 0):
-            return npy_format.read_array_header_2_0(stream)  # type: ignore[no-any-return]
+            return npy_format.read_array_header_2_0(stream)
     except (ValueError, EOFError, SyntaxError, TypeError) as exc:
         raise ArrayRefused(f"{name}: not a NumPy .npy array ({exc})") from None
     raise ArrayRefused(f"{name}: NumPy format version {version[0]}.{version[1]} is not read (1.0 or 2.0)")
@@ -38,7 +38,7 @@ def read_npy(stream: IO[bytes], name: str, shape: tuple[int | None, ...], max_by
     found, fortran, dtype = _header(stream, name)
     if dtype.hasobject or not (np.issubdtype(dtype, np.number) or np.issubdtype(dtype, np.bool_)):
         raise ArrayRefused(f"{name}: the array's type is {dtype}, not numeric")
-    if len(found) != len(shape) or any(want is not None and got != want for got, want in zip(found, shape)):
+    if len(found) != len(shape) or any(want not in (None, got) for got, want in zip(found, shape, strict=True)):
         expected = "(" + ", ".join("any" if n is None else str(n) for n in shape) + ")"
         raise ArrayRefused(f"{name}: the array has shape {tuple(found)}, expected {expected}"
                            + (f" {axes}" if axes else ""))
@@ -46,13 +46,13 @@ def read_npy(stream: IO[bytes], name: str, shape: tuple[int | None, ...], max_by
     if size > max_bytes:
         raise ArrayRefused(f"{name}: the array holds {size} bytes, over the limit of {max_bytes} bytes")
     array = np.empty(math.prod(found), dtype=dtype)
-    view = memoryview(array.view(np.uint8))
+    view = array.view(np.uint8)
     done = 0
     while done < size:
         chunk = stream.read(min(size - done, 1024 * 1024))
         if not chunk:
             raise ArrayRefused(f"{name}: the file ends before the array's {size} bytes")
-        view[done:done + len(chunk)] = chunk
+        view[done:done + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
         done += len(chunk)
     return array.reshape(found, order="F" if fortran else "C")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any

@@ -104,7 +104,8 @@ class Source(ReleaseFiles):
 
 def read_text(source: Source, name: str, errors: list[str]) -> list[tuple[int, list[str]]] | None:
     """The data lines of a TSV file as (line number, cells), streamed line by line (each line at most
-    IMPORT_MAX_LINE_BYTES, the file at most IMPORT_MAX_DOCUMENT_BYTES); None on a problem. Comment and blank lines are skipped."""
+    IMPORT_MAX_LINE_BYTES, the file at most IMPORT_MAX_DOCUMENT_BYTES); None on a problem. Comment and blank
+    lines are skipped."""
     try:
         stream = source.open(name, settings.IMPORT_MAX_DOCUMENT_BYTES)
         if stream is None:
