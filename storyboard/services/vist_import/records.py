@@ -10,7 +10,7 @@ from typing import IO, Any
 
 import ijson
 
-from config.safe_archives import SafeZip, open_file
+from config.safe_archives import ReadRefused, SafeZip, open_file
 from mturk.importers import ProblemList
 
 SPLITS = ("train", "val", "test")
@@ -107,6 +107,8 @@ def read_section(source: VistFile, section: str, problems: Problems) -> Iterator
     try:
         with source.open() as handle:
             yield from enumerate(ijson.items(handle, f"{section}.item"))
+    except ReadRefused as exc:  # a zip member lying about its size, corrupt or too large: the whole file is
+        raise VistImportError([str(exc)]) from None  # refused (its records cannot be trusted)
     except OSError as exc:
         problems.add(f"{source.name}: cannot be read ({exc})")
     except ijson.JSONError as exc:
