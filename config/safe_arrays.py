@@ -11,7 +11,7 @@ from typing import IO
 import numpy as np
 from numpy.lib import format as npy_format
 
-from .safe_archives import ReadLimits, SafeZip
+from .safe_archives import ReadLimits, ReadRefused, SafeZip
 
 
 class ArrayRefused(ValueError):
@@ -60,18 +60,22 @@ def read_npy(stream: IO[bytes], name: str, shape: tuple[int | None, ...], max_by
 def read_npz(data: IO[bytes], name: str, shape: tuple[int | None, ...], max_bytes: int, axes: str = "",
              limits: ReadLimits | None = None) -> np.ndarray:
     """The one array of an .npz (a zip of .npy members), read as `read_npy` reads it."""
-    with SafeZip(data, name, limits) as archive:
-        members = archive.names()
-        if len(members) != 1:
-            listed = ", ".join(member.removesuffix(".npy") for member in members[:10])
-            raise ArrayRefused(f"{name}: the .npz holds {len(members)} arrays ({listed}); send exactly one")
-        with archive.open(members[0], cap=max_bytes + 64 * 1024) as member:
-            return read_npy(member, f"{name} ({members[0]})", shape, max_bytes, axes)
+    try:
+        with SafeZip(data, name, limits) as archive:
+            members = archive.names()
+            if len(members) != 1:
+                listed = ", ".join(member.removesuffix(".npy") for member in members[:10])
+                raise ArrayRefused(f"{name}: the .npz holds {len(members)} arrays ({listed}); send exactly one")
+            with archive.open(members[0], cap=max_bytes + 64 * 1024) as member:
+                return read_npy(member, f"{name} ({members[0]})", shape, max_bytes, axes)
+    except ReadRefused as exc:
+        message = str(exc)
+        raise ArrayRefused(message if message.startswith(f"{name}:") else f"{name}: {message}") from None
 
 
 def read_array(content: bytes, name: str, shape: tuple[int | None, ...], max_bytes: int,
                axes: str = "") -> np.ndarray:
-    """An uploaded .npy or .npz (by its name's suffix). ArrayRefused or ReadRefused, naming the file."""
+    """An uploaded .npy or .npz (by its name's suffix). ArrayRefused naming the file (and the .npz's member)."""
     stream = io.BytesIO(content)
     if name.lower().endswith(".npz"):
         return read_npz(stream, name, shape, max_bytes, axes)

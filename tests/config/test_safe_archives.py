@@ -167,6 +167,8 @@ def test_an_npz_whose_member_lies_about_its_size_is_refused(tmp_path):
     path = tmp_path / "s.npz"
     path.write_bytes(buffer.getvalue())
     patch_member(path, crc=1)
-    with pytest.raises(ReadRefused, match=r"^a.npy: corrupt zip entry \(Bad CRC-32 for file 'a.npy'\)$"):
+    with pytest.raises(ArrayRefused, match=r"^s.npz: a.npy: corrupt zip entry \(Bad CRC-32 for file 'a.npy'\)$"):
         read_array(path.read_bytes(), "s.npz", (3, 6), MiB)
     assert zipfile.is_zipfile(path)
+    with pytest.raises(ArrayRefused, match=r"^s.npz: not a readable zip file"):
+        read_array(b"PK\x03\x04 broken", "s.npz", (3, 6), MiB)

@@ -3,6 +3,7 @@ summary."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,23 +103,6 @@ class Source(ReleaseFiles):
         self.use_top_folder(IMAGES)
 
 
-def read_text(source: Source, name: str, errors: list[str]) -> list[tuple[int, list[str]]] | None:
-    """The data lines of a TSV file as (line number, cells), streamed line by line (each line at most
-    IMPORT_MAX_LINE_BYTES, the file at most IMPORT_MAX_DOCUMENT_BYTES); None on a problem. Comment and blank
-    lines are skipped."""
-    try:
-        stream = source.open(name, settings.IMPORT_MAX_DOCUMENT_BYTES)
-        if stream is None:
-            errors.append(f"{name}: file missing")
-            return None
-        with stream:
-            return [(number, line.split("\t")) for number, line in text_lines(stream, name)
-                    if line.strip() and not line.startswith("#")]
-    except OSError as exc:
-        errors.append(str(exc) if isinstance(exc, ReadRefused) else f"{name}: cannot be read ({exc})")
-        return None
-
-
 @dataclass
 class Table:
     rows: list[tuple[int, list[str]]]  # (line number, stripped cells) of the lines with the right column count
@@ -127,16 +111,33 @@ class Table:
 
 
 def table_rows(source: Source, name: str, header: tuple[str, ...], errors: list[str]) -> Table:
-    lines = read_text(source, name, errors)
-    if lines is None:
+    """The TSV file's data lines after its header, streamed line by line (each line at most IMPORT_MAX_LINE_BYTES,
+    the file at most IMPORT_MAX_DOCUMENT_BYTES); comment and blank lines skipped; problems appended to `errors`
+    (50 bad lines listed, the others counted)."""
+    try:
+        stream = source.open(name, settings.IMPORT_MAX_DOCUMENT_BYTES)
+        if stream is None:
+            errors.append(f"{name}: file missing")
+            return Table([], [], False)
+        with stream:
+            return _read_table(text_lines(stream, name), name, header, errors)
+    except OSError as exc:
+        errors.append(str(exc) if isinstance(exc, ReadRefused) else f"{name}: cannot be read ({exc})")
         return Table([], [], False)
-    if not lines or lines[0][0] != 1 or [cell.strip().lower() for cell in lines[0][1]] != list(header):
-        errors.append(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
-        return Table([], [], False)
-    table = Table([], [], True)
+
+
+def _read_table(lines: Iterator[tuple[int, str]], name: str, header: tuple[str, ...], errors: list[str]) -> Table:
+    table = Table([], [], False)
     bad = 0
-    for number, cells in lines[1:]:
-        cells = [cell.strip() for cell in cells]
+    for number, line in lines:
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = [cell.strip() for cell in line.split("\t")]
+        if not table.readable:
+            if number != 1 or [cell.lower() for cell in cells] != list(header):
+                break
+            table.readable = True
+            continue
         table.lines.append(cells)
         unusable = None if len(cells) != len(header) else next(
             ((column, why) for column, cell in enumerate(cells, start=1) if (why := unstorable(cell))), None)
@@ -147,6 +148,8 @@ def table_rows(source: Source, name: str, header: tuple[str, ...], errors: list[
         if bad <= MAX_LINE_PROBLEMS:
             errors.append(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}"
                           if unusable is None else f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
+    if not table.readable:
+        errors.append(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
     if bad > MAX_LINE_PROBLEMS:
         errors.append(f"{name}: ... and {bad - MAX_LINE_PROBLEMS} more line(s) with the wrong columns")
     return table
