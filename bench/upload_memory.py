@@ -8,12 +8,12 @@ the process (ru_maxrss from wait4, the process and its children), minus that of 
 up and loads the same modules (the baseline). The limits are set for the run (smaller than the defaults, so that
 the inputs stay quick to make; the ratio growth / limit is what carries over to the defaults):
 IMPORT_MAX_DOCUMENT_BYTES 64 MiB, IMPORT_MAX_ENTRY_BYTES 256 MiB, IMPORT_MAX_TOTAL_BYTES 512 MiB, IMAGE_MAX_BYTES
-40 MiB, RANKING_MAX_BYTES 200 MiB.
+40 MiB, RANKING_MAX_BYTES 200 MiB, COMPOSITIONAL_MAX_BYTES 100 MiB (its default).
 
 The hostile inputs: zip members expanding to 284 MiB from a few hundred kB (an honest header, and a header that
 states less than the member holds), NumPy files whose header claims 12000x12000 or 100000x100000, an .npz holding
 an object array. The large inputs: a table at the document limit, a score matrix of a 1000-image x 5000-caption
-pool (.npy and CSV)."""
+pool (.npy and CSV), 400,000 generated captions of a compositional evaluation."""
 from __future__ import annotations
 
 import argparse
@@ -35,7 +35,8 @@ from bench.fresh_process import emit, run_child, setup_django  # noqa: E402
 MiB = 1024 * 1024
 SQLITE_PATH = Path(tempfile.gettempdir()) / "upload-memory-bench.sqlite3"
 LIMITS = {"IMPORT_MAX_DOCUMENT_BYTES": 64 * MiB, "IMPORT_MAX_ENTRY_BYTES": 256 * MiB,
-          "IMPORT_MAX_TOTAL_BYTES": 512 * MiB, "IMAGE_MAX_BYTES": 40 * MiB, "RANKING_MAX_BYTES": 200 * MiB}
+          "IMPORT_MAX_TOTAL_BYTES": 512 * MiB, "IMAGE_MAX_BYTES": 40 * MiB, "RANKING_MAX_BYTES": 200 * MiB,
+          "COMPOSITIONAL_MAX_BYTES": 100 * MiB}
 BOMB = 284 * MiB
 POOL = (1000, 5000)
 IMAGECLEF_HEAD = {
@@ -77,9 +78,11 @@ def _zip(path: Path, files: dict[str, bytes], big: tuple[str, int, bytes] | None
     return path
 
 
-def _plain_zip(path: Path, name: str, size: int, line: bytes, files: dict[str, bytes] | None = None) -> Path:
-    """A member written without the zip64 extra field, so that its header's 4-byte size can be rewritten."""
-    data = (line * (size // len(line) + 1))[:size]
+def _plain_zip(path: Path, name: str, size: int, line: bytes, files: dict[str, bytes] | None = None,
+               head: bytes = b"") -> Path:
+    """A member (`head`, then `line` repeated) written without the zip64 extra field, so that its header's 4-byte
+    size can be rewritten."""
+    data = head + (line * (size // len(line) + 1))[:size - len(head)]
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for other, content in (files or {}).items():
             archive.writestr(other, content)
@@ -102,7 +105,8 @@ def make_imageclef_bomb(folder: Path) -> Path:
 
 def make_imageclef_lying(folder: Path) -> Path:
     limit = LIMITS["IMPORT_MAX_DOCUMENT_BYTES"]
-    path = _plain_zip(folder / "imageclef-lying.zip", "descriptions.tsv", BOMB, DESCRIPTION_ROW, IMAGECLEF_HEAD)
+    path = _plain_zip(folder / "imageclef-lying.zip", "descriptions.tsv", BOMB, DESCRIPTION_ROW, IMAGECLEF_HEAD,
+                      b"image\tdescription\tsource\tlinked\tmarkup\n")
     _state_size(path, "descriptions.tsv", limit - MiB)  # says just under the limit: read that far, then refused
     return path
 
@@ -169,6 +173,22 @@ def make_csv_pool(folder: Path) -> Path:
     return path
 
 
+def make_captions(folder: Path) -> Path:
+    path = folder / "generated.json"
+    entries = [{"image_id": 100_000 + n // 5, "caption": f"a black cat sitting on a red chair number {n}"}
+               for n in range(400_000)]
+    path.write_text(json.dumps(entries))
+    return path
+
+
+def run_captions(path: Path) -> str:
+    from annotation.compositional.services.evaluations import _Errors, read_generated
+
+    errors = _Errors()
+    generated, _where = read_generated(path.read_bytes(), errors)
+    return f"read: captions of {len(generated)} images" + (f"; {errors[0]}" if errors else "")
+
+
 def run_importer(name: str, options: dict[str, str]) -> Callable[[Path], str]:
     def run(path: Path) -> str:
         from mturk.importers import ImportProblems, ImportRefused, get_importer
@@ -218,6 +238,8 @@ CASES: dict[str, tuple[str, str, Callable[[Path], Path], Callable[[Path], str]]]
     "npz-object": (".npz holding an object array", "RANKING_MAX_BYTES", make_npz_object, run_submission),
     "npy-pool": (".npy score matrix 1000x5000 float64 (40 MB)", "RANKING_MAX_BYTES", make_npy_pool, run_submission),
     "csv-pool": ("CSV score matrix 1000x5000 (45 MB)", "RANKING_MAX_BYTES", make_csv_pool, run_submission),
+    "captions": ("compositional evaluation, 400,000 generated captions (28 MB)", "COMPOSITIONAL_MAX_BYTES",
+                 make_captions, run_captions),
 }
 
 

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from config.safe_archives import ReadRefused, ReleaseFiles, text_lines
 from config.text_input import column_length, unstorable
+from mturk.importers import ProblemList
 
 from ...models import Image
 
@@ -18,12 +19,12 @@ CONCEPTS, IMAGES, BOXES, DESCRIPTIONS = "concepts.tsv", "images.tsv", "boxes.tsv
 INTEGER = re.compile(r"[+-]?\d{1,10}")
 MAX_INTEGER = 2**31 - 1  # the largest box number, size or coordinate a column holds
 SOURCE = re.compile(r"[A-Za-z0-9_.-]{1,20}")
-MAX_LINE_PROBLEMS = 50  # per file: a wholly wrong file is not listed line by line
 KEY_LENGTH = column_length(Image, "key")
 
 
 class ImageCLEFImportError(ValueError):
-    """The dataset cannot be imported; `errors` lists every problem, each naming its file and line."""
+    """The dataset cannot be imported; `errors` lists the problems (the first 50, then how many more), each
+    naming its file and line."""
 
     def __init__(self, errors: list[str]) -> None:
         super().__init__("\n".join(errors))
@@ -110,25 +111,24 @@ class Table:
     readable: bool  # False when the file is missing, unreadable or has a wrong header (it was reported)
 
 
-def table_rows(source: Source, name: str, header: tuple[str, ...], errors: list[str]) -> Table:
+def table_rows(source: Source, name: str, header: tuple[str, ...], errors: ProblemList) -> Table:
     """The TSV file's data lines after its header, streamed line by line (each line at most IMPORT_MAX_LINE_BYTES,
-    the file at most IMPORT_MAX_DOCUMENT_BYTES); comment and blank lines skipped; problems appended to `errors`
-    (50 bad lines listed, the others counted)."""
+    the file at most IMPORT_MAX_DOCUMENT_BYTES); comment and blank lines skipped; problems added to `errors`."""
     try:
         stream = source.open(name, settings.IMPORT_MAX_DOCUMENT_BYTES)
         if stream is None:
-            errors.append(f"{name}: file missing")
+            errors.add(f"{name}: file missing")
             return Table([], [], False)
         with stream:
             return _read_table(text_lines(stream, name), name, header, errors)
     except OSError as exc:
-        errors.append(str(exc) if isinstance(exc, ReadRefused) else f"{name}: cannot be read ({exc})")
+        errors.add(str(exc) if isinstance(exc, ReadRefused) else f"{name}: cannot be read ({exc})")
         return Table([], [], False)
 
 
-def _read_table(lines: Iterator[tuple[int, str]], name: str, header: tuple[str, ...], errors: list[str]) -> Table:
+def _read_table(lines: Iterator[tuple[int, str]], name: str, header: tuple[str, ...],
+                errors: ProblemList) -> Table:
     table = Table([], [], False)
-    bad = 0
     for number, line in lines:
         if not line.strip() or line.startswith("#"):
             continue
@@ -143,15 +143,11 @@ def _read_table(lines: Iterator[tuple[int, str]], name: str, header: tuple[str, 
             ((column, why) for column, cell in enumerate(cells, start=1) if (why := unstorable(cell))), None)
         if len(cells) == len(header) and unusable is None:
             table.rows.append((number, cells))
-            continue
-        bad += 1
-        if bad <= MAX_LINE_PROBLEMS:
-            errors.append(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}"
-                          if unusable is None else f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
+        else:
+            errors.add(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}"
+                       if unusable is None else f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
     if not table.readable:
-        errors.append(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
-    if bad > MAX_LINE_PROBLEMS:
-        errors.append(f"{name}: ... and {bad - MAX_LINE_PROBLEMS} more line(s) with the wrong columns")
+        errors.add(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
     return table
 
 
