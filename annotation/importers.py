@@ -5,13 +5,14 @@ Each reuses the import service the CLI uses: images keep the good files of a bat
 name; concepts and ImageCLEF datasets are all or nothing (ImportProblems names each problem's file and line)."""
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file
 from config.text_input import column_length
 from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
 from mturk.models import Campaign
@@ -27,7 +28,14 @@ from .services.flickr30k_import.importer import import_flickr30k, release_set
 from .services.flickr30k_import.source import DEFAULT_SET, Flickr30kImportError
 from .services.imageclef_import.importer import import_imageclef
 from .services.imageclef_import.source import ImageCLEFImportError
-from .services.images import ImportFailed, ImportReport, import_named_files, import_zip, unsafe_member_reason
+from .services.images import (
+    ImportFailed,
+    ImportReport,
+    import_named_files,
+    import_zip,
+    read_file,
+    unsafe_member_reason,
+)
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp")
 # Task kinds whose HITs are one image each ({"image": id}): an image import can add one HIT per image to them.
@@ -81,15 +89,15 @@ def _filed(result: dict[str, Any], spec: SetSpec, count: int) -> dict[str, Any]:
 def run_images(path: Path, options: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """A zip (or the zip the console packed several files into), or one image file; every good image (new or
     already known) lands in the chosen collection."""
-    if zipfile.is_zipfile(path):
-        try:
+    try:
+        if is_zip(path):
             report = import_zip(path, label=path.name, progress=progress)
-        except ImportFailed as exc:
-            raise ImportRefused(str(exc)) from None
-    else:
-        progress(0, 1)
-        report = import_named_files([(path.name, path.read_bytes())])
-        progress(1, 1)
+        else:
+            progress(0, 1)
+            report = import_named_files([(path.name, read_file(path))])
+            progress(1, 1)
+    except (ImportFailed, ReadRefused) as exc:
+        raise ImportRefused(str(exc)) from None
     result = images_report(report)
     spec = _spec(options, "images")
     file_images(spec, [image.pk for image in report.images])
@@ -168,11 +176,11 @@ def run_imageclef(path: Path, options: dict[str, Any], progress: Progress) -> di
     }, spec, summary.images + summary.images_reused)
 
 
-def _coco_files(archive: zipfile.ZipFile) -> tuple[CocoFile, CocoFile | None, ImageFiles | None]:
+def _coco_files(archive: SafeZip) -> tuple[CocoFile, CocoFile | None, ImageFiles | None]:
     """The captions file, the instances file and the image files of a zip (the console packs several uploaded
     files into one): JSON files whose names hold "captions" and "instances" (a lone JSON file is the captions
-    file), images by file name anywhere in it."""
-    names = [info.filename for info in archive.infolist() if not info.is_dir()]
+    file), images by file name anywhere in it. Each is read through the safe reader (streamed, counted)."""
+    names = archive.names()
     json_names = [name for name in names if name.lower().endswith(".json") and not name.startswith("__MACOSX")]
     captions = [name for name in json_names if "captions" in PurePosixPath(name).name.lower()]
     instances = [name for name in json_names if "instances" in PurePosixPath(name).name.lower()]
@@ -189,7 +197,7 @@ def _coco_files(archive: zipfile.ZipFile) -> tuple[CocoFile, CocoFile | None, Im
               if name.lower().endswith(IMAGE_EXTENSIONS) and not unsafe_member_reason(name)}
 
     def read_image(file_name: str) -> bytes | None:
-        return archive.read(images[file_name]) if file_name in images else None
+        return archive.read(images[file_name], settings.IMAGE_MAX_BYTES) if file_name in images else None
 
     return member(captions[0]), member(instances[0]) if instances else None, read_image if images else None
 
@@ -199,16 +207,18 @@ def run_coco(path: Path, options: dict[str, Any], progress: Progress) -> dict[st
     progress(0, None)
     spec = _spec(options, "coco")
     try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
+        if is_zip(path):
+            with SafeZip(path) as archive:
                 captions, instances, images = _coco_files(archive)
                 summary = import_coco(captions, instances, images, options.get("subset") or None, progress,
                                       image_set=spec)
         else:
-            summary = import_coco(CocoFile(path.name, lambda: path.open("rb")), None, None,
+            summary = import_coco(CocoFile(path.name, lambda: open_file(path)), None, None,
                                   options.get("subset") or None, progress, image_set=spec)
     except CocoImportError as exc:
         raise ImportProblems.from_messages(exc.errors) from None
+    except ReadRefused as exc:
+        raise ImportProblems.from_messages([str(exc)]) from None
     result: dict[str, Any] = {
         "summary": str(summary),
         "counts": summary.as_counts(),

@@ -205,7 +205,13 @@ SPECTACULAR_SETTINGS = {
 # Images
 IMAGE_MAX_BYTES = env_int("IMAGE_MAX_BYTES", 40 * 1024 * 1024)
 IMAGE_MAX_PIXELS = env_int("IMAGE_MAX_PIXELS", 89_478_485)
+# Uploads (docs/limits.md): the largest zip, and what all the members read from one zip may expand to;
+# what one file or zip member may expand to (streamed); what a file held whole while it is checked may hold
+# (a TSV table, concepts, an album's JSON); the longest line of a CSV, TSV or text file.
 IMPORT_MAX_TOTAL_BYTES = env_int("IMPORT_MAX_TOTAL_BYTES", 2 * 1024 * 1024 * 1024)
+IMPORT_MAX_ENTRY_BYTES = env_int("IMPORT_MAX_ENTRY_BYTES", 1024 * 1024 * 1024)
+IMPORT_MAX_DOCUMENT_BYTES = env_int("IMPORT_MAX_DOCUMENT_BYTES", 256 * 1024 * 1024)
+IMPORT_MAX_LINE_BYTES = env_int("IMPORT_MAX_LINE_BYTES", 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

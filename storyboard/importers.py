@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-import zipfile
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from annotation.image_sets.services import ImageSetError, set_name_for, set_spec
 from annotation.services.images import ImportFailed, zip_members
+from config.safe_archives import ReadRefused, SafeZip, is_zip
 from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
 
 from .services.albums.fields import AlbumImportError
@@ -31,8 +31,8 @@ def _unpack(archive_path: Path, target: Path) -> None:
     imported then (the caller's temporary folder goes away)."""
     refused: list[tuple[str, str]] = []
     try:
-        with zipfile.ZipFile(archive_path) as archive:
-            times = {info.filename: info.date_time for info in archive.infolist()}
+        with SafeZip(archive_path) as archive:
+            times = {name: archive.members[name].date_time for name in archive.names()}
         for name, content in zip_members(archive_path, label=archive_path.name):
             if isinstance(content, str):
                 refused.append((name, content))
@@ -42,10 +42,9 @@ def _unpack(archive_path: Path, target: Path) -> None:
             file.write_bytes(content)
             stamp = datetime(*times[name], tzinfo=UTC).timestamp()
             os.utime(file, (stamp, stamp))
-    except (ImportFailed, zipfile.BadZipFile, OSError) as exc:
-        message = str(exc) if isinstance(exc, ImportFailed) else (
-            f"{archive_path.name} is not a readable zip file ({exc})" if isinstance(exc, zipfile.BadZipFile)
-            else f"{archive_path.name} cannot be unpacked ({exc})")
+    except (ImportFailed, OSError) as exc:
+        message = str(exc) if isinstance(exc, (ImportFailed, ReadRefused)) else \
+            f"{archive_path.name} cannot be unpacked ({exc})"
         raise ImportProblems([(archive_path.name, message)]) from None
     if refused:
         raise ImportProblems(refused)
@@ -134,13 +133,15 @@ def run_vist(path: Path, options: dict[str, Any], progress: Progress) -> dict[st
     progress(0, 2)
     splits = tuple(s for s in [options.get("split") or ""] if s)
     try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
+        if is_zip(path):
+            with SafeZip(path) as archive:
                 summary = import_vist(zip_files(archive, splits))
         else:
             summary = import_vist([path], splits)
     except VistImportError as exc:
         raise ImportProblems.from_messages(exc.errors) from None
+    except ReadRefused as exc:
+        raise ImportProblems.from_messages([str(exc)]) from None
     progress(2, 2)
     return {"summary": str(summary), "counts": summary.as_counts(),
             "imported": [{"name": name, "detail": ""} for name in summary.files], "refused": [],

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -13,6 +12,7 @@ from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 
+from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped
 from mturk.jobs import send_after_commit
 
 from ..models import Image
@@ -128,8 +128,14 @@ def import_folder(path: Path) -> ImportReport:
         if file.stat().st_size > settings.IMAGE_MAX_BYTES:
             report.problems.append(ImportProblem(name, f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"))
             continue
-        report.merge(import_named_files([(name, file.read_bytes())]))
+        report.merge(import_named_files([(name, read_file(file, name))]))
     return report
+
+
+def read_file(path: Path, name: str | None = None) -> bytes:
+    """A loose image file, at most IMAGE_MAX_BYTES (ReadRefused naming it otherwise)."""
+    with open_file(path, name, settings.IMAGE_MAX_BYTES) as stream:
+        return read_capped(stream, name or path.name, settings.IMAGE_MAX_BYTES)
 
 
 def unsafe_member_reason(member_name: str) -> str | None:
@@ -141,20 +147,17 @@ def unsafe_member_reason(member_name: str) -> str | None:
     return None
 
 
-def _open_zip(source: Path | IO[bytes], label: str) -> zipfile.ZipFile:
+def _open_zip(source: Path | IO[bytes], label: str) -> SafeZip:
     try:
-        return zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ImportFailed(f"{label} is not a readable zip file ({exc})") from None
+        return SafeZip(source, label)
+    except ReadRefused as exc:
+        raise ImportFailed(str(exc)) from None
 
 
-def _file_entries(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+def _file_entries(archive: SafeZip) -> list[str]:
     """The entries `zip_members` yields, in name order: files, hidden ones skipped (unsafe ones kept, to refuse)."""
-    return [
-        info for info in sorted(archive.infolist(), key=lambda i: i.filename)
-        if not info.is_dir()
-        and (unsafe_member_reason(info.filename) is not None or not _hidden(PurePosixPath(info.filename).parts))
-    ]
+    return [name for name in sorted(archive.names())
+            if unsafe_member_reason(name) is not None or not _hidden(PurePosixPath(name).parts)]
 
 
 def zip_member_count(source: Path | IO[bytes], label: str = "upload.zip") -> int:
@@ -165,26 +168,21 @@ def zip_member_count(source: Path | IO[bytes], label: str = "upload.zip") -> int
 
 def zip_members(source: Path | IO[bytes], label: str = "upload.zip") -> Iterator[tuple[str, bytes | str]]:
     """Each file entry of a zip, in name order: (name, its bytes) or (name, why it is refused). Hidden entries
-    are skipped; raises ImportFailed when the zip cannot be read at all."""
-    archive = _open_zip(source, label)
-    total = 0
-    with archive:
-        for info in _file_entries(archive):
-            name = info.filename
+    are skipped; raises ImportFailed when the zip cannot be read at all. Each entry is read through the safe
+    reader (config/safe_archives.py): at most IMAGE_MAX_BYTES, the archive at most IMPORT_MAX_TOTAL_BYTES, its
+    bytes counted as they come; a lying or corrupt entry is refused by name."""
+    with _open_zip(source, label) as archive:
+        for name in _file_entries(archive):
             reason = unsafe_member_reason(name)
-            if reason is None and info.file_size > settings.IMAGE_MAX_BYTES:
+            if reason is None and archive.size(name) > settings.IMAGE_MAX_BYTES:
                 reason = f"file is over the limit of {settings.IMAGE_MAX_BYTES} bytes"
-            total += info.file_size
-            if reason is None and total > settings.IMPORT_MAX_TOTAL_BYTES:
-                reason = f"archive expands past the limit of {settings.IMPORT_MAX_TOTAL_BYTES} bytes"
             if reason is not None:
                 yield name, reason
                 continue
             try:
-                with archive.open(info) as member:
-                    content: bytes | str = member.read(settings.IMAGE_MAX_BYTES + 1)
-            except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-                content = f"entry cannot be read ({exc})"
+                content: bytes | str = archive.read(name, settings.IMAGE_MAX_BYTES)
+            except ReadRefused as exc:
+                content = str(exc).removeprefix(f"{name}: ")
             yield name, content
 
 
@@ -209,9 +207,12 @@ def import_path(path: Path) -> ImportReport:
         return import_folder(path)
     if not path.exists():
         raise ImportFailed(f"{path} does not exist")
-    if zipfile.is_zipfile(path):
+    if is_zip(path):
         return import_zip(path, label=path.name)
-    return import_named_files([(path.name, path.read_bytes())])
+    try:
+        return import_named_files([(path.name, read_file(path))])
+    except ReadRefused as exc:
+        raise ImportFailed(str(exc)) from None
 
 
 def upload_parts(upload: UploadedFile) -> tuple[str, IO[bytes]]:

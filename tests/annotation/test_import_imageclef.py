@@ -176,7 +176,8 @@ def replaced(text: str, old: str, new: str) -> str:
 
 BAD_INPUTS = {
     "missing file": ({"descriptions.tsv": None}, "descriptions.tsv: file missing"),
-    "not UTF-8": ({"boxes.tsv": BOXES_TSV.encode("utf-8") + b"img-a\t9\t\xff\t1\t1\t1\t1\n"}, "boxes.tsv: not UTF-8"),
+    "not UTF-8": ({"boxes.tsv": BOXES_TSV.encode("utf-8") + b"img-a\t9\t\xff\t1\t1\t1\t1\n"},
+                  "boxes.tsv line 8: not UTF-8"),
     "bad concepts.tsv": ({"concepts.tsv": replaced(CONCEPTS_TSV, "motor vehicle\tmotor_vehicle.n.01\t\t\n", "")},
                          "concepts.tsv line 3: unknown parent concept 'motor vehicle'"),
     "images header": ({"images.tsv": replaced(IMAGES_TSV, "\tfile\t", "\tpath\t")},
@@ -368,7 +369,7 @@ def test_path_that_is_not_a_dataset(tmp_path):
     with pytest.raises(ImageCLEFImportError, match="does not exist"):
         import_imageclef(tmp_path / "nowhere")
     (tmp_path / "file.txt").write_text("hello")
-    with pytest.raises(ImageCLEFImportError, match="not a directory or a zip file"):
+    with pytest.raises(ImageCLEFImportError, match="not a folder or a zip file"):
         import_imageclef(tmp_path / "file.txt")
 
 

@@ -100,4 +100,4 @@ def test_a_file_that_is_not_a_zip(tmp_path):
     source.write_bytes(b"hello")
     with pytest.raises(ImportProblems) as refused:
         get_importer("albums").run(source, {}, Steps())
-    assert refused.value.problems[0][1].startswith("albums.zip is not a readable zip file")
+    assert refused.value.problems[0][1].startswith("albums.zip: not a readable zip file")

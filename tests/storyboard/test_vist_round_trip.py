@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from config.safe_archives import SafeZip
 from mturk.exports import run_export
 from mturk.services.review import approve_submitted
 from storyboard.models import (
@@ -74,7 +75,7 @@ def test_platform_export_imports_back_and_exports_identically(tmp_path, monkeypa
     Story.objects.all().delete()
     Photo.objects.all().delete()
     Album.objects.all().delete()
-    with zipfile.ZipFile(tmp_path / "first.zip") as archive:
+    with SafeZip(tmp_path / "first.zip") as archive:
         files = zip_files(archive)
         summary = import_vist(files)
     assert summary.stories == stories and summary.skipped_stories == 0

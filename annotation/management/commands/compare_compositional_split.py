@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped
 from metrics.compositional.splits import compare_splits, read_dataset_splits
 
 MEMBER = "dataset_splits.json"
@@ -16,18 +17,22 @@ MEMBER = "dataset_splits.json"
 def load_splits(path: Path) -> tuple[dict[str, set[str]], list[str]]:
     """The split sets and held-out pairs of an export zip (its dataset_splits.json) or a dataset_splits JSON file;
     CommandError naming the file and the problem."""
+    limit = settings.IMPORT_MAX_DOCUMENT_BYTES
     try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                if MEMBER not in archive.namelist():
+        if is_zip(path):
+            with SafeZip(path, str(path)) as archive:
+                if MEMBER not in archive.members:
                     raise CommandError(f"{path}: no {MEMBER} in the zip (is it a compositional export?)")
-                data: Any = json.loads(archive.read(MEMBER))
+                data: Any = json.loads(archive.read(MEMBER, limit))
         else:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            with open_file(path, str(path), limit) as stream:
+                data = json.loads(read_capped(stream, str(path), limit).decode("utf-8"))
         splits = read_dataset_splits(data)
+    except ReadRefused as exc:
+        raise CommandError(str(exc)) from None
     except OSError as exc:
         raise CommandError(f"{path}: {exc.strerror or exc}") from None
-    except (ValueError, zipfile.BadZipFile) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+    except ValueError as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise CommandError(f"{path}: {exc}") from None
     pairs = data.get("heldout_pairs") or []
     return splits, [str(p) for p in pairs] if isinstance(pairs, list) else []

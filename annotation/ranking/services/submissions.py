@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -16,6 +15,8 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 
 from config.json_input import JsonInputError, limits, parse_json
+from config.safe_archives import ReadRefused, text_lines
+from config.safe_arrays import ArrayRefused, read_array
 from metrics import ranking
 
 from ..models import RankingSubmission, TestPool
@@ -85,54 +86,53 @@ def parse_submission(content: bytes, name: str, index: PoolIndex) -> Scores:
     if suffix == ".json":
         return _parse_json(content, index)
     if suffix in (".npy", ".npz"):
-        return _matrix_scores(_load_numpy(content, suffix), index)
+        return _matrix_scores(_load_numpy(content, name, index), index)
     if suffix in (".csv", ".txt"):
         return _matrix_scores(_load_csv(content, index), index)
     raise SubmissionError([f"{name}: unknown format (send .json rankings, or a .npy, .npz or .csv score matrix)"])
 
 
-def _load_numpy(content: bytes, suffix: str) -> np.ndarray:
+def _load_numpy(content: bytes, name: str, index: PoolIndex) -> np.ndarray:
+    """The score matrix, its header checked first (numeric, the pool's shape, at most RANKING_MAX_BYTES) so that
+    nothing larger than the pool's matrix is ever allocated (config/safe_arrays.py)."""
     try:
-        loaded = np.load(io.BytesIO(content), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise SubmissionError([f"not a NumPy {suffix} file: {exc}"]) from None
-    if suffix == ".npz":
-        names = list(loaded.files)
-        if len(names) != 1:
-            raise SubmissionError([f"the .npz holds {len(names)} arrays ({', '.join(names)}); send exactly one"])
-        loaded = loaded[names[0]]
-    if not isinstance(loaded, np.ndarray) or not np.issubdtype(loaded.dtype, np.number):
-        raise SubmissionError(["the array is not numeric"])
-    return loaded.astype(np.float64)
+        loaded = read_array(content, PurePath(name).name, index.shape, settings.RANKING_MAX_BYTES,
+                            "(images, captions)")
+    except (ArrayRefused, OSError) as exc:
+        raise SubmissionError([str(exc)]) from None
+    return loaded.astype(np.float64, copy=False)
 
 
 def _load_csv(content: bytes, index: PoolIndex) -> np.ndarray:
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise SubmissionError(["the CSV is not UTF-8 text"]) from None
-    rows: list[list[float]] = []
+    """One line per image, one value per caption: read line by line into the pool's matrix (never more rows
+    than the pool has images)."""
     errors: list[str] = []
-    n_captions = index.shape[1]
-    for line_no, cells in enumerate(csv.reader(io.StringIO(text)), start=1):
-        if not cells or all(not c.strip() for c in cells):
-            continue
-        if len(cells) != n_captions:
-            errors.append(f"line {line_no}: {len(cells)} values, expected {n_captions} (one per caption)")
-            continue
-        row: list[float] = []
-        for col, cell in enumerate(cells):
-            try:
-                row.append(float(cell))
-            except ValueError:
-                errors.append(f"line {line_no}, column {col + 1}: not a number: {cell.strip()[:30]!r}")
-                row.append(math.nan)
-        rows.append(row)
-    if len(rows) != index.shape[0]:
-        errors.append(f"{len(rows)} lines, expected {index.shape[0]} (one per image)")
+    n_images, n_captions = index.shape
+    matrix = np.full(index.shape, np.nan)
+    rows = 0
+    try:
+        for line_no, line in text_lines(io.BytesIO(content), "the CSV"):
+            if len(errors) >= MAX_ERRORS:
+                break
+            cells = next(csv.reader([line]), [])
+            if not cells or all(not c.strip() for c in cells):
+                continue
+            if len(cells) != n_captions:
+                errors.append(f"line {line_no}: {len(cells)} values, expected {n_captions} (one per caption)")
+                continue
+            for col, cell in enumerate(cells if rows < n_images else ()):
+                try:
+                    matrix[rows, col] = float(cell)
+                except ValueError:
+                    errors.append(f"line {line_no}, column {col + 1}: not a number: {cell.strip()[:30]!r}")
+            rows += 1
+    except ReadRefused as exc:
+        raise SubmissionError([str(exc).removeprefix("the CSV ")]) from None
+    if rows != n_images and len(errors) < MAX_ERRORS:
+        errors.append(f"{rows} lines, expected {n_images} (one per image)")
     if errors:
         raise SubmissionError(errors[:MAX_ERRORS])
-    return np.array(rows, dtype=np.float64)
+    return matrix
 
 
 def _matrix_scores(matrix: np.ndarray, index: PoolIndex) -> Scores:

@@ -11,6 +11,7 @@ from typing import IO, Any, TypeGuard
 
 import ijson
 
+from config.safe_archives import ReadRefused
 from config.text_input import column_length
 from mturk.importers import ProblemList
 
@@ -162,6 +163,8 @@ def read_records(source: CocoFile, section: str, problems: Problems) -> Iterator
     try:
         with source.open() as handle:
             yield from enumerate(ijson.items(handle, f"{section}.item", use_float=True))
+    except ReadRefused as exc:  # a zip member lying about its size, corrupt or too large: the whole file is
+        raise CocoImportError([str(exc)]) from None  # refused (its records cannot be trusted)
     except OSError as exc:
         problems.add(f"{source.name}: cannot be read ({exc})")
     except ijson.JSONError as exc:

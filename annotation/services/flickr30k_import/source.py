@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from config.safe_archives import ReadRefused, ReleaseFiles, open_file, read_capped
 from config.text_input import column_length
 from mturk.importers import ProblemList
 
@@ -92,33 +92,17 @@ class Flickr30kImport:
                 "new concepts": self.concepts_created}
 
 
-class Source:
-    """The release: a folder or a zip holding Annotations/ and Sentences/ (at its root or in one top folder)."""
+class Source(ReleaseFiles):
+    """The release: a folder or a zip holding Annotations/ and Sentences/ (at its root or in one top folder), read
+    through config/safe_archives.py."""
 
     def __init__(self, path: Path, images: Path | None = None) -> None:
-        self.path = path
-        self.archive: zipfile.ZipFile | None = None
-        self.prefix = ""
+        try:
+            super().__init__(path)
+        except ReadRefused as exc:
+            raise Flickr30kImportError([str(exc)]) from None
+        self.use_top_folder(f"{ANNOTATIONS}/")
         self.images = images
-        if path.is_dir():
-            self.name = path.resolve().name
-        elif path.is_file() and zipfile.is_zipfile(path):
-            self.name = path.stem
-            try:
-                self.archive = zipfile.ZipFile(path)
-            except (zipfile.BadZipFile, OSError) as exc:
-                raise Flickr30kImportError([f"{path}: not a readable zip file ({exc})"]) from None
-            self.members = {info.filename: info for info in self.archive.infolist() if not info.is_dir()}
-            if not any(name.startswith(f"{ANNOTATIONS}/") for name in self.members):
-                tops = {name.split("/", 1)[0] for name in self.members if name.count("/") >= 2}
-                nested = [top for top in sorted(tops) if any(n.startswith(f"{top}/{ANNOTATIONS}/")
-                                                            for n in self.members)]
-                if len(nested) == 1:
-                    self.prefix = nested[0] + "/"
-        elif path.exists():
-            raise Flickr30kImportError([f"{path}: not a folder or a zip file"])
-        else:
-            raise Flickr30kImportError([f"{path} does not exist"])
         if images is not None and not images.is_dir():
             raise Flickr30kImportError([f"{images}: no such folder"])
 
@@ -126,7 +110,7 @@ class Source:
         """The names without suffix of the files `folder/*<suffix>` (not sorted)."""
         if self.archive is not None:
             start = f"{self.prefix}{folder}/"
-            for name in self.members:
+            for name in self.archive.members:
                 rest = name[len(start):]
                 if name.startswith(start) and "/" not in rest and rest.endswith(suffix):
                     yield rest[:-len(suffix)]
@@ -137,26 +121,6 @@ class Source:
                 if entry.name.endswith(suffix) and entry.is_file():
                     yield entry.name[:-len(suffix)]
 
-    def read(self, name: str, limit: int) -> bytes | None:
-        """The file's bytes (None when missing); ValueError over `limit` bytes, OSError when unreadable."""
-        if self.archive is not None:
-            info = self.members.get(self.prefix + name)
-            if info is None:
-                return None
-            if info.file_size > limit:
-                raise ValueError(f"it is larger than {limit} bytes")
-            try:
-                with self.archive.open(info) as member:
-                    return member.read(limit + 1)
-            except (zipfile.BadZipFile, RuntimeError) as exc:
-                raise OSError(str(exc)) from None
-        file = self.path / name
-        if not file.is_file():
-            return None
-        if file.stat().st_size > limit:
-            raise ValueError(f"it is larger than {limit} bytes")
-        return file.read_bytes()
-
     def image(self, file_name: str, limit: int) -> bytes | None:
         """An image file: in --images, else in flickr30k-images/ or images/ of the release."""
         if PurePosixPath(file_name).name != file_name or file_name.startswith("."):
@@ -165,15 +129,10 @@ class Source:
             file = self.images / file_name
             if not file.is_file():
                 return None
-            if file.stat().st_size > limit:
-                raise ValueError(f"it is larger than {limit} bytes")
-            return file.read_bytes()
+            with open_file(file, file_name, limit) as stream:
+                return read_capped(stream, file_name, limit)
         for folder in IMAGE_FOLDERS:
             data = self.read(f"{folder}/{file_name}", limit)
             if data is not None:
                 return data
         return None
-
-    def close(self) -> None:
-        if self.archive is not None:
-            self.archive.close()

@@ -3,13 +3,16 @@ summary."""
 from __future__ import annotations
 
 import re
-import zipfile
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
 
+from config.safe_archives import ReadRefused, ReleaseFiles, text_lines
 from config.text_input import column_length, unstorable
+from mturk.importers import ProblemList
 
 from ...models import Image
 
@@ -21,7 +24,8 @@ KEY_LENGTH = column_length(Image, "key")
 
 
 class ImageCLEFImportError(ValueError):
-    """The dataset cannot be imported; `errors` lists every problem, each naming its file and line."""
+    """The dataset cannot be imported; `errors` lists the problems (the first 50, then how many more), each
+    naming its file and line."""
 
     def __init__(self, errors: list[str]) -> None:
         super().__init__("\n".join(errors))
@@ -89,105 +93,85 @@ class Plan:
     descriptions: list[DescriptionSpec] = field(default_factory=list)
 
 
-class Source:
-    """The files of the dataset: a directory, or a zip (files at its root or in one top-level folder)."""
+class Source(ReleaseFiles):
+    """The files of the dataset: a directory, or a zip (files at its root or in one top-level folder), read through
+    config/safe_archives.py."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.archive: zipfile.ZipFile | None = None
-        self.prefix = ""
-        if path.is_dir():
-            self.name = path.resolve().name
-        elif path.is_file() and zipfile.is_zipfile(path):
-            self.name = path.stem
-            try:
-                self.archive = zipfile.ZipFile(path)
-            except (zipfile.BadZipFile, OSError) as exc:
-                raise ImageCLEFImportError([f"{path}: not a readable zip file ({exc})"]) from None
-            names = set(self.archive.namelist())
-            if IMAGES not in names:
-                tops = {name.split("/", 1)[0] for name in names if "/" in name}
-                nested = [top for top in tops if f"{top}/{IMAGES}" in names]
-                if len(nested) == 1:
-                    self.prefix = nested[0] + "/"
-        elif path.exists():
-            raise ImageCLEFImportError([f"{path}: not a directory or a zip file"])
-        else:
-            raise ImageCLEFImportError([f"{path} does not exist"])
-
-    def read(self, name: str, limit: int) -> bytes | None:
-        """The file's bytes, None when it is missing; OSError when it cannot be read, ValueError over the limit."""
-        if self.archive is not None:
-            try:
-                info = self.archive.getinfo(self.prefix + name)
-            except KeyError:
-                return None
-            if info.file_size > limit:
-                raise ValueError(f"it is over the limit of {limit} bytes")
-            try:
-                with self.archive.open(info) as member:
-                    return member.read(limit + 1)
-            except (zipfile.BadZipFile, RuntimeError) as exc:
-                raise OSError(str(exc)) from None
-        file = self.path / name
-        if not file.is_file():
-            return None
-        if file.stat().st_size > limit:
-            raise ValueError(f"it is over the limit of {limit} bytes")
-        return file.read_bytes()
-
-    def close(self) -> None:
-        if self.archive is not None:
-            self.archive.close()
+        try:
+            super().__init__(path)
+        except ReadRefused as exc:
+            raise ImageCLEFImportError([str(exc)]) from None
+        self.use_top_folder(IMAGES)
 
 
-def read_text(source: Source, name: str, errors: list[str]) -> list[tuple[int, list[str]]] | None:
-    """The data lines of a TSV file as (line number, cells), after checking its header; None on a problem."""
-    try:
-        data = source.read(name, settings.IMPORT_MAX_TOTAL_BYTES)
-    except (OSError, ValueError) as exc:
-        errors.append(f"{name}: cannot be read ({exc})")
-        return None
-    if data is None:
-        errors.append(f"{name}: file missing")
-        return None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        errors.append(f"{name}: not UTF-8 text ({exc})")
-        return None
-    lines = [line.rstrip("\r") for line in text.split("\n")]
-    return [(number, line.split("\t")) for number, line in enumerate(lines, start=1)
-            if line.strip() and not line.startswith("#")]
-
-
-@dataclass
 class Table:
-    rows: list[tuple[int, list[str]]]  # (line number, stripped cells) of the lines with the right column count
-    lines: list[list[str]]  # the stripped cells of every data line, to tell a bad line from a missing one
-    readable: bool  # False when the file is missing, unreadable or has a wrong header (it was reported)
+    """A TSV file's data lines, kept as their text (one string per line, its cells split when read) so that a table
+    takes about twice its size in memory, not the six or seven times of a list of cells per line."""
+
+    def __init__(self) -> None:
+        self.readable = False  # False when the file is missing, unreadable or has a wrong header (it was reported)
+        self._texts: list[str] = []  # every data line
+        self._numbers = array("L")  # its line number
+        self._good = bytearray()  # 1: the right column count and storable cells
+
+    def add(self, number: int, text: str, good: bool) -> None:
+        self._texts.append(text)
+        self._numbers.append(number)
+        self._good.append(good)
+
+    @property
+    def rows(self) -> Iterator[tuple[int, list[str]]]:
+        """(line number, stripped cells) of the lines with the right column count."""
+        for text, number, good in zip(self._texts, self._numbers, self._good, strict=True):
+            if good:
+                yield number, _cells(text)
+
+    @property
+    def lines(self) -> Iterator[list[str]]:
+        """The stripped cells of every data line, to tell a bad line from a missing one."""
+        return (_cells(text) for text in self._texts)
 
 
-def table_rows(source: Source, name: str, header: tuple[str, ...], errors: list[str]) -> Table:
-    lines = read_text(source, name, errors)
-    if lines is None:
-        return Table([], [], False)
-    if not lines or lines[0][0] != 1 or [cell.strip().lower() for cell in lines[0][1]] != list(header):
-        errors.append(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
-        return Table([], [], False)
-    table = Table([], [], True)
-    for number, cells in lines[1:]:
-        cells = [cell.strip() for cell in cells]
-        table.lines.append(cells)
-        if len(cells) != len(header):
-            errors.append(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}")
+def _cells(text: str) -> list[str]:
+    return [cell.strip() for cell in text.split("\t")]
+
+
+def table_rows(source: Source, name: str, header: tuple[str, ...], errors: ProblemList) -> Table:
+    """The TSV file's data lines after its header, streamed line by line (each line at most IMPORT_MAX_LINE_BYTES,
+    the file at most IMPORT_MAX_DOCUMENT_BYTES); comment and blank lines skipped; problems added to `errors`."""
+    try:
+        stream = source.open(name, settings.IMPORT_MAX_DOCUMENT_BYTES)
+        if stream is None:
+            errors.add(f"{name}: file missing")
+            return Table()
+        with stream:
+            return _read_table(text_lines(stream, name), name, header, errors)
+    except OSError as exc:
+        errors.add(str(exc) if isinstance(exc, ReadRefused) else f"{name}: cannot be read ({exc})")
+        return Table()
+
+
+def _read_table(lines: Iterator[tuple[int, str]], name: str, header: tuple[str, ...],
+                errors: ProblemList) -> Table:
+    table = Table()
+    for number, line in lines:
+        if not line.strip() or line.startswith("#"):
             continue
-        unusable = next(((column, why) for column, cell in enumerate(cells, start=1) if (why := unstorable(cell))),
-                        None)
-        if unusable:
-            errors.append(f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
+        cells = _cells(line)
+        if not table.readable:
+            if number != 1 or [cell.lower() for cell in cells] != list(header):
+                break
+            table.readable = True
             continue
-        table.rows.append((number, cells))
+        unusable = None if len(cells) != len(header) else next(
+            ((column, why) for column, cell in enumerate(cells, start=1) if (why := unstorable(cell))), None)
+        table.add(number, line, len(cells) == len(header) and unusable is None)
+        if len(cells) != len(header) or unusable is not None:
+            errors.add(f"{name} line {number}: expected {len(header)} tab-separated columns, found {len(cells)}"
+                       if unusable is None else f"{name} line {number}: column {unusable[0]} holds {unusable[1]}")
+    if not table.readable:
+        errors.add(f"{name} line 1: expected the header {' / '.join(header)} (tab-separated)")
     return table
 
 

@@ -14,6 +14,7 @@ from PIL import Image as PILImage
 
 from annotation.services.image_files import ImageRejected, inspect_image
 from config.json_input import JsonInputError, limits, parse_json
+from config.safe_archives import ReadRefused, open_file, read_capped
 from config.text_input import unstorable
 
 from .fields import (
@@ -39,7 +40,11 @@ from .fields import (
 
 def _decode_json(path: Path, where: str, errors: list[str]) -> Any:
     try:
-        data = path.read_bytes()
+        with open_file(path, where, settings.IMPORT_MAX_DOCUMENT_BYTES) as stream:
+            data = read_capped(stream, where, settings.IMPORT_MAX_DOCUMENT_BYTES)
+    except ReadRefused as exc:
+        errors.append(str(exc))
+        return None
     except OSError as exc:
         errors.append(f"{where}: cannot be read ({exc.strerror or exc})")
         return None
@@ -50,7 +55,7 @@ def _decode_json(path: Path, where: str, errors: list[str]) -> Any:
         errors.append(f"{where} line {line}: not UTF-8 text (byte {exc.start})")
         return None
     try:
-        return parse_json(text, limits(max_bytes=settings.IMPORT_MAX_TOTAL_BYTES))
+        return parse_json(text, limits(max_bytes=settings.IMPORT_MAX_DOCUMENT_BYTES))
     except JsonInputError as exc:
         if exc.line is not None:
             errors.append(f"{where} line {exc.line} column {exc.column}: not valid JSON ({exc.syntax})")
@@ -224,8 +229,12 @@ def _check_photo_file(photo: PhotoSpec, errors: list[str]) -> None:
         errors.append(f"{photo.where}: the file is {size} bytes, over the limit of {settings.IMAGE_MAX_BYTES}")
         return
     try:
-        data = photo.path.read_bytes()
+        with open_file(photo.path, photo.where, settings.IMAGE_MAX_BYTES) as stream:
+            data = read_capped(stream, photo.where, settings.IMAGE_MAX_BYTES)
         inspect_image(data)
+    except ReadRefused as exc:
+        errors.append(str(exc))
+        return
     except OSError as exc:
         errors.append(f"{photo.where}: the file cannot be read ({exc.strerror or exc})")
         return

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -11,6 +10,7 @@ from typing import IO, Any
 
 import ijson
 
+from config.safe_archives import ReadRefused, SafeZip, open_file
 from mturk.importers import ProblemList
 
 SPLITS = ("train", "val", "test")
@@ -69,7 +69,7 @@ def vist_file(path: Path, split: str | None = None) -> VistFile:
     chosen = named or split
     if chosen is None:
         raise VistImportError([f"{path.name}: the name gives no split: give one (train, val or test)"])
-    return VistFile(path.name, TIERS[suffix][0], chosen, lambda: path.open("rb"))
+    return VistFile(path.name, TIERS[suffix][0], chosen, lambda: open_file(path))
 
 
 def find_files(paths: list[Path], splits: tuple[str, ...] = ()) -> list[VistFile]:
@@ -107,6 +107,8 @@ def read_section(source: VistFile, section: str, problems: Problems) -> Iterator
     try:
         with source.open() as handle:
             yield from enumerate(ijson.items(handle, f"{section}.item"))
+    except ReadRefused as exc:  # a zip member lying about its size, corrupt or too large: the whole file is
+        raise VistImportError([str(exc)]) from None  # refused (its records cannot be trusted)
     except OSError as exc:
         problems.add(f"{source.name}: cannot be read ({exc})")
     except ijson.JSONError as exc:
@@ -151,12 +153,12 @@ class VistImport:
                 "descriptions skipped (photo not in the release)": self.skipped_descriptions}
 
 
-def zip_files(archive: zipfile.ZipFile, splits: tuple[str, ...] = ()) -> list[VistFile]:
-    """The VIST files of a zip (anywhere in it, by their released names), each read streamed from the zip; with
-    `splits`, those splits' only. A lone JSON file whose name gives no split takes the only split given."""
-    names = [info.filename for info in archive.infolist()
-             if not info.is_dir() and info.filename.lower().endswith(".json") and not info.filename.startswith(
-                 ("__MACOSX", "."))]
+def zip_files(archive: SafeZip, splits: tuple[str, ...] = ()) -> list[VistFile]:
+    """The VIST files of a zip (anywhere in it, by their released names), each read streamed from the zip through
+    the safe reader (config/safe_archives.py); with `splits`, those splits' only. A lone JSON file whose name gives
+    no split takes the only split given."""
+    names = [name for name in archive.names()
+             if name.lower().endswith(".json") and not name.startswith(("__MACOSX", "."))]
     found: list[VistFile] = []
     for name in names:
         base = PurePosixPath(name).name

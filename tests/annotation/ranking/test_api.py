@@ -31,7 +31,7 @@ def test_submission_and_leaderboard(api):
     url = f"/api/test-pools/{pool.pk}/submissions/"
     bad = api.post(url, {"system": "s", "file": SimpleUploadedFile("s.npy", npy(SCORES[:, :5]))}, format="multipart")
     assert bad.status_code == 400
-    assert bad.json()["errors"] == ["the matrix has shape (3, 5), expected (3, 6) (images, captions)"]
+    assert bad.json()["errors"] == ["s.npy: the array has shape (3, 5), expected (3, 6) (images, captions)"]
     assert not RankingSubmission.objects.exists()
     good = api.post(url, {"system": "s", "file": SimpleUploadedFile("s.npy", npy(SCORES))}, format="multipart")
     assert good.status_code == 201, good.content

@@ -31,7 +31,7 @@ def test_leaderboard_page_shows_systems_and_takes_uploads(researcher_client):
     assert "baseline" in page and "0.667" in page  # description R@1 = 2/3
     refused = researcher_client.post(url, {"system": "new", "file": SimpleUploadedFile("s.npy", npy(SCORES[:1]))})
     assert refused.status_code == 400
-    assert "the matrix has shape (1, 6), expected (3, 6)" in refused.content.decode()
+    assert "the array has shape (1, 6), expected (3, 6)" in refused.content.decode()
     assert RankingSubmission.objects.count() == 1
     twice = b'{"description": {"1": [1], "1": [2]}}'
     refused = researcher_client.post(url, {"system": "new", "file": SimpleUploadedFile("r.json", twice)})

@@ -78,7 +78,7 @@ def test_json_problems_are_each_named():
 def test_matrix_problems_are_each_named():
     pool, _, _ = build_pool()
     assert errors_of(pool, npy(SCORES[:2]), "s.npy") == [
-        "the matrix has shape (2, 6), expected (3, 6) (images, captions)"]
+        "s.npy: the array has shape (2, 6), expected (3, 6) (images, captions)"]
     bad = SCORES.copy()
     bad[1, 4] = np.nan
     assert errors_of(pool, npy(bad), "s.npy") == ["row 1, column 4: nan (not a finite number)"]
@@ -88,7 +88,7 @@ def test_matrix_problems_are_each_named():
                                                   "2 lines, expected 3 (one per image)"]
     buffer = io.BytesIO()
     np.savez(buffer, a=SCORES, b=SCORES)
-    assert errors_of(pool, buffer.getvalue(), "s.npz") == ["the .npz holds 2 arrays (a, b); send exactly one"]
+    assert errors_of(pool, buffer.getvalue(), "s.npz") == ["s.npz: the .npz holds 2 arrays (a, b); send exactly one"]
 
 
 def test_top_pairs_are_pooled_once_and_judged_pairs_are_not_queued_again():

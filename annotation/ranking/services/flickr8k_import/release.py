@@ -2,14 +2,13 @@
 (e.g. under `Flickr8k_text/`), read line by line; the image files under `Flicker8k_Dataset/` (sic) when present."""
 from __future__ import annotations
 
-import io
 import os
-import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
+
+from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped, text_lines
 
 TOKEN_FILE = "Flickr8k.token.txt"
 SPLIT_FILES = {"train": "Flickr_8k.trainImages.txt", "dev": "Flickr_8k.devImages.txt",
@@ -17,7 +16,7 @@ SPLIT_FILES = {"train": "Flickr_8k.trainImages.txt", "dev": "Flickr_8k.devImages
 EXPERT_FILE = "ExpertAnnotations.txt"
 CROWD_FILE = "CrowdFlowerAnnotations.txt"
 IMAGES_FOLDER = "Flicker8k_Dataset"  # sic: the folder name of the released image archive
-MAX_LINE = 10_000  # characters: a longer line is not a line of this release
+MAX_LINE = 10_000  # bytes: a longer line is not a line of this release
 MAX_IMAGE_BYTES = 50 * 1024 * 1024
 
 
@@ -34,7 +33,7 @@ class Release:
     """Where each released file is: a path in the folder, or a member of the zip."""
 
     root: Path | None = None
-    archive: zipfile.ZipFile | None = None
+    archive: SafeZip | None = None
     files: dict[str, str] = field(default_factory=dict)  # released name -> path or member name
     images: dict[str, str] = field(default_factory=dict)  # image file name -> path or member name
 
@@ -42,35 +41,28 @@ class Release:
         return name in self.files
 
     def lines(self, name: str) -> Iterator[tuple[int, str]]:
-        """(line number, line without its line break) of a released file, streamed; UTF-8, a BOM tolerated."""
-        with self._open(self.files[name]) as raw:
-            text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline=None)
-            number = 0
-            try:
-                for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), start=1):
-                    if len(line) > MAX_LINE:
-                        raise Flickr8kImportError([f"{name}: line {number}: longer than {MAX_LINE} characters"])
-                    yield number, line.rstrip("\n")
-            except UnicodeDecodeError as exc:  # decoded a block at a time: the first line not yet read
-                raise Flickr8kImportError([f"{name}: line {number + 1} or a little after: not UTF-8 text "
-                                           f"({exc.reason})"]) from None
+        """(line number, line without its line break) of a released file, streamed through the safe reader
+        (config/safe_archives.py); UTF-8, a BOM tolerated, each line at most MAX_LINE bytes."""
+        try:
+            with self._open(self.files[name]) as raw:
+                yield from text_lines(raw, name, MAX_LINE)
+        except ReadRefused as exc:
+            raise Flickr8kImportError([str(exc).replace(" line ", ": line ", 1)]) from None
 
     def image_bytes(self, file_name: str) -> bytes | None:
         where = self.images.get(file_name)
         if where is None:
             return None
-        with self._open(where) as raw:
-            data = raw.read(MAX_IMAGE_BYTES + 1)
-        return data
+        try:
+            if self.archive is not None:
+                return self.archive.read(where, MAX_IMAGE_BYTES)
+            with open_file(Path(where), file_name, MAX_IMAGE_BYTES) as raw:
+                return read_capped(raw, file_name, MAX_IMAGE_BYTES)
+        except ReadRefused as exc:
+            raise Flickr8kImportError([str(exc)]) from None
 
-    @contextmanager
-    def _open(self, where: str) -> Iterator[IO[bytes]]:
-        if self.archive is not None:
-            with self.archive.open(where) as member:
-                yield member
-        else:
-            with open(where, "rb") as handle:
-                yield handle
+    def _open(self, where: str) -> IO[bytes]:
+        return self.archive.open(where) if self.archive is not None else open_file(Path(where))
 
 
 def _wanted(names: dict[str, str], images: dict[str, str], path: str, released_folder: bool) -> None:
@@ -93,11 +85,14 @@ def open_release(path: Path, images: Path | None = None) -> Release:
         for folder, _, files in os.walk(path):
             for name in files:
                 _wanted(release.files, release.images, os.path.join(folder, name), False)
-    elif zipfile.is_zipfile(path):
-        release.archive = zipfile.ZipFile(path)
-        for info in release.archive.infolist():
-            if not info.is_dir() and ".." not in PurePosixPath(info.filename).parts:
-                _wanted(release.files, release.images, info.filename, False)
+    elif is_zip(path):
+        try:
+            release.archive = SafeZip(path)
+        except ReadRefused as exc:
+            raise Flickr8kImportError([str(exc)]) from None
+        for name in release.archive.names():
+            if ".." not in PurePosixPath(name).parts:
+                _wanted(release.files, release.images, name, False)
     else:
         raise Flickr8kImportError([f"{path.name}: neither a folder nor a zip"])
     if images is not None:
