@@ -106,3 +106,17 @@ class CaptionJudgement(models.Model):
             models.UniqueConstraint(fields=["assignment", "image", "description"],
                                     condition=models.Q(assignment__isnull=False), name="one_judgement_per_pair"),
         ]
+
+
+class QueuedPair(models.Model):
+    """An image-caption pair shown for judging by a pool's judge_caption campaign (gold pairs aside): the unique
+    key that keeps a pair from being queued twice, checked per chunk of a submission's pairs instead of reading
+    every queued HIT."""
+
+    campaign = models.ForeignKey("mturk.Campaign", on_delete=models.CASCADE, related_name="+")
+    image = models.ForeignKey("annotation.Image", on_delete=models.CASCADE, related_name="+")
+    description = models.ForeignKey("annotation.Description", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "image", "description"],
+                                               name="pair_queued_once")]
