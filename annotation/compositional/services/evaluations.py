@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -42,7 +43,7 @@ from metrics.meteor import Meteor, MeteorError
 from mturk.models import Campaign
 
 from ..models import CompositionalEvaluation
-from ..selectors import UnknownPairs, scan_corpus, stored_pairs
+from ..selectors import CorpusScan, UnknownPairs, scan_corpus, stored_pairs
 
 log = logging.getLogger(__name__)
 
@@ -179,14 +180,47 @@ def _sample(keys: Sequence[str], count: int = 5) -> str:
     return ", ".join(keys[:count]) + (", ..." if len(keys) > count else "")
 
 
+@dataclass
+class CorpusCheck:
+    """The corpus as an upload is scored against: the scan, the split, the evaluation images, and what is wrong
+    with the upload there (each problem named)."""
+
+    scan: CorpusScan
+    split: CompositionalSplit
+    evaluated: list[str]
+    problems: list[str]
+
+    @classmethod
+    def of(cls, pairs: Sequence[ConceptPair], campaigns: Sequence[Campaign], seed: str, share: float,
+           generated: dict[str, Any], where: dict[str, str] | None = None, *, with_text: bool = False) -> CorpusCheck:
+        scan = scan_corpus(pairs, campaigns=campaigns or None, with_text=with_text)
+        problems = _Errors()
+        if scan.unparsed:
+            problems.add(_unparsed(scan.unparsed, scan.parser))
+        for key in generated:
+            if key not in scan.image_ids:
+                problems.add(f"{(where or {}).get(key, json.dumps(key))}: image {key} is not in the corpus (or none of "
+                             "its captions is parsed)")
+        split = split_images(scan.images, [pair.name for pair in pairs], seed=seed, eval_share=share)
+        evaluated = evaluation_images(split)
+        if not evaluated:
+            problems.add(f"the pairs {', '.join(p.name for p in pairs)} have no evaluation image in the corpus")
+        missing = [key for key in evaluated if key not in generated]
+        if missing:
+            problems.add(f"{len(missing)} of the {len(evaluated)} evaluation images have no generated caption: "
+                         f"{_sample(missing)}")
+        return cls(scan, split, evaluated, list(problems))
+
+
 def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs: Sequence[str] | None = None,
                       group: str = "", k: int = 5, split_seed: str = "compositional", user: Any = None,
                       campaigns: Sequence[Campaign] | None = None, eval_share: float = DEFAULT_EVAL_SHARE,
                       background: bool = True) -> CompositionalEvaluation:
-    """Check the upload against the corpus and the chosen pairs (EvaluationRejected naming every problem; nothing
-    stored), store it, and queue the evaluation once this transaction commits (`background=False`: the caller runs
-    `run_evaluation` itself). `campaigns`, `split_seed` and `eval_share` choose the corpus and the split as the
-    compositional export does (every description by default)."""
+    """Check the upload's format and the chosen pairs (EvaluationRejected naming every problem; nothing stored), store
+    it, and queue the evaluation once this transaction commits; the job checks the images against the corpus and
+    fails naming each problem. `background=False`: the caller runs `run_evaluation` itself, and the images are
+    checked against the corpus here too, before anything is stored. `campaigns`, `split_seed` and `eval_share`
+    choose the corpus and the split as the compositional export does (every description by default)."""
     errors = _Errors()
     chosen_campaigns = list(campaigns or [])
     if isinstance(eval_share, bool) or not isinstance(eval_share, int | float) or not 0 < eval_share < 1:
@@ -201,21 +235,12 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
     split_seed = (split_seed or "").strip() or "compositional"
     chosen = chosen_pairs(pairs, group, errors)
     generated, where = read_generated(content, errors)
-    if chosen and where and not errors.count(_SHARE_ERROR):  # the images are checked even when entries are wrong
-        scan = scan_corpus(chosen, campaigns=chosen_campaigns or None)
-        if scan.unparsed:
-            errors.add(_unparsed(scan.unparsed, scan.parser))
-        for key in generated:
-            if key not in scan.image_ids:
-                errors.add(f"{where[key]}: image {key} is not in the corpus (or none of its captions is parsed)")
-        split = split_images(scan.images, [pair.name for pair in chosen], seed=split_seed, eval_share=eval_share)
-        evaluated = evaluation_images(split)
-        if not evaluated:
-            errors.add(f"the pairs {', '.join(p.name for p in chosen)} have no evaluation image in the corpus")
-        missing = [key for key in evaluated if key not in generated]
-        if missing:
-            errors.add(f"{len(missing)} of the {len(evaluated)} evaluation images have no generated caption: "
-                       f"{_sample(missing)}")
+    # The images are checked against the corpus (a scan of every caption's parse: seconds at COCO's size) here only
+    # when the caller runs the evaluation itself; a queued evaluation checks them in its job, which fails naming
+    # the same problems. They are checked even when entries are wrong.
+    if not background and chosen and where and not errors.count(_SHARE_ERROR):
+        for problem in CorpusCheck.of(chosen, chosen_campaigns, split_seed, eval_share, generated, where).problems:
+            errors.add(problem)
     if errors:
         raise EvaluationRejected(list(errors))
     with transaction.atomic():
@@ -295,16 +320,11 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
     campaigns = list(Campaign.objects.filter(pk__in=campaign_ids))
     if len(campaigns) != len(campaign_ids):
         raise EvaluationFailed("a campaign of the corpus was deleted since the upload")
-    scan = scan_corpus(pairs, campaigns=campaigns or None, with_text=True)
-    if scan.unparsed:
-        raise EvaluationFailed(f"the corpus changed since the upload: {_unparsed(scan.unparsed, scan.parser)}")
-    split = split_images(scan.images, [pair.name for pair in pairs], seed=seed, eval_share=share)
-    evaluated = evaluation_images(split)
     k, uploaded = evaluation.k, evaluation.generated
-    missing = [key for key in evaluated if key not in uploaded]
-    if missing:
-        raise EvaluationFailed(f"the corpus changed since the upload: {len(missing)} evaluation images have no "
-                               f"generated caption ({_sample(missing)})")
+    check = CorpusCheck.of(pairs, campaigns, seed, share, uploaded, with_text=True)
+    if check.problems:
+        raise EvaluationFailed("the upload does not fit the corpus: " + "; ".join(check.problems))
+    scan, split, evaluated = check.scan, check.split, check.evaluated
     captions = {key: list(uploaded[key])[:k] for key in evaluated}
     texts = list(dict.fromkeys(text for key in evaluated for text in captions[key]))
     matcher = PairMatcher(pairs)
