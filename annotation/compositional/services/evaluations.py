@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -37,13 +36,13 @@ from metrics.compositional.matching import PairMatcher
 from metrics.compositional.parser import load_parser
 from metrics.compositional.recall import DEFINITIONS, caption_metrics, compositional_recall
 from metrics.compositional.report_html import compositional_report_html
-from metrics.compositional.splits import CompositionalSplit, split_images
 from metrics.compositional.types import ConceptPair
 from metrics.meteor import Meteor, MeteorError
 from mturk.models import Campaign
 
 from ..models import CompositionalEvaluation
-from ..selectors import CorpusScan, UnknownPairs, scan_corpus, stored_pairs
+from ..selectors import UnknownPairs, corpus_descriptions, stored_pairs
+from .evaluation_corpus import CorpusCheck, sample_keys
 
 log = logging.getLogger(__name__)
 
@@ -165,53 +164,6 @@ def chosen_pairs(pairs: Sequence[str] | None, group: str, errors: _Errors) -> li
     return found
 
 
-def evaluation_images(split: CompositionalSplit) -> list[str]:
-    """The D_eval images of the split's pairs, each once, in the order of the corpus."""
-    wanted = {key for keys in split.eval_by_pair.values() for key in keys}
-    return [key for key in split.eval if key in wanted]
-
-
-def _unparsed(unparsed: int, parser: str) -> str:
-    return (f"{unparsed} caption{'s have' if unparsed != 1 else ' has'} no parse by {parser}: run `python manage.py "
-            "parse_captions` (or Parse captions on the Compositional page) first, so that the split sees every caption")
-
-
-def _sample(keys: Sequence[str], count: int = 5) -> str:
-    return ", ".join(keys[:count]) + (", ..." if len(keys) > count else "")
-
-
-@dataclass
-class CorpusCheck:
-    """The corpus as an upload is scored against: the scan, the split, the evaluation images, and what is wrong
-    with the upload there (each problem named)."""
-
-    scan: CorpusScan
-    split: CompositionalSplit
-    evaluated: list[str]
-    problems: list[str]
-
-    @classmethod
-    def of(cls, pairs: Sequence[ConceptPair], campaigns: Sequence[Campaign], seed: str, share: float,
-           generated: dict[str, Any], where: dict[str, str] | None = None, *, with_text: bool = False) -> CorpusCheck:
-        scan = scan_corpus(pairs, campaigns=campaigns or None, with_text=with_text)
-        problems = _Errors()
-        if scan.unparsed:
-            problems.add(_unparsed(scan.unparsed, scan.parser))
-        for key in generated:
-            if key not in scan.image_ids:
-                problems.add(f"{(where or {}).get(key, json.dumps(key))}: image {key} is not in the corpus (or none of "
-                             "its captions is parsed)")
-        split = split_images(scan.images, [pair.name for pair in pairs], seed=seed, eval_share=share)
-        evaluated = evaluation_images(split)
-        if not evaluated:
-            problems.add(f"the pairs {', '.join(p.name for p in pairs)} have no evaluation image in the corpus")
-        missing = [key for key in evaluated if key not in generated]
-        if missing:
-            problems.add(f"{len(missing)} of the {len(evaluated)} evaluation images have no generated caption: "
-                         f"{_sample(missing)}")
-        return cls(scan, split, evaluated, list(problems))
-
-
 def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs: Sequence[str] | None = None,
                       group: str = "", k: int = 5, split_seed: str = "compositional", user: Any = None,
                       campaigns: Sequence[Campaign] | None = None, eval_share: float = DEFAULT_EVAL_SHARE,
@@ -294,20 +246,21 @@ def _finish(evaluation: CompositionalEvaluation, status: str, result: dict[str, 
 
 
 def _parse_all(evaluation: CompositionalEvaluation, texts: list[str], matcher: PairMatcher,
-               progress: Progress | None) -> tuple[dict[str, frozenset[str]], str]:
-    """The pairs each distinct text contains, parsed in batches with the done count saved after each."""
+               progress: Progress | None, read: int = 0) -> tuple[dict[str, frozenset[str]], str]:
+    """The pairs each distinct text contains, parsed in batches with the done count saved after each (after the
+    `read` corpus captions; `progress` counts the generated captions alone)."""
     parser = load_parser(settings.COMPOSITIONAL_PARSER)
-    evaluation.total, evaluation.done = len(texts), 0
+    evaluation.total, evaluation.done = read + len(texts), read
     evaluation.save(update_fields=["total", "done"])
     matched: dict[str, frozenset[str]] = {}
     for start in range(0, len(texts), PARSE_BATCH):
         batch = texts[start:start + PARSE_BATCH]
         for text, parse in zip(batch, parser.parse(batch), strict=True):
             matched[text] = matcher.matches(parse)
-        evaluation.done = start + len(batch)
+        evaluation.done = read + start + len(batch)
         evaluation.save(update_fields=["done"])
         if progress is not None:
-            progress(evaluation.done, evaluation.total)
+            progress(start + len(batch), len(texts))
     return matched, parser.name
 
 
@@ -321,14 +274,22 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
     if len(campaigns) != len(campaign_ids):
         raise EvaluationFailed("a campaign of the corpus was deleted since the upload")
     k, uploaded = evaluation.k, evaluation.generated
-    check = CorpusCheck.of(pairs, campaigns, seed, share, uploaded, with_text=True)
+    corpus = corpus_descriptions(campaigns or None).count()  # progress: the corpus's captions read, then the
+    evaluation.total, evaluation.done = corpus, 0            # distinct generated captions parsed
+    evaluation.save(update_fields=["total", "done"])
+
+    def scanned(read: int) -> None:
+        evaluation.done = read
+        evaluation.save(update_fields=["done"])
+
+    check = CorpusCheck.of(pairs, campaigns, seed, share, uploaded, with_text=True, progress=scanned)
     if check.problems:
         raise EvaluationFailed("the upload does not fit the corpus: " + "; ".join(check.problems))
     scan, split, evaluated = check.scan, check.split, check.evaluated
     captions = {key: list(uploaded[key])[:k] for key in evaluated}
     texts = list(dict.fromkeys(text for key in evaluated for text in captions[key]))
     matcher = PairMatcher(pairs)
-    matched, parser_name = _parse_all(evaluation, texts, matcher, progress)
+    matched, parser_name = _parse_all(evaluation, texts, matcher, progress, read=corpus)
     found = {key: [matched[text] for text in captions[key]] for key in evaluated}
     wanted = set(evaluated)
     recall = compositional_recall(found, [image for image in scan.images if image.key in wanted], pairs,
@@ -339,7 +300,7 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
     notes = list(scan.notes)
     if short:
         notes.append(f"{len(short)} evaluation images have fewer than K = {k} generated captions (scored with the "
-                     f"captions they have): {_sample(short)}")
+                     f"captions they have): {sample_keys(short)}")
     if (long := sum(1 for key in evaluated if len(uploaded[key]) > k)):
         notes.append(f"{long} evaluation images have more than K = {k} generated captions: the first {k} are read")
     if (ignored := len(uploaded) - len(evaluated)):

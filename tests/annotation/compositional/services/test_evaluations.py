@@ -71,7 +71,8 @@ def test_submitted_then_scored_in_the_background(corpus, no_java, django_capture
     evaluation.refresh_from_db()
     assert evaluation.status == "done", evaluation.error
     assert len(evaluation.pairs) == 24 and evaluation.generated["307"][1] == "A black cat on a car."
-    assert (evaluation.done, evaluation.total) == (5, 5)  # the first 2 captions of 307 and 303, 1 of 305
+    # the fixture's 60 captions read, then 5 generated ones parsed: the first 2 of 307 and 303, 1 of 305
+    assert (evaluation.done, evaluation.total) == (65, 65)
     result = evaluation.result
     assert result["request"] == {"file_name": "butd.json", "group": "", "split_seed": "compositional",
                                  "eval_share": 0.5, "campaigns": []}
@@ -167,9 +168,11 @@ def test_a_queued_upload_is_checked_against_the_corpus_by_its_job(corpus, monkey
                                                                  django_capture_on_commit_callbacks):
     """The request checks the format only (no scan of the corpus); the job scans it and fails naming every problem,
     or scores the upload."""
+    from annotation.compositional.services import evaluation_corpus
+
     scans = []
-    original = service.scan_corpus
-    monkeypatch.setattr(service, "scan_corpus", lambda *a, **k: scans.append(1) or original(*a, **k))
+    original = evaluation_corpus.scan_corpus
+    monkeypatch.setattr(evaluation_corpus, "scan_corpus", lambda *a, **k: scans.append(1) or original(*a, **k))
     with pytest.raises(EvaluationRejected) as refused:  # format problems: refused in the request, nothing stored
         submit_evaluation(system="s", content=body([{"image_id": 307, "caption": " "}, {"image_id": 999,
                                                                                          "caption": "a cat"}]))
@@ -186,6 +189,24 @@ def test_a_queued_upload_is_checked_against_the_corpus_by_its_job(corpus, monkey
     assert evaluation.error == ('EvaluationFailed: the upload does not fit the corpus: "4242": image 4242 is not in '
                                 "the corpus (or none of its captions is parsed); 1 of the 2 evaluation images have no "
                                 "generated caption: 305")
+
+
+def test_the_job_records_its_progress_through_the_corpus_then_the_captions(corpus, no_java, monkeypatch):
+    from annotation.compositional import selectors
+
+    monkeypatch.setattr(selectors, "CHUNK", 25)  # a progress step every 25 corpus captions
+    evaluation = submit_evaluation(system="s", content=body(GENERATED), k=2, background=False)
+    seen: list[tuple[int, int]] = []
+    save = CompositionalEvaluation.save
+
+    def recorded(self, *args, **kwargs):
+        save(self, *args, **kwargs)
+        seen.append((self.done, self.total))
+
+    monkeypatch.setattr(CompositionalEvaluation, "save", recorded)
+    assert run_evaluation(evaluation).status == "done"
+    assert seen[:3] == [(0, 60), (25, 60), (50, 60)]  # the corpus counted, then read
+    assert (60, 65) in seen and seen[-2:] == [(65, 65), (65, 65)]  # then the generated captions; then done
 
 
 def test_an_upload_is_refused_while_a_caption_has_no_parse(corpus, tmp_path):
