@@ -203,8 +203,13 @@ def leaderboard(pool: TestPool) -> dict[str, Any]:
     figures = stored["board"] if "images" in stored["board"] else {
         "images": pool.pool_images.count(), "captions": pool.pool_captions.count(), "judged_pairs": 0,
         "agreement": agreement({}), "kappa": _kappa({})}
+    # PostgreSQL's jsonb keeps no key order: the directions and the kappa thresholds are put back in theirs
+    figures["kappa"] = {**figures["kappa"], "thresholds": dict(sorted(
+        figures["kappa"].get("thresholds", {}).items(), key=lambda item: -int(item[0])))}
     systems = [{"id": row["id"], "system": row["system"], "created_at": row["created_at"],
-                "directions": row["board"].get("directions", {}), "generated": row["board"].get("generated")}
+                "directions": {d: row["board"]["directions"][d] for d in DIRECTIONS
+                               if d in row["board"].get("directions", {})},
+                "generated": row["board"].get("generated")}
                for row in rows]
     board = _board(pool, figures, systems)
     board["pending"] = [row["system"] for row in rows if not row["board"]]
