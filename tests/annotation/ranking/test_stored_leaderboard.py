@@ -139,3 +139,10 @@ def test_a_board_whose_job_was_lost_is_queued_again_by_its_reader(real_on_commit
     assert len(queued) == 1
     body = api.get(url).json()
     assert body["stale"] is False and body["judged_pairs"] == 1
+
+
+def test_a_worker_knows_the_task_from_app_start():
+    """The worker registers tasks when the apps are ready (not when a web process first queues one)."""
+    from config.celery import app
+
+    assert "annotation.ranking.tasks.refresh_leaderboard" in app.tasks
