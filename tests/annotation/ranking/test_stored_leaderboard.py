@@ -142,7 +142,12 @@ def test_a_board_whose_job_was_lost_is_queued_again_by_its_reader(real_on_commit
 
 
 def test_a_worker_knows_the_task_from_app_start():
-    """The worker registers tasks when the apps are ready (not when a web process first queues one)."""
-    from config.celery import app
+    """The worker registers tasks when the apps are ready, not when a web process first queues one (a fresh
+    process: this one imported the task module already)."""
+    import subprocess
+    import sys
 
-    assert "annotation.ranking.tasks.refresh_leaderboard" in app.tasks
+    code = ("import django; django.setup(); from config.celery import app; "
+            "print('annotation.ranking.tasks.refresh_leaderboard' in app.tasks)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "True"
