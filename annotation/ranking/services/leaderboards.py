@@ -6,8 +6,10 @@ and queues the job once it commits. The job recomputes what is older than the ve
 landing while it runs leaves the board stale for the next job, never marked fresh by mistake. A new submission
 is computed on its own; the others keep their figures (the judgements did not change).
 
-While the board is stale the page shows the stored figures as updating. If the job cannot be queued (no broker)
-or its message is lost, the next read of a board stale for more than REQUEUE_AFTER queues it again."""
+A pool has at most one job waiting (`board_queued_at`, cleared when the job starts), so a burst of judgements
+costs one recomputation, plus one for what arrived while it ran. While the board is stale the page shows the
+stored figures as updating. If the job cannot be queued (no broker), its message is lost or its worker died, the
+next read of the stale board queues it again (after REQUEUE_AFTER when one is still marked as waiting)."""
 from __future__ import annotations
 
 import logging
@@ -30,9 +32,11 @@ CHUNK = 5000  # image ids per query when finding the pools of new judgements
 
 
 def queue_refresh(pool_ids: Iterable[int]) -> None:
-    """Queue the refresh job of these pools once the current transaction commits (robust: a broker that is down
-    leaves the board stale, and its next read queues the job again)."""
-    ids = sorted(set(pool_ids))
+    """Queue the refresh job of these pools once the current transaction commits, unless one is queued and not
+    started yet (it will see these changes: a pool has at most one job waiting, however fast judgements arrive).
+    Robust: a broker that is down leaves the board stale, and its next read queues the job again."""
+    waiting = TestPool.objects.filter(pk__in=set(pool_ids), board_queued_at__isnull=True)
+    ids = sorted(waiting.values_list("pk", flat=True))
     if ids:
         TestPool.objects.filter(pk__in=ids).update(board_queued_at=timezone.now())
         _queue(ids)
@@ -67,6 +71,7 @@ def submission_added(submission: RankingSubmission) -> None:
 def refresh_leaderboard(pool: TestPool) -> int:
     """Compute and store what is older than the pool's current judgements: each such submission's figures and the
     pool's own. Returns how many submissions were computed (0: the board was current)."""
+    TestPool.objects.filter(pk=pool.pk).update(board_queued_at=None)  # started: later changes queue another job
     version = TestPool.objects.filter(pk=pool.pk).values_list("judgements_version", flat=True).first()
     if version is None:
         return 0
@@ -97,8 +102,9 @@ def refresh_leaderboard_by_id(pool_id: int) -> None:
 
 
 def requeue_if_stranded(pool: TestPool, stale: bool) -> bool:
-    """Called by the pages that read a board: a board stale with no job queued for REQUEUE_AFTER gets one (one
-    reader queues it, whatever the number reading at once). Returns whether it was queued."""
+    """Called by the pages that read a board: a stale board whose job is not waiting (or has waited more than
+    REQUEUE_AFTER: its message was lost, or the broker was down) gets one; one reader queues it, whatever the
+    number reading at once. Returns whether it was queued."""
     if not stale:
         return False
     now = timezone.now()

@@ -27,6 +27,12 @@ def stored(pool) -> dict:
     return board
 
 
+def pool_with_its_job(capture):
+    """A pool whose creation job ran (as it does once the creation commits)."""
+    with capture(execute=True):
+        return build_pool()
+
+
 def judgements_file(rows: list[tuple[int, int, str]]) -> bytes:
     return ("image,caption,relevant\n" + "".join(f"{i},{c},{r}\n" for i, c, r in rows)).encode()
 
@@ -59,7 +65,7 @@ def test_stored_figures_equal_the_recomputed_ones():
 
 def test_a_judgement_makes_the_board_stale_until_its_job_has_run(real_on_commit, django_capture_on_commit_callbacks,
                                                                  researcher_client):
-    pool, images, captions = build_pool()
+    pool, images, captions = pool_with_its_job(django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         submit_ranking(pool, "sys", npy(SCORES), "s.npy")
     fresh = leaderboard(pool)
@@ -79,7 +85,7 @@ def test_a_judgement_makes_the_board_stale_until_its_job_has_run(real_on_commit,
 
 def test_a_new_system_is_pending_then_computed_alone(real_on_commit, django_capture_on_commit_callbacks,
                                                      researcher_client):
-    pool, _, _ = build_pool()
+    pool, _, _ = pool_with_its_job(django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         submit_ranking(pool, "first", npy(SCORES), "s.npy")
     first_board = TestPool.objects.get(pk=pool.pk).submissions.get(system="first").board
@@ -97,9 +103,25 @@ def test_a_new_system_is_pending_then_computed_alone(real_on_commit, django_capt
     assert pool.submissions.get(system="first").board == first_board
 
 
+def test_a_burst_of_judgements_waits_for_one_job(real_on_commit, django_capture_on_commit_callbacks):
+    pool, images, captions = pool_with_its_job(django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        submit_ranking(pool, "sys", npy(SCORES), "s.npy")
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        for n in range(5):
+            import_judgements(judgements_file([(images[1].pk, captions[n].pk, "yes")]))
+    assert len(queued) == 1  # one job waiting sees all five
+    queued[0]()
+    board = leaderboard(pool)
+    assert not board["stale"] and board["judged_pairs"] == 5  # B with a1, a2, b1, b2, c1: one "yes" each
+    with django_capture_on_commit_callbacks(execute=False) as again:
+        import_judgements(judgements_file([(images[0].pk, captions[5].pk, "no")]))
+    assert len(again) == 1  # the job has started: a new change queues the next one
+
+
 def test_a_judgement_written_while_the_job_runs_leaves_the_board_stale(real_on_commit, monkeypatch,
                                                                        django_capture_on_commit_callbacks):
-    pool, images, captions = build_pool()
+    pool, images, captions = pool_with_its_job(django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         submit_ranking(pool, "sys", npy(SCORES), "s.npy")
     original = leaderboards.Judged.of
@@ -124,7 +146,7 @@ def test_a_judgement_written_while_the_job_runs_leaves_the_board_stale(real_on_c
 
 def test_a_board_whose_job_was_lost_is_queued_again_by_its_reader(real_on_commit, api,
                                                                    django_capture_on_commit_callbacks):
-    pool, images, captions = build_pool()
+    pool, images, captions = pool_with_its_job(django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         submit_ranking(pool, "sys", npy(SCORES), "s.npy")
     with django_capture_on_commit_callbacks(execute=False):  # the broker was down: the message never left
