@@ -1,8 +1,12 @@
 """The API, at /api/: one router for every viewset (its root lists them), then each app's other API views from its
 `api_urls` module, then the OpenAPI schema and its browsable docs."""
+from django.conf import settings
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
 from rest_framework.routers import DefaultRouter
+from rest_framework.views import APIView
 
 from annotation.api import ImageViewSet
 from annotation.ranking.api import TestPoolViewSet
@@ -11,6 +15,16 @@ from mturk.api.exports import DatasetExportViewSet
 from mturk.api.imports import ImportJobViewSet
 from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
 from storyboard.api import AlbumViewSet
+
+
+class SchemaAccess(BasePermission):
+    """The schema and its page list every endpoint and field: staff only (as the API itself), unless the
+    API_SCHEMA_PUBLIC setting opens them to anyone."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        user = request.user
+        return bool(settings.API_SCHEMA_PUBLIC or (user and user.is_authenticated and user.is_staff))
+
 
 router = DefaultRouter()
 router.register("images", ImageViewSet, basename="image")
@@ -31,6 +45,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("storyboard.api_urls")),  # story evaluations, story workflows
     path("", include("mturk.api.urls")),  # quality, review rules, gold items, provider balances
     path("", include(router.urls)),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("schema/", SpectacularAPIView.as_view(permission_classes=[SchemaAccess]), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[SchemaAccess]),
+         name="api-docs"),
 ]

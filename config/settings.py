@@ -191,6 +191,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
 }
+# The OpenAPI schema (/api/schema/) and its page (/api/docs/) are for staff, as the API is; 1 serves them to anyone.
+API_SCHEMA_PUBLIC = env_bool("API_SCHEMA_PUBLIC", False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Crowd vision-and-language platform API",
     "DESCRIPTION": "Images, campaigns, HITs, assignments and review actions.",

@@ -36,8 +36,10 @@ LISTED = ["id", "system", "k", "pairs", "status", "error", "done", "total", "cre
 
 
 class ProgressSerializer(serializers.Serializer):
-    done = serializers.IntegerField(help_text="generated captions parsed")
-    total = serializers.IntegerField(help_text="distinct generated captions to parse (0 until the run starts)")
+    done = serializers.IntegerField(help_text="captions done: the corpus's read (checking the upload against it), "
+                                              "then the distinct generated captions parsed")
+    total = serializers.IntegerField(help_text="the corpus's captions, plus the distinct generated captions once "
+                                               "the corpus is read (0 until the run starts)")
 
 
 class EvaluationSerializer(serializers.ModelSerializer):

@@ -3,7 +3,7 @@ description, or the approved describe_image descriptions of some campaigns) as I
 stored parses, without re-parsing; how often each pair occurs; how much of the corpus is parsed."""
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import FilteredRelation, Q
@@ -84,7 +84,7 @@ class _Totals:
 
 
 def _scan(pairs: Sequence[ConceptPair], campaigns: Sequence[Campaign] | None, with_text: bool,
-          totals: _Totals) -> Iterator[_Image]:
+          totals: _Totals, progress: Callable[[int], None] | None = None) -> Iterator[_Image]:
     """One pass over the corpus in image order, streamed: each parsed caption analysed once. Descriptions without
     a parse by the current parser are counted in totals.unparsed and left out (so is an image with none parsed)."""
     parser = current_parser_name()
@@ -97,7 +97,9 @@ def _scan(pairs: Sequence[ConceptPair], campaigns: Sequence[Campaign] | None, wi
             .annotate(stored=FilteredRelation("parse", condition=Q(parse__parser=parser)))
             .order_by("image_id", "id").values_list(*columns).iterator(chunk_size=CHUNK))
     current: _Image | None = None
-    for row in rows:
+    for read, row in enumerate(rows, start=1):
+        if progress is not None and read % CHUNK == 0:
+            progress(read)
         image_id, key, external_id, subset, data = row[:5]
         if data is None:
             totals.unparsed += 1
@@ -134,13 +136,13 @@ def _unparsed_note(unparsed: int) -> list[str]:
 
 
 def scan_corpus(pairs: Sequence[ConceptPair], *, campaigns: Sequence[Campaign] | None = None,
-                with_text: bool = False) -> CorpusScan:
+                with_text: bool = False, progress: Callable[[int], None] | None = None) -> CorpusScan:
     """Every image with descriptions (campaigns=None or empty: all descriptions, imported and collected; else
     the approved describe_image descriptions of those campaigns), each caption matched against `pairs` from its
-    stored parse."""
+    stored parse. `progress` is called with the number of descriptions read so far, every CHUNK of them."""
     totals = _Totals()
     scan = CorpusScan(images=[], image_ids={}, texts={} if with_text else None)
-    for image in _scan(pairs, campaigns, with_text, totals):
+    for image in _scan(pairs, campaigns, with_text, totals, progress):
         scan.images.append(ImageCaptions(key=image.key, subset=image.subset,
                                          matches=tuple(a.pairs for a in image.analyses)))
         scan.image_ids[image.key] = image.pk

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 IMAGES_HEADER = ("image", "file", "width", "height")
 BOXES_HEADER = ("image", "box", "concept", "x", "y", "width", "height")
 DESCRIPTIONS_HEADER = ("image", "description", "source", "linked", "markup")
+# A spreadsheet reads a cell starting with one of these as a formula. Cells are written unchanged (the importer,
+# system runs and every program reading the files get the text as it was written); the dataset card says how
+# many markup cells start so and how to open the files safely (docs/formats/imageclef.md#spreadsheets).
+FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 def _line(cells: Iterable[object]) -> str:
@@ -53,7 +57,7 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
             [image.key, box.number, box.concept, box.x, box.y, box.width, box.height]
             for image in images for box in boxes_of(dataset, image)
         ))
-    linked = links = 0
+    linked = links = formula_like = 0
     with bundle.open_text("descriptions.tsv") as handle:
         handle.write(_line(DESCRIPTIONS_HEADER))
         descriptions = 0
@@ -62,8 +66,9 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
                 found = description.links is not None
                 linked += found
                 links += len(description.links or {})
-                handle.write(_line([image.key, index, description.source, int(found),
-                                    render(description.tokens, description.links or {})]))
+                markup = render(description.tokens, description.links or {})
+                formula_like += markup.startswith(FORMULA_STARTS)
+                handle.write(_line([image.key, index, description.source, int(found), markup]))
                 descriptions += 1
     bundle.counts.update({
         "images": len(images), "concepts": len(dataset.concepts), "boxes": boxes, "descriptions": descriptions,
@@ -76,4 +81,10 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         "(tokens in the correspondence markup `A [woman]^2 in a [dress]^0 .`; `linked` = 0 when no word-to-box "
         "correspondence was collected yet). `python manage.py import_imageclef DIR` reads it back."
     )
+    if formula_like:
+        bundle.notes.append(
+            f"{formula_like} description{'s' if formula_like != 1 else ''} of `descriptions.tsv` start with `=`, `+`, "
+            "`-` or `@`, written as the workers typed them: a spreadsheet may read such a cell as a formula. Open the "
+            "`.tsv` files as text (every column of type Text), not by double-clicking them "
+            "(docs/formats/imageclef.md, Spreadsheets).")
     return descriptions

@@ -18,6 +18,7 @@ from mturk.models import Campaign
 from .models import TestPool
 from .selectors import leaderboard, pool_contents, test_pools
 from .services.judgement_import import JudgementImportError, import_judgements
+from .services.leaderboards import requeue_if_stranded
 from .services.pools import PoolError, create_test_pool
 from .services.submissions import DEFAULT_TOP_K, SubmissionError, submit_ranking
 
@@ -103,8 +104,13 @@ class TestPoolViewSet(viewsets.GenericViewSet):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"], url_path="leaderboard")
     def leaderboard(self, request: Request, pk: str) -> Response:
-        """Every system's metrics per direction, recomputed from the current majority judgements."""
-        return Response(leaderboard(self.get_object()))
+        """Every system's metrics per direction on the majority judgements, as stored by the background job that
+        follows each new judgement and submission; `stale` is true while it is updating them (`pending`: the
+        systems not computed yet)."""
+        pool = self.get_object()
+        board = leaderboard(pool)
+        requeue_if_stranded(pool, board["stale"])
+        return Response(board)
 
 
 class JudgementImportView(APIView):

@@ -237,3 +237,7 @@ class JudgeCaption(TaskKind):
                                         relevant=judgement.get("relevant"), grade=judgement.get("grade"),
                                         assignment=assignment))
         CaptionJudgement.objects.bulk_create(new, ignore_conflicts=True)  # a concurrent approval: no duplicate
+        if new:
+            from .services.leaderboards import judgements_changed
+
+            judgements_changed(j.image_id for j in new)

@@ -16,6 +16,14 @@ class TestPool(models.Model):
     name = models.CharField(max_length=200, unique=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The stored leaderboard (services.leaderboards): `judgements_version` goes up with every change to the
+    # judgements of the pool's pairs; `board` holds the pool's figures computed at `board_version`, and each
+    # submission its own at its `board_version`. Lower than `judgements_version`: stale, a job is updating it.
+    judgements_version = models.PositiveIntegerField(default=1)
+    board = models.JSONField(default=dict, blank=True)
+    board_version = models.PositiveIntegerField(default=0)
+    board_queued_at = models.DateTimeField(null=True, blank=True)
+    board_updated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -69,6 +77,9 @@ class RankingSubmission(models.Model):
     # index], ...], "search": [...]} (what pooled judging queues), and the automatic metrics.
     top_pairs = models.JSONField(default=dict, blank=True)
     metrics = models.JSONField(default=dict, blank=True)
+    # Its leaderboard figures on the pool's judgements of version `board_version` (selectors.system_figures).
+    board = models.JSONField(default=dict, blank=True)
+    board_version = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -106,3 +117,17 @@ class CaptionJudgement(models.Model):
             models.UniqueConstraint(fields=["assignment", "image", "description"],
                                     condition=models.Q(assignment__isnull=False), name="one_judgement_per_pair"),
         ]
+
+
+class QueuedPair(models.Model):
+    """An image-caption pair shown for judging by a pool's judge_caption campaign (gold pairs aside): the unique
+    key that keeps a pair from being queued twice, checked per chunk of a submission's pairs instead of reading
+    every queued HIT."""
+
+    campaign = models.ForeignKey("mturk.Campaign", on_delete=models.CASCADE, related_name="+")
+    image = models.ForeignKey("annotation.Image", on_delete=models.CASCADE, related_name="+")
+    description = models.ForeignKey("annotation.Description", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "image", "description"],
+                                               name="pair_queued_once")]

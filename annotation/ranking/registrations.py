@@ -1,5 +1,6 @@
 """Registers ranking evaluation with the crowd core at app start (annotation.apps): the judge_caption task kind and
-its quality measure, the flickr8k export format, and the wizard's sample judge_caption item."""
+its quality measure, the flickr8k export format, the wizard's sample judge_caption item, and the background task
+that stores leaderboards."""
 from __future__ import annotations
 
 from mturk.exports import ExportFormat, ExportOption, register_format
@@ -7,7 +8,7 @@ from mturk.importers import Importer, ImportOption, register_importer
 from mturk.item_sources import Sample, register_sample
 
 from ..models import Description
-from . import judge_caption, quality  # noqa: F401  (importing them registers the kind and its quality measure)
+from . import judge_caption, quality, tasks  # noqa: F401  (registers the kind, its quality measure, the task)
 from .flickr8k_export import check_flickr8k_options, export_flickr8k
 from .flickr8k_importer import run_flickr8k
 

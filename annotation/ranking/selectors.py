@@ -1,5 +1,6 @@
 """Reads for ranking evaluation: the pool as systems need it, majority relevance judgements, and the
-leaderboard (recomputed from the current judgements, in a constant number of queries).
+leaderboard (stored figures, read in one query; their computation from the current judgements, which the
+background job of services.leaderboards stores).
 
 Relevance: a caption is relevant to its original image by definition; any other pair is relevant when the
 majority of its binary judgements (crowd and imported) says so. A tie, or no judgement, counts as not relevant
@@ -22,7 +23,7 @@ from mturk.states import AssignmentStatus
 
 from ..models import Description
 from .models import CaptionJudgement, PoolCaption, PoolImage, RankingSubmission, TestPool
-from .services.submissions import DIRECTIONS, PoolIndex, submission_scores
+from .services.submissions import DIRECTIONS, PoolIndex, Scores, submission_scores
 
 
 def test_pools() -> QuerySet[TestPool]:
@@ -126,34 +127,96 @@ def judged_matrices(index: PoolIndex, votes: dict[tuple[int, int], Votes]) -> tu
     return relevant, decided
 
 
-def _judged_count(submission: RankingSubmission, direction: str, decided: np.ndarray) -> int:
-    pairs = submission.top_pairs.get(direction, [])
+def _judged_count(top_pairs: dict[str, Any], direction: str, decided: np.ndarray) -> int:
+    pairs = top_pairs.get(direction, [])
     return int(sum(1 for r, c in pairs if decided[r, c]))
 
 
+@dataclass
+class Judged:
+    """What every system's figures are computed against: the pool's index, its votes and their majorities."""
+
+    pool: TestPool
+    index: PoolIndex
+    votes: dict[tuple[int, int], Votes]
+    relevant: np.ndarray
+    decided: np.ndarray
+    references: dict[int, list[str]] | None = None  # read once, for the first system that generated captions
+
+    @classmethod
+    def of(cls, pool: TestPool) -> Judged:
+        index = PoolIndex.of(pool)
+        votes = pool_votes(pool)
+        return cls(pool, index, votes, *judged_matrices(index, votes))
+
+
+def system_figures(submission: RankingSubmission, scores: Scores, judged: Judged) -> dict[str, Any]:
+    """A system's leaderboard figures (every metric per direction, generated captions' scores) on the current
+    majority judgements: what is stored per submission (RankingSubmission.board)."""
+    generated = None
+    if scores.captions:
+        if judged.references is None:
+            judged.references = pool_references(judged.pool)
+        generated = generated_scores(scores.captions, judged.references)
+    directions: dict[str, Any] = {}
+    for direction, metrics in scores.evaluate(judged.index.caption_image, judged.relevant).items():
+        metrics["judged_pairs"] = _judged_count(submission.top_pairs, direction, judged.decided)
+        metrics["top_pairs"] = len(submission.top_pairs.get(direction, []))
+        directions[direction] = metrics
+    return {"directions": directions, "generated": generated}
+
+
+def pool_figures(judged: Judged) -> dict[str, Any]:
+    """The pool's own figures (its size, judged pairs, agreement, kappa): what is stored per pool (TestPool.board)."""
+    votes = judged.votes
+    return {"images": judged.index.shape[0], "captions": judged.index.shape[1],
+            "judged_pairs": sum(1 for v in votes.values() if v.majority is not None), "agreement": agreement(votes),
+            "kappa": _kappa(votes)}
+
+
+def _board(pool: TestPool, figures: dict[str, Any], systems: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"pool": {"id": pool.pk, "name": pool.name, "images": figures["images"], "captions": figures["captions"]},
+            "systems": systems, "judged_pairs": figures["judged_pairs"], "agreement": figures["agreement"],
+            "spearman": _spearman(systems), "kappa": figures["kappa"]}
+
+
+def computed_leaderboard(pool: TestPool) -> dict[str, Any]:
+    """Systems with every metric per direction, recomputed now from the submission files and the current majority
+    judgements (what the background job stores; `leaderboard` reads the stored figures)."""
+    judged = Judged.of(pool)
+    systems = [{"id": submission.pk, "system": submission.system, "created_at": submission.created_at,
+                **system_figures(submission, submission_scores(submission, judged.index), judged)}
+               for submission in RankingSubmission.objects.filter(pool=pool).order_by("system")]
+    return _board(pool, pool_figures(judged), systems)
+
+
 def leaderboard(pool: TestPool) -> dict[str, Any]:
-    """Systems with every metric per direction, recomputed from the current majority judgements."""
-    index = PoolIndex.of(pool)
-    votes = pool_votes(pool)
-    relevant, decided = judged_matrices(index, votes)
-    systems = []
-    references: dict[int, list[str]] | None = None
-    for submission in RankingSubmission.objects.filter(pool=pool).order_by("system"):
-        scores = submission_scores(submission, index)
-        entry: dict[str, Any] = {"id": submission.pk, "system": submission.system,
-                                 "created_at": submission.created_at, "directions": {}, "generated": None}
-        if scores.captions:
-            if references is None:  # one query, for the first system that generated captions
-                references = pool_references(pool)
-            entry["generated"] = generated_scores(scores.captions, references)
-        for direction, metrics in scores.evaluate(index.caption_image, relevant).items():
-            metrics["judged_pairs"] = _judged_count(submission, direction, decided)
-            metrics["top_pairs"] = len(submission.top_pairs.get(direction, []))
-            entry["directions"][direction] = metrics
-        systems.append(entry)
-    return {"pool": {"id": pool.pk, "name": pool.name, "images": index.shape[0], "captions": index.shape[1]},
-            "systems": systems, "judged_pairs": sum(1 for v in votes.values() if v.majority is not None),
-            "agreement": agreement(votes), "spearman": _spearman(systems), "kappa": _kappa(votes)}
+    """The stored leaderboard: the pool's and each system's figures as last stored, in two queries (four before
+    the pool's first computation). `stale` is true while judgements or a submission that arrived since wait for the
+    background job (services.leaderboards), and the page shows the figures as updating; `pending` lists the
+    systems not computed yet."""
+    stored = TestPool.objects.filter(pk=pool.pk).values(
+        "judgements_version", "board", "board_version", "board_updated_at").get()
+    version = stored["judgements_version"]
+    rows = list(RankingSubmission.objects.filter(pool=pool).order_by("system")
+                .values("id", "system", "created_at", "board", "board_version"))
+    figures = stored["board"] if "images" in stored["board"] else {
+        "images": pool.pool_images.count(), "captions": pool.pool_captions.count(), "judged_pairs": 0,
+        "agreement": agreement({}), "kappa": _kappa({})}
+    # PostgreSQL's jsonb keeps no key order: the directions and the kappa thresholds are put back in theirs
+    figures["kappa"] = {**figures["kappa"], "thresholds": dict(sorted(
+        figures["kappa"].get("thresholds", {}).items(), key=lambda item: -int(item[0])))}
+    systems = [{"id": row["id"], "system": row["system"], "created_at": row["created_at"],
+                "directions": {d: row["board"]["directions"][d] for d in DIRECTIONS
+                               if d in row["board"].get("directions", {})},
+                "generated": row["board"].get("generated")}
+               for row in rows]
+    board = _board(pool, figures, systems)
+    board["pending"] = [row["system"] for row in rows if not row["board"]]
+    board["stale"] = stored["board_version"] < version or any(row["board_version"] < version or not row["board"]
+                                                              for row in rows)
+    board["updated_at"] = stored["board_updated_at"]
+    return board
 
 
 def pool_references(pool: TestPool) -> dict[int, list[str]]:

@@ -14,6 +14,7 @@ from .forms import PoolForm
 from .models import TestPool
 from .selectors import leaderboard as leaderboard_of
 from .selectors import pool_sources, test_pools
+from .services.leaderboards import requeue_if_stranded
 from .services.pooled_judging import judging_campaign
 from .services.pools import PoolError, create_test_pool
 from .services.submissions import SubmissionError, submit_ranking
@@ -67,9 +68,11 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
             except SubmissionError as exc:
                 errors = exc.errors
             else:
-                messages.success(request, f"{submission.system} submitted and evaluated.")
+                messages.success(request, f"{submission.system} submitted and evaluated; its leaderboard figures "
+                                          "follow the current judgements.")
                 return redirect("pool-leaderboard", pk=pool.pk)
     board = leaderboard_of(pool)
+    requeue_if_stranded(pool, board["stale"])
     rows = [{"system": s["system"], "directions": [
         (direction, [s["directions"][direction].get(key) for key, _ in METRICS])
         for direction in ("description", "search") if direction in s["directions"]]} for s in board["systems"]]

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from ..models import HIT, Bonus, Campaign
@@ -138,13 +138,14 @@ def _item_key(items: dict[str, Any]) -> str:
 
 @transaction.atomic
 def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "", *,
-             require_gold: bool = True) -> list[HIT]:
+             require_gold: bool = True, known_new: bool = False) -> list[HIT]:
     """Add one HIT per item (skipping items the campaign already has), with gold HITs mixed in at the campaign's
     gold rate (services.gold.mix_gold), all in one insert in position order. Returns the new HITs.
 
     A HIT's group is the task kind's group of its item, else `group` (inherited from a feeding stage).
     `require_gold=False`: a campaign whose gold items were all switched off takes the items without gold (a
-    stage feeding one item must not lose it) instead of refusing them."""
+    stage feeding one item must not lose it) instead of refusing them. `known_new=True`: the caller guarantees that
+    no item is one the campaign has (a unique key of its own), so the campaign's HITs are counted, not read."""
     items = list(items)
     kind = get_task_kind(campaign.task_kind)
     try:
@@ -154,12 +155,17 @@ def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "
     Campaign.objects.select_for_update().filter(pk=campaign.pk).first()  # concurrent adds see each other's items
     existing: set[str] = set()
     gold_before = real_before = 0
-    for hit_items, gold_item, onboarding in campaign.hits.values_list("items", "gold_item_id", "onboarding"):
-        if gold_item is None:  # a gold or onboarding HIT may show the same items as a real one
-            existing.add(_item_key(hit_items))
-            real_before += 1
-        elif not onboarding:
-            gold_before += 1
+    if known_new:
+        counted = campaign.hits.aggregate(real=Count("id", filter=Q(gold_item__isnull=True)),
+                                          gold=Count("id", filter=Q(gold_item__isnull=False, onboarding=False)))
+        real_before, gold_before = counted["real"], counted["gold"]
+    else:
+        for hit_items, gold_item, onboarding in campaign.hits.values_list("items", "gold_item_id", "onboarding"):
+            if gold_item is None:  # a gold or onboarding HIT may show the same items as a real one
+                existing.add(_item_key(hit_items))
+                real_before += 1
+            elif not onboarding:
+                gold_before += 1
     start = (campaign.hits.aggregate(m=Max("position"))["m"] or 0) + 1
     new: list[HIT] = []
     for item in items:

@@ -401,3 +401,43 @@ def test_a_vocabulary_name_that_cannot_be_stored_is_refused(tmp_path, name):
         import_imageclef(dataset_dir(tmp_path / "data"), vocabulary=name)
     assert any("the vocabulary name" in error and "holds a" in error for error in caught.value.errors)
     assert counts() == before
+
+
+FORMULA_TEXTS = ['=HYPERLINK("http://example.org/x","click") shows a woman', "=1+1 cars are parked here",
+                 "+1 for the red car", "-2 degrees near the woman", "@SUM(1,2) beside a car"]
+
+
+def test_worker_text_starting_like_a_formula_is_written_unchanged_and_reads_back(tmp_path, media_root):
+    """Decision documented in docs/formats/imageclef.md (Spreadsheets): cells are not escaped, the dataset card
+    counts the formula-like descriptions, and export -> import gives the same text and tokens."""
+    from metrics.text.markup import tokenize
+
+    import_imageclef(dataset_dir(tmp_path / "source"), vocabulary="roundtrip")
+    image = Image.objects.get(key="img-b")
+    for text in FORMULA_TEXTS:
+        Description.objects.create(image=image, text=" ".join(tokenize(text)), tokens=tokenize(text), source="crowd")
+    before = snapshot()
+    _, bundle, first = export(write_imageclef, grounded_dataset())
+    rows = [line.split("\t") for line in first.read("descriptions.tsv").decode().splitlines()[1:]]
+    markups = [row[4] for row in rows if row[0] == "img-b" and row[3] == "0"]
+    assert markups == ['= HYPERLINK ( " http : / / example . org / x " , " click " ) shows a woman',
+                       "= 1 + 1 cars are parked here", "+ 1 for the red car", "- 2 degrees near the woman",
+                       "@ SUM ( 1 , 2 ) beside a car"]
+    assert any(note.startswith("5 descriptions of `descriptions.tsv` start with `=`, `+`, `-` or `@`")
+               for note in bundle.notes)
+    exported = tmp_path / "exported"
+    first.extractall(exported)
+
+    wipe_annotation_tables()
+    import_imageclef(exported, vocabulary="roundtrip")
+    assert snapshot() == before
+    texts = [d.text for d in Description.objects.filter(image__key="img-b").order_by("pk")][-5:]
+    assert texts == [" ".join(tokenize(text)) for text in FORMULA_TEXTS]
+    _, _, second = export(write_imageclef, grounded_dataset())
+    assert second.read("descriptions.tsv") == first.read("descriptions.tsv")
+
+
+def test_no_spreadsheet_note_without_formula_like_text(tmp_path):
+    import_imageclef(dataset_dir(tmp_path / "source"))
+    _, bundle, _ = export(write_imageclef, grounded_dataset())
+    assert len(bundle.notes) == 1 and "start with" not in bundle.notes[0]

@@ -36,14 +36,14 @@ from metrics.compositional.matching import PairMatcher
 from metrics.compositional.parser import load_parser
 from metrics.compositional.recall import DEFINITIONS, caption_metrics, compositional_recall
 from metrics.compositional.report_html import compositional_report_html
-from metrics.compositional.splits import CompositionalSplit, split_images
 from metrics.compositional.types import ConceptPair
 from metrics.meteor import Meteor, MeteorError
 from mturk.jobs import claim, dispatch, lease
 from mturk.models import Campaign
 
 from ..models import CompositionalEvaluation
-from ..selectors import UnknownPairs, scan_corpus, stored_pairs
+from ..selectors import UnknownPairs, corpus_descriptions, stored_pairs
+from .evaluation_corpus import CorpusCheck, sample_keys
 
 log = logging.getLogger(__name__)
 
@@ -165,29 +165,15 @@ def chosen_pairs(pairs: Sequence[str] | None, group: str, errors: _Errors) -> li
     return found
 
 
-def evaluation_images(split: CompositionalSplit) -> list[str]:
-    """The D_eval images of the split's pairs, each once, in the order of the corpus."""
-    wanted = {key for keys in split.eval_by_pair.values() for key in keys}
-    return [key for key in split.eval if key in wanted]
-
-
-def _unparsed(unparsed: int, parser: str) -> str:
-    return (f"{unparsed} caption{'s have' if unparsed != 1 else ' has'} no parse by {parser}: run `python manage.py "
-            "parse_captions` (or Parse captions on the Compositional page) first, so that the split sees every caption")
-
-
-def _sample(keys: Sequence[str], count: int = 5) -> str:
-    return ", ".join(keys[:count]) + (", ..." if len(keys) > count else "")
-
-
 def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs: Sequence[str] | None = None,
                       group: str = "", k: int = 5, split_seed: str = "compositional", user: Any = None,
                       campaigns: Sequence[Campaign] | None = None, eval_share: float = DEFAULT_EVAL_SHARE,
                       background: bool = True) -> CompositionalEvaluation:
-    """Check the upload against the corpus and the chosen pairs (EvaluationRejected naming every problem; nothing
-    stored), store it, and queue the evaluation once this transaction commits (`background=False`: the caller runs
-    `run_evaluation` itself). `campaigns`, `split_seed` and `eval_share` choose the corpus and the split as the
-    compositional export does (every description by default)."""
+    """Check the upload's format and the chosen pairs (EvaluationRejected naming every problem; nothing stored), store
+    it, and queue the evaluation once this transaction commits; the job checks the images against the corpus and
+    fails naming each problem. `background=False`: the caller runs `run_evaluation` itself, and the images are
+    checked against the corpus here too, before anything is stored. `campaigns`, `split_seed` and `eval_share`
+    choose the corpus and the split as the compositional export does (every description by default)."""
     errors = _Errors()
     chosen_campaigns = list(campaigns or [])
     if isinstance(eval_share, bool) or not isinstance(eval_share, int | float) or not 0 < eval_share < 1:
@@ -202,21 +188,12 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
     split_seed = (split_seed or "").strip() or "compositional"
     chosen = chosen_pairs(pairs, group, errors)
     generated, where = read_generated(content, errors)
-    if chosen and where and not errors.count(_SHARE_ERROR):  # the images are checked even when entries are wrong
-        scan = scan_corpus(chosen, campaigns=chosen_campaigns or None)
-        if scan.unparsed:
-            errors.add(_unparsed(scan.unparsed, scan.parser))
-        for key in generated:
-            if key not in scan.image_ids:
-                errors.add(f"{where[key]}: image {key} is not in the corpus (or none of its captions is parsed)")
-        split = split_images(scan.images, [pair.name for pair in chosen], seed=split_seed, eval_share=eval_share)
-        evaluated = evaluation_images(split)
-        if not evaluated:
-            errors.add(f"the pairs {', '.join(p.name for p in chosen)} have no evaluation image in the corpus")
-        missing = [key for key in evaluated if key not in generated]
-        if missing:
-            errors.add(f"{len(missing)} of the {len(evaluated)} evaluation images have no generated caption: "
-                       f"{_sample(missing)}")
+    # The images are checked against the corpus (a scan of every caption's parse: seconds at COCO's size) here only
+    # when the caller runs the evaluation itself; a queued evaluation checks them in its job, which fails naming
+    # the same problems. They are checked even when entries are wrong.
+    if not background and chosen and where and not errors.count(_SHARE_ERROR):
+        for problem in CorpusCheck.of(chosen, chosen_campaigns, split_seed, eval_share, generated, where).problems:
+            errors.add(problem)
     if errors:
         raise EvaluationRejected(list(errors))
     with transaction.atomic():
@@ -266,20 +243,21 @@ def _finish(evaluation: CompositionalEvaluation, status: str, result: dict[str, 
 
 
 def _parse_all(evaluation: CompositionalEvaluation, texts: list[str], matcher: PairMatcher,
-               progress: Progress | None) -> tuple[dict[str, frozenset[str]], str]:
-    """The pairs each distinct text contains, parsed in batches with the done count saved after each."""
+               progress: Progress | None, read: int = 0) -> tuple[dict[str, frozenset[str]], str]:
+    """The pairs each distinct text contains, parsed in batches with the done count saved after each (after the
+    `read` corpus captions; `progress` counts the generated captions alone)."""
     parser = load_parser(settings.COMPOSITIONAL_PARSER)
-    evaluation.total, evaluation.done = len(texts), 0
+    evaluation.total, evaluation.done = read + len(texts), read
     evaluation.save(update_fields=["total", "done"])
     matched: dict[str, frozenset[str]] = {}
     for start in range(0, len(texts), PARSE_BATCH):
         batch = texts[start:start + PARSE_BATCH]
         for text, parse in zip(batch, parser.parse(batch), strict=True):
             matched[text] = matcher.matches(parse)
-        evaluation.done, evaluation.heartbeat_at = start + len(batch), timezone.now()
+        evaluation.done, evaluation.heartbeat_at = read + start + len(batch), timezone.now()
         evaluation.save(update_fields=["done", "heartbeat_at"])
         if progress is not None:
-            progress(evaluation.done, evaluation.total)
+            progress(start + len(batch), len(texts))
     return matched, parser.name
 
 
@@ -292,20 +270,23 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
     campaigns = list(Campaign.objects.filter(pk__in=campaign_ids))
     if len(campaigns) != len(campaign_ids):
         raise EvaluationFailed("a campaign of the corpus was deleted since the upload")
-    scan = scan_corpus(pairs, campaigns=campaigns or None, with_text=True)
-    if scan.unparsed:
-        raise EvaluationFailed(f"the corpus changed since the upload: {_unparsed(scan.unparsed, scan.parser)}")
-    split = split_images(scan.images, [pair.name for pair in pairs], seed=seed, eval_share=share)
-    evaluated = evaluation_images(split)
     k, uploaded = evaluation.k, evaluation.generated
-    missing = [key for key in evaluated if key not in uploaded]
-    if missing:
-        raise EvaluationFailed(f"the corpus changed since the upload: {len(missing)} evaluation images have no "
-                               f"generated caption ({_sample(missing)})")
+    corpus = corpus_descriptions(campaigns or None).count()  # progress: the corpus's captions read, then the
+    evaluation.total, evaluation.done = corpus, 0            # distinct generated captions parsed
+    evaluation.save(update_fields=["total", "done"])
+
+    def scanned(read: int) -> None:
+        evaluation.done = read
+        evaluation.save(update_fields=["done"])
+
+    check = CorpusCheck.of(pairs, campaigns, seed, share, uploaded, with_text=True, progress=scanned)
+    if check.problems:
+        raise EvaluationFailed("the upload does not fit the corpus: " + "; ".join(check.problems))
+    scan, split, evaluated = check.scan, check.split, check.evaluated
     captions = {key: list(uploaded[key])[:k] for key in evaluated}
     texts = list(dict.fromkeys(text for key in evaluated for text in captions[key]))
     matcher = PairMatcher(pairs)
-    matched, parser_name = _parse_all(evaluation, texts, matcher, progress)
+    matched, parser_name = _parse_all(evaluation, texts, matcher, progress, read=corpus)
     found = {key: [matched[text] for text in captions[key]] for key in evaluated}
     wanted = set(evaluated)
     recall = compositional_recall(found, [image for image in scan.images if image.key in wanted], pairs,
@@ -316,7 +297,7 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
     notes = list(scan.notes)
     if short:
         notes.append(f"{len(short)} evaluation images have fewer than K = {k} generated captions (scored with the "
-                     f"captions they have): {_sample(short)}")
+                     f"captions they have): {sample_keys(short)}")
     if (long := sum(1 for key in evaluated if len(uploaded[key]) > k)):
         notes.append(f"{long} evaluation images have more than K = {k} generated captions: the first {k} are read")
     if (ignored := len(uploaded) - len(evaluated)):

@@ -94,6 +94,9 @@ def import_judgements(content: bytes) -> int:
     except UnicodeDecodeError:
         raise JudgementImportError(["the file is not UTF-8 text"]) from None
     judgements = parse_judgements(text)
+    from .leaderboards import judgements_changed
+
     with transaction.atomic():
         CaptionJudgement.objects.bulk_create(judgements)
+        judgements_changed(j.image_id for j in judgements)
     return len(judgements)

@@ -15,9 +15,10 @@ from django.db import transaction
 from mturk.models import Campaign
 from mturk.services.campaigns import add_hits, create_campaign, publish_campaign
 
-from ..models import CaptionJudgement, RankingSubmission, TestPool
+from ..models import CaptionJudgement, QueuedPair, RankingSubmission, TestPool
 from .judging_items import judging_items
 
+CHUNK = 500  # pairs looked up per query: a submission's queries grow with its pairs, never with the queue
 DEFAULTS: dict[str, Any] = {"provider": "local", "assignments_per_hit": 3, "pairs_per_hit": 10, "gold_per_hit": 1,
                             "publish": False}
 
@@ -34,22 +35,34 @@ def judging_campaign(pool: TestPool) -> Campaign | None:
     return Campaign.objects.filter(name=judging_campaign_name(pool), task_kind="judge_caption").first()
 
 
-def queued_pairs(campaign: Campaign | None) -> set[tuple[int, int]]:
-    """The (image id, description id) pairs the campaign's HITs already show (gold pairs excepted)."""
-    if campaign is None:
+def _chunks(pairs: set[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    ordered = sorted(pairs)
+    return [ordered[start:start + CHUNK] for start in range(0, len(ordered), CHUNK)]
+
+
+def _found(rows: Any, chunk: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Of the chunk's pairs, those among `rows` (a query filtered on the chunk's images and captions)."""
+    wanted = set(chunk)
+    return {pair for pair in rows.filter(image_id__in={i for i, _ in chunk},
+                                         description_id__in={d for _, d in chunk})
+            .values_list("image_id", "description_id").distinct() if pair in wanted}
+
+
+def queued_pairs(campaign: Campaign | None, pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Of `pairs` (image id, description id), those the campaign's HITs already show (gold pairs excepted): one
+    query per chunk of pairs, whatever the number of HITs queued."""
+    if campaign is None or not pairs:
         return set()
-    return {(p["image"], p["description"]) for items in campaign.hits.values_list("items", flat=True)
-            for p in items.get("pairs", []) if "gold" not in p}
+    queued = QueuedPair.objects.filter(campaign=campaign)
+    return set().union(*(_found(queued, chunk) for chunk in _chunks(pairs)))
 
 
 def judged_pairs(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
-    """Of `pairs`, those with a binary crowd or imported judgement already."""
+    """Of `pairs`, those with a binary crowd or imported judgement already (one query per chunk of pairs)."""
     if not pairs:
         return set()
-    images = {i for i, _ in pairs}
-    rows = CaptionJudgement.objects.filter(image_id__in=images, relevant__isnull=False) \
-        .exclude(source=CaptionJudgement.Source.GOLD).values_list("image_id", "description_id").distinct()
-    return {pair for pair in rows if pair in pairs}
+    judged = CaptionJudgement.objects.filter(relevant__isnull=False).exclude(source=CaptionJudgement.Source.GOLD)
+    return set().union(*(_found(judged, chunk) for chunk in _chunks(pairs)))
 
 
 def submission_pairs(submission: RankingSubmission) -> set[tuple[int, int]]:
@@ -76,7 +89,7 @@ def queue_pooled_pairs(submission: RankingSubmission) -> int:
             Campaign.objects.select_for_update().filter(pk=campaign.pk).first()  # one queue at a time
         pairs = submission_pairs(submission)
         pairs -= judged_pairs(pairs)
-        pairs -= queued_pairs(campaign)
+        pairs -= queued_pairs(campaign, pairs)
         if not pairs:
             return 0
         gold: list[tuple[int, int, bool | int]] = [(i, d, bool(r)) for i, d, r in CaptionJudgement.objects.filter(
@@ -90,7 +103,10 @@ def queue_pooled_pairs(submission: RankingSubmission) -> int:
                                        assignments_per_hit=config["assignments_per_hit"],
                                        options={"pairs_per_hit": config["pairs_per_hit"]},
                                        created_by=submission.created_by)
-        add_hits(campaign, items)
+        # the pairs are new to the campaign (QueuedPair's unique key), so each item is: no HIT is read back
+        add_hits(campaign, items, known_new=True)
+        QueuedPair.objects.bulk_create([QueuedPair(campaign=campaign, image_id=i, description_id=d)
+                                        for i, d in sorted(pairs)], batch_size=1000)
     if config["publish"]:
         publish_campaign(campaign)
     return len(pairs)

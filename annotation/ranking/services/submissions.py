@@ -274,6 +274,7 @@ def submit_ranking(pool: TestPool, system: str, content: bytes, name: str, *, k:
     metrics, top_pairs = evaluate_scores(scores, index, k)
     if scores.captions:
         metrics["generated_captions"] = len(scores.captions)
+    from .leaderboards import submission_added
     from .pooled_judging import queue_pooled_pairs
 
     with transaction.atomic():
@@ -282,6 +283,7 @@ def submit_ranking(pool: TestPool, system: str, content: bytes, name: str, *, k:
         submission.file.save(f"{pool.pk}-{PurePath(name).name}", ContentFile(content), save=False)
         submission.save()
         queue_pooled_pairs(submission)
+        submission_added(submission)  # its leaderboard figures are computed and stored in the background
     return submission
 
 

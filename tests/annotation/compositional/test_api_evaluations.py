@@ -32,7 +32,7 @@ def test_upload_follow_and_report(api, corpus, no_java, django_capture_on_commit
         assert api.get(f"{URL}{data['id']}/report/").status_code == 409  # not scored yet
     evaluation = api.get(f"{URL}{data['id']}/").json()  # the hand-off ran once the upload was stored
     assert evaluation["status"] == "done", evaluation["error"]
-    assert evaluation["progress"] == {"done": 5, "total": 5}
+    assert evaluation["progress"] == {"done": 65, "total": 65}  # the corpus's 60 captions, 5 generated
     assert evaluation["report"] == f"{URL}{data['id']}/report/"
     recall = evaluation["result"]["recall"]
     assert [(row["name"], row["recall"]) for row in recall["pairs"]] == [

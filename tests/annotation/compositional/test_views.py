@@ -192,9 +192,10 @@ def test_submit_an_evaluation_follow_it_and_read_it(researcher_client, parsed):
     assert "<legend>Group 1</legend>" in page and 'value="black_cat"' in page
     refused = researcher_client.post("/compositional/evaluations/", {
         "system": "writer", "k": 5, "split_seed": "compositional", "pairs": ["black_cat"],
-        "file": SimpleUploadedFile("g.json", b'{"999999": ["a cat"]}')})
+        "file": SimpleUploadedFile("g.json", b'{"307": []}')})  # the format is checked in the request
     assert refused.status_code == 400
     assert "The submission was not stored:" in refused.content.decode()
+    assert "expected a non-empty list of captions" in refused.content.decode()
     assert not CompositionalEvaluation.objects.exists()
 
     response = researcher_client.post("/compositional/evaluations/", {

