@@ -7,6 +7,7 @@ JVM. The job scores the albums that have a story without a whole-sequence score;
 the `score_stories` command) recomputes every missing or stale score of the albums it is given."""
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ from metrics.meteor import Meteor, pair_key
 from metrics.story_report import StoryText, agreement_stories
 
 from ..models import Story, StoryAgreement, Storylet
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from metrics.meteor import MeteorScorer
@@ -141,8 +144,12 @@ def queue_scoring() -> None:
     def send() -> None:
         from ..tasks import score_new_stories as job
 
-        if cache.add(QUEUED, True, timeout=QUEUED_FOR_SECONDS):
-            job.apply_async(countdown=DELAY_SECONDS)
+        try:
+            if cache.add(QUEUED, True, timeout=QUEUED_FOR_SECONDS):
+                job.apply_async(countdown=DELAY_SECONDS)
+        except Exception as exc:  # Redis (cache or broker) away: the approval stands; the export scores what is missing
+            log.warning("story scoring not queued (%s: %s); the next approval or the export scores these stories",
+                        type(exc).__name__, exc)
 
     transaction.on_commit(send)
 

@@ -190,6 +190,19 @@ def test_approvals_queue_one_scoring_job_after_commit(monkeypatch, django_captur
     cache.delete(QUEUED)
 
 
+@override_settings(STORY_SCORES_AFTER_APPROVAL=True,
+                   CACHES={"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                       "LOCATION": "redis://127.0.0.1:9/0"}})  # nothing listens on port 9
+def test_with_redis_away_approvals_still_stand_and_the_stories_stay_unscored(monkeypatch, caplog,
+                                                                           django_capture_on_commit_callbacks):
+    queued: list[dict] = []
+    monkeypatch.setattr("storyboard.tasks.score_new_stories.apply_async", lambda **kwargs: queued.append(kwargs))
+    with django_capture_on_commit_callbacks(execute=True):
+        workflow(1)
+    assert queued == [] and Story.objects.exists() and albums_with_unscored_stories() != []
+    assert "story scoring not queued (ConnectionError" in caplog.text
+
+
 def test_without_the_setting_approvals_queue_nothing(monkeypatch, django_capture_on_commit_callbacks):
     cache.delete(QUEUED)
     queued: list[dict] = []
