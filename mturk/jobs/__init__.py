@@ -12,9 +12,9 @@
 - `send_after_commit(task, *args)`: the fire-and-forget tasks (thumbnails, marketplace publishing…): a broker
   error is logged, not raised; a periodic task derives their work again (docs/deployment.md lists which).
 """
-from .lease import claim, lease, lease_expired_before, touch
+from .lease import claim, finish, lease, lease_expired_before, touch
 from .queue import dispatch, hand_off, job_models, send_after_commit
 from .sweeper import SweepReport, sweep
 
-__all__ = ["SweepReport", "claim", "dispatch", "hand_off", "job_models", "lease", "lease_expired_before",
+__all__ = ["SweepReport", "claim", "dispatch", "finish", "hand_off", "job_models", "lease", "lease_expired_before",
            "send_after_commit", "sweep", "touch"]

@@ -50,6 +50,24 @@ def claim(job: BackgroundJob, **resets: Any) -> bool:
     return bool(claimed)
 
 
+def finish(job: BackgroundJob, fields: list[str]) -> bool:
+    """Write the run's end (the `fields`, set on `job` already: status, result, error, finished_at...) only while
+    the job is still this run's: a run that stalled past its lease, and whose job another run took over, leaves
+    the other run's work alone (logged). False when the job was not this run's any more."""
+    model = type(job)
+    if "updated_at" in fields:
+        job.updated_at = timezone.now()  # update() does not fill auto_now fields
+    values = {name: getattr(job, name) for name in fields}
+    if "file" in values:
+        values["file"] = values["file"].name
+    written = model._default_manager.filter(pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts).update(
+        **values)
+    if not written:
+        log.warning("%s %s: run %s ended after another run took the job over; its end is not written",
+                    model.__name__, job.pk, job.attempts)
+    return bool(written)
+
+
 def touch(job: BackgroundJob) -> None:
     """Renew this run's lease (only while the job is still this run's)."""
     type(job)._default_manager.filter(pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts).update(

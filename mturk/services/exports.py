@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.crypto import get_random_string
 
 from ..exports import ExportError, check_scope, write_export
-from ..jobs import claim, dispatch, lease
+from ..jobs import claim, dispatch, finish, lease
 from ..models import Campaign, DatasetExport
 
 log = logging.getLogger(__name__)
@@ -79,11 +79,11 @@ def _build(export: DatasetExport) -> DatasetExport:
     export.refresh_from_db(fields=["progress_done", "progress_total"])
     export.records, export.counts = result.records, result.counts
     export.status, export.finished_at = DatasetExport.Status.DONE, timezone.now()
-    export.save(update_fields=["file", "records", "counts", "status", "finished_at"])
+    finish(export, ["file", "records", "counts", "status", "finished_at"])
     return export
 
 
 def _failed(export: DatasetExport, message: str) -> DatasetExport:
     export.status, export.error, export.finished_at = DatasetExport.Status.FAILED, message, timezone.now()
-    export.save(update_fields=["status", "error", "finished_at"])
+    finish(export, ["status", "error", "finished_at"])
     return export

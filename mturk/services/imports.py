@@ -26,7 +26,7 @@ from django.utils.crypto import get_random_string
 from config.text_input import unstorable
 
 from ..importers import Importer, ImportProblems, ImportRefused, get_importer
-from ..jobs import claim, dispatch, lease
+from ..jobs import claim, dispatch, finish, lease
 from ..models_imports import ImportJob
 from ..stored_files import open_stream
 
@@ -199,5 +199,5 @@ def _finish(job: ImportJob, status: str, report: dict[str, Any], error: str) -> 
     job.status, job.report, job.error, job.finished_at = status, report, error, timezone.now()
     if status == ImportJob.Status.DONE and job.total is not None:
         job.done = job.total
-    job.save(update_fields=["status", "report", "error", "finished_at", "done", "total"])
+    finish(job, ["status", "report", "error", "finished_at", "done", "total"])
     return job

@@ -10,7 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ..jobs import claim, dispatch, lease
+from ..jobs import claim, dispatch, finish, lease
 from ..models import Campaign, QualityJob
 from .quality import compute_quality
 
@@ -49,5 +49,5 @@ def run_quality_job(job: QualityJob) -> QualityJob:
 
 def _finish(job: QualityJob, status: str, result: dict[str, Any], error: str) -> QualityJob:
     job.status, job.result, job.error, job.finished_at = status, result, error, timezone.now()
-    job.save(update_fields=["status", "result", "error", "finished_at"])
+    finish(job, ["status", "result", "error", "finished_at"])
     return job

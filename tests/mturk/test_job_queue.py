@@ -11,7 +11,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from config.celery import app
-from mturk.jobs import claim, dispatch, hand_off, job_models, send_after_commit, sweep
+from mturk.jobs import claim, dispatch, finish, hand_off, job_models, send_after_commit, sweep
 from mturk.models import DatasetExport, QualityJob
 from mturk.models_imports import ImportJob
 from mturk.services.imports import run_import
@@ -144,6 +144,23 @@ def test_a_job_is_claimed_once_and_a_live_lease_is_not_taken(settings):
     assert claim(other) and other.attempts == 2  # the lease ran out: taken up
     dead(job, 3)
     assert not claim(job)  # no attempt left: the sweeper fails it
+
+
+def test_a_stalled_run_whose_job_was_taken_over_does_not_write_its_end(settings, caplog):
+    settings.JOB_MAX_ATTEMPTS = 3
+    job = QualityJob.objects.create(campaign=make_campaign(images=1))
+    stalled = QualityJob.objects.get(pk=job.pk)
+    assert claim(stalled)  # run 1 stalls past its lease...
+    dead(stalled, 1)
+    taken = QualityJob.objects.get(pk=job.pk)
+    assert claim(taken) and taken.attempts == 2  # ...and run 2 takes the job over
+    stalled.status, stalled.result, stalled.finished_at = "done", {"from": "run 1"}, timezone.now()
+    assert not finish(stalled, ["status", "result", "finished_at"])  # run 1 wakes up: its end is not written
+    assert "run 1 ended after another run took the job over" in caplog.text
+    taken.status, taken.result, taken.finished_at = "done", {"from": "run 2"}, timezone.now()
+    assert finish(taken, ["status", "result", "finished_at"])
+    job.refresh_from_db()
+    assert (job.status, job.result, job.attempts) == ("done", {"from": "run 2"}, 2)
 
 
 def test_an_import_delivered_again_when_done_does_nothing(tmp_path):

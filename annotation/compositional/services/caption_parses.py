@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from metrics.compositional.parser import CaptionParser, load_parser, parser_name
-from mturk.jobs import claim, dispatch, lease
+from mturk.jobs import claim, dispatch, finish, lease
 
 from ...models import Description
 from ..models import CaptionParse, ParseJob
@@ -126,7 +126,7 @@ def _run(job: ParseJob, batch_size: int, progress: Progress | None) -> ParseJob:
 
 def _finish(job: ParseJob, status: str, error: str) -> ParseJob:
     job.status, job.error, job.finished_at = status, error, timezone.now()
-    job.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    finish(job, ["status", "error", "finished_at", "updated_at"])
     return job
 
 

@@ -38,7 +38,7 @@ from metrics.compositional.recall import DEFINITIONS, caption_metrics, compositi
 from metrics.compositional.report_html import compositional_report_html
 from metrics.compositional.types import ConceptPair
 from metrics.meteor import Meteor, MeteorError
-from mturk.jobs import claim, dispatch, lease
+from mturk.jobs import claim, dispatch, finish, lease
 from mturk.models import Campaign
 
 from ..models import CompositionalEvaluation
@@ -238,7 +238,7 @@ def _finish(evaluation: CompositionalEvaluation, status: str, result: dict[str, 
             error: str) -> CompositionalEvaluation:
     evaluation.status, evaluation.result, evaluation.error = status, result, error
     evaluation.finished_at = timezone.now()
-    evaluation.save(update_fields=["status", "result", "error", "finished_at"])
+    finish(evaluation, ["status", "result", "error", "finished_at"])
     return evaluation
 
 
