@@ -1,6 +1,7 @@
 """A slow importer for the job queue's fault tests: imported by the test and by the worker processes it starts
-(`celery worker -I tests.job_fault_fakes`). The uploaded .txt holds the number of steps; each takes 0.3 s, reports
-its progress, and each run appends a line to the file $JOB_FAULT_RUNS (runs started, runs finished)."""
+(`celery worker -I tests.job_fault_fakes`). The importer's uploaded .txt holds the number of steps, the export
+format takes 10; each step takes 0.3 s and reports its progress, and each run appends a line to the file
+$JOB_FAULT_RUNS (runs started, runs finished)."""
 from __future__ import annotations
 
 import os
@@ -8,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mturk.exports import ExportBundle, ExportFormat, register_format
 from mturk.importers import Importer, Progress, register_importer
 
 STEP_SECONDS = 0.3
@@ -32,3 +34,21 @@ def slow_import(path: Path, options: dict[str, Any], progress: Progress) -> dict
 
 SLOW = register_importer(Importer(name="slow-test", label="slow test steps", description="Test only.",
                                   extensions=(".txt",), run=slow_import))
+
+
+EXPORT_STEPS = 10
+
+
+def slow_export(bundle: ExportBundle, campaigns: list[Any]) -> int:
+    _note("start")
+    bundle.add_steps(EXPORT_STEPS)
+    for _ in range(EXPORT_STEPS):
+        time.sleep(STEP_SECONDS)
+        bundle.advance()
+    with bundle.open_text("steps.txt") as handle:
+        handle.write(f"{EXPORT_STEPS}\n")
+    _note("end")
+    return EXPORT_STEPS
+
+
+SLOW_EXPORT = register_format(ExportFormat(name="slow-test-export", description="Test only.", write=slow_export))

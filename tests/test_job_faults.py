@@ -1,5 +1,5 @@
 """Fault tests of the job queue on PostgreSQL with real Celery worker processes on Redis: the whole worker killed
-(kill -9 of its process group) in the middle of an import, then a new worker: the job is taken up again and
+(kill -9 of its process group) in the middle of an import or an export, then a new worker: the job is taken up again and
 finishes, run twice in all, never at once; the broker down when an export is asked for: 202 and the job stored,
 then the broker back: the sweeper hands it off and a worker builds it."""
 from __future__ import annotations
@@ -24,6 +24,7 @@ from mturk.jobs import sweep
 from mturk.jobs.sweeper import HANDOFF_GRACE
 from mturk.models import DatasetExport
 from mturk.models_imports import ImportJob
+from mturk.services.exports import request_export
 from mturk.services.imports import request_import
 from tests.celery_process import ROOT, database_url
 from tests.factories import make_campaign
@@ -94,6 +95,25 @@ def test_a_worker_killed_mid_import_leaves_the_job_to_the_next_worker(worker_env
     runs = Path(worker_env["JOB_FAULT_RUNS"]).read_text().split()
     assert runs[0::2] == ["start", "start", "end"]  # the first run never ended; the second ran once, to the end
     assert "its worker stopped (run 1 of 3); queued again" in log.read_text()
+
+
+def test_a_worker_killed_mid_export_leaves_the_job_to_the_next_worker(worker_env, tmp_path):
+    log = tmp_path / "worker.log"
+    with worker(worker_env, log) as first:
+        export = request_export(job_fault_fakes.SLOW_EXPORT.name, [])
+        wait_for(lambda: DatasetExport.objects.get(pk=export.pk).progress_done >= 2, "the first worker made no "
+                 "progress", log)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+    stuck = DatasetExport.objects.get(pk=export.pk)
+    assert (stuck.status, stuck.attempts) == ("running", 1) and not stuck.file
+    with worker(worker_env, log):
+        wait_for(lambda: DatasetExport.objects.get(pk=export.pk).status == "done", "the export was not built", log)
+    export.refresh_from_db()
+    assert (export.status, export.attempts, export.records, export.error) == ("done", 2, 10, "")
+    assert export.file.name.endswith(".zip")
+    runs = Path(worker_env["JOB_FAULT_RUNS"]).read_text().split()
+    assert runs[0::2] == ["start", "start", "end"]
 
 
 def closed_port() -> int:
