@@ -51,4 +51,5 @@ def slow_export(bundle: ExportBundle, campaigns: list[Any]) -> int:
     return EXPORT_STEPS
 
 
-SLOW_EXPORT = register_format(ExportFormat(name="slow-test-export", description="Test only.", write=slow_export))
+SLOW_EXPORT = register_format(ExportFormat(name="slow-test-export", description="Test only.", write=slow_export,
+                                           kinds=("slow-test",)))  # offered for no real campaign
