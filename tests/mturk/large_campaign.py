@@ -36,7 +36,7 @@ class LargeCampaign:
         return Worker.objects.get(provider="local", external_id=f"{self.tag}-{n}")
 
 
-def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5) -> LargeCampaign:
+def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5, analyze: bool = True) -> LargeCampaign:
     if connection.vendor != "postgresql":
         raise RuntimeError("the large campaign is written with PostgreSQL's generate_series")
     groups = max(1, hits // PER_GROUP)
@@ -115,7 +115,8 @@ def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5) -> La
             """UPDATE mturk_hit h SET taken_slots = h.taken_slots + 1
                WHERE id IN (SELECT hit_id FROM mturk_assignment a JOIN mturk_worker w ON w.id = a.worker_id
                             WHERE w.external_id LIKE %(tag)s || '-late-%%')""", params)
-        cursor.execute("ANALYZE mturk_worker; ANALYZE mturk_hit; ANALYZE mturk_assignment")
+        if analyze:
+            cursor.execute("ANALYZE mturk_worker; ANALYZE mturk_hit; ANALYZE mturk_assignment")
     return LargeCampaign(campaign=campaign, earlier_stage=earlier, tag=tag)
 
 
