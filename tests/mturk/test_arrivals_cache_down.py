@@ -11,7 +11,9 @@ import socket
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from redis.exceptions import ConnectionError as RedisConnectionError
 
@@ -53,7 +55,7 @@ def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def test_with_the_cache_down_workers_start_work_and_submit_and_the_limit_still_holds(client, cache_down, caplog):
     cache_down.ARRIVAL_RATE = "3/m"
-    campaign = make_campaign(images=5, assignments=1)
+    campaign = make_campaign(images=4, assignments=1)
     caplog.set_level(logging.WARNING, logger="mturk.throttle")
 
     started = [press_start(Client(), campaign, remote_addr="192.0.2.10") for _ in range(3)]  # three new workers
@@ -128,3 +130,19 @@ def test_with_redis_back_arrivals_are_counted_in_the_shared_cache_again(rf, sett
         assert warnings_of(caplog)[-1] == "arrival limit: the cache is back; arrivals are counted in it again"
     finally:
         cache.clear()
+
+
+def start_queries(campaign) -> int:
+    """SQL statements of one new worker's Start task (savepoints included), from a fresh browser and address."""
+    with CaptureQueriesContext(connection) as captured:
+        response = press_start(Client(), campaign, remote_addr=f"192.0.2.{100 + Assignment.objects.count()}")
+    assert response.status_code == 303
+    return len(captured.captured_queries)
+
+
+def test_a_start_makes_the_same_queries_with_the_cache_down_and_whatever_the_campaign_size(settings):
+    small, large = make_campaign(images=2, assignments=3), make_campaign(images=12, assignments=3)
+    counted = [start_queries(small), start_queries(large)]
+    settings.CACHES = redis_cache(f"redis://127.0.0.1:{closed_port()}/0")
+    counted += [start_queries(small), start_queries(large)]
+    assert counted[0] == counted[1] == counted[2] == counted[3] <= 20  # 19 on SQLite
