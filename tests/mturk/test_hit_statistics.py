@@ -7,18 +7,23 @@ writing service's `hits_written` has run (after commit), it walks the index and 
 Publishing through the service analyzes the table."""
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from mturk.models import HIT, Worker
+from mturk.models import HIT, Assignment, Worker
 from mturk.services import hit_statistics
+from mturk.services.assignments import start_local_task
 from mturk.services.campaigns import create_campaign, publish_campaign
-from mturk.services.slots import candidate_hits
+from mturk.services.slots import candidate_hits, store_taken_slots
+from mturk.states import AssignmentStatus
 from tests.factories import make_image
 
-from .large_campaign import build_large_campaign, build_published_campaign, scans_of
+from .large_campaign import build_large_campaign, build_published_campaign, explainable, scans_of
 
 pytestmark = [
     pytest.mark.django_db,
@@ -88,3 +93,31 @@ def test_creating_and_publishing_hits_through_the_services_analyzes_the_table(
         publish_campaign(campaign)
     assert len(published) == 1 and reltuples() == 5
     assert HIT.objects.filter(status="published").count() == 5
+
+
+def test_a_returning_workers_arrival_reads_only_a_few_hit_rows_in_a_new_large_campaign(
+        analyzed_earlier_campaign, django_capture_on_commit_callbacks):
+    """A worker of the earlier campaign (confirmed work in its groups) who returned a task on the new campaign's last
+    HIT: no statement of the next arrival walks the HIT table up to that HIT (slots.groups_done_elsewhere); reads
+    of a few hundred rows are the overdue assignments of the other campaigns."""
+    earlier = build_large_campaign(400, tag="crowd")
+    campaign = build_published_campaign(HITS)
+    with django_capture_on_commit_callbacks(execute=True):
+        hit_statistics.hits_written(HITS)
+    worker = earlier.seeded_worker(3)
+    last = HIT.objects.filter(campaign=campaign).order_by("-position").first()
+    Assignment.objects.create(hit=last, worker=worker, status=AssignmentStatus.RETURNED,
+                              deadline=timezone.now() + timedelta(hours=1))
+    store_taken_slots([last.pk])
+
+    with CaptureQueriesContext(connection) as captured:
+        assignment = start_local_task(campaign, worker)
+
+    assert assignment.hit.campaign_id == campaign.pk and assignment.hit_id != last.pk
+    reads = []
+    for sql in explainable([q["sql"] for q in captured.captured_queries]):
+        if sql.upper().startswith("SELECT"):
+            hit_rows = sum((n["Actual Rows"] + n.get("Rows Removed by Filter", 0)) * n["Actual Loops"]
+                           for n in scans_of(sql, analyze=True) if n.get("Relation Name") == "mturk_hit")
+            reads.append((hit_rows, sql))
+    assert len(reads) >= 5 and max(reads)[0] <= 1_000, max(reads)  # a bounded walk (test_assignment_plans)
