@@ -30,6 +30,7 @@ CACHE_RETRY_SECONDS = 5  # after a cache error, arrivals are counted in the proc
 CACHE_ERRORS = (RedisError, OSError)  # a RedisCache that cannot connect, time-outs, a refused socket
 
 _PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_clock = time.monotonic  # when the cache failed and was last reported (tests replace it)
 
 
 def rate_limit_and_period() -> tuple[int, int]:
@@ -106,7 +107,7 @@ def arrival_allowed(request: HttpRequest) -> bool:
     """Counts this arrival for the client (IP, honouring the proxy setting) and says whether it is under the rate
     `settings.ARRIVAL_RATE` (env `ARRIVAL_RATE`, a django-ratelimit rate like "30/m"). Never raises for a cache
     that is down: the process counts instead (module docstring)."""
-    now = time.monotonic()
+    now = _clock()
     if _health.usable(now):
         try:
             usage = get_usage(request, group=GROUP, key=_client_key, rate=settings.ARRIVAL_RATE, increment=True)

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 
 from ..models import HIT, Assignment, Campaign, Worker
 from ..states import SLOT_HOLDING, AssignmentStatus, HITStatus
@@ -107,12 +107,17 @@ def release_accepted(past: str, now: datetime, to: AssignmentStatus, campaign: C
     plans a parallel scan costing milliseconds on a large table). Each of their HITs then has them released and
     its slot counter stored, assignments before the HIT row, in HIT id order."""
     due = {"status": AssignmentStatus.ACCEPTED, f"{past}__lt": now}
-    found_by = Assignment.objects.filter(**due)
+    found_by = Assignment.objects.filter(**due).order_by()
     if campaign is not None:
-        found_by = found_by.filter(hit__campaign=campaign)
+        # Each due assignment's HIT is looked up by primary key (a scalar subquery, which PostgreSQL never turns
+        # into a join). Joined, the campaign's HITs can be planned as a merge join that walks the HIT table's
+        # primary key from its first row until it passes the due assignments' HITs: every HIT of the campaigns
+        # created before this one read at each arrival (100k rows with a 1M-HIT campaign behind 100k others).
+        campaign_of_hit = Subquery(HIT.objects.filter(pk=OuterRef("hit_id")).values("campaign_id")[:1])
+        found_by = found_by.alias(hit_campaign=campaign_of_hit).filter(hit_campaign=campaign.pk)
     released = 0
     while True:
-        found = list(found_by.order_by().values_list("hit_id", flat=True)[:batch])
+        found = list(found_by.values_list("hit_id", flat=True)[:batch])
         with transaction.atomic():
             for hit_id in sorted(set(found)):
                 freed = Assignment.objects.filter(hit_id=hit_id, **due).update(status=to)

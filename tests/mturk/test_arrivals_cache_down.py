@@ -87,7 +87,7 @@ def test_the_cache_is_retried_after_a_pause_and_the_warning_comes_again_after_a_
     real_get_usage = throttle.get_usage
     monkeypatch.setattr(throttle, "get_usage", lambda *a, **k: calls.append(1) or real_get_usage(*a, **k))
     clock = [1000.0]
-    monkeypatch.setattr(throttle.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(throttle, "_clock", lambda: clock[0])
     caplog.set_level(logging.WARNING, logger="mturk.throttle")
 
     def arrive() -> bool:
