@@ -145,4 +145,5 @@ def test_a_start_makes_the_same_queries_with_the_cache_down_and_whatever_the_cam
     counted = [start_queries(small), start_queries(large)]
     settings.CACHES = redis_cache(f"redis://127.0.0.1:{closed_port()}/0")
     counted += [start_queries(small), start_queries(large)]
-    assert counted[0] == counted[1] == counted[2] == counted[3] <= 20  # 19 on SQLite
+    # the same 20 statements (savepoints included) on SQLite and PostgreSQL; the cache is not the database
+    assert counted == [20, 20, 20, 20]
