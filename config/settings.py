@@ -239,12 +239,15 @@ WORKER_IDENTITY_MAX_AGE = env_int("WORKER_IDENTITY_MAX_AGE", 180 * 24 * 3600)
 TASK_INACTIVITY_SECONDS = env_int("TASK_INACTIVITY_SECONDS", 300)
 
 # Cache: the arrival counters live here. Several web processes must share one (CACHE_URL=redis://...);
-# without CACHE_URL each process counts on its own (enough for one `make demo` process).
+# without CACHE_URL each process counts on its own (enough for one `make demo` process), as they all do while the
+# shared cache is down.
 CACHE_URL = env_str("CACHE_URL", "")
 if CACHE_URL:
     if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
         raise ValueError(f"CACHE_URL={CACHE_URL!r} is not a Redis URL (redis://host:port/db)")
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+    # A cache that does not answer fails within a second (the arrival limit then counts per process: mturk.throttle)
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                          "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "platform"}}
 SILENCED_SYSTEM_CHECKS = [

@@ -14,12 +14,17 @@ def media_root(settings, tmp_path):
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    """Each test starts with no arrival counted (the rate-limit counters live in the cache)."""
+    """Each test starts with no arrival counted (the rate-limit counters live in the cache, and in the process while
+    the cache is down)."""
     from django.core.cache import cache
 
+    from mturk.throttle import reset_fallback
+
     cache.clear()
+    reset_fallback()
     yield
     cache.clear()
+    reset_fallback()
 
 
 @pytest.fixture

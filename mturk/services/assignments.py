@@ -23,6 +23,7 @@ from .gold import score_submission, with_flags
 from .slots import (
     candidate_hits,
     count_taken_slots,
+    groups_done_elsewhere,
     lock_hit,
     pilot_candidates,
     release_accepted,
@@ -107,12 +108,13 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
     limit = campaign.max_assignments_per_worker
     if limit is not None and mine.filter(status__in=LIMIT_COUNTED).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
+    skip_groups = groups_done_elsewhere(campaign, worker)
     if campaign.pilot_items:  # the pilot's HITs first, in order, so workers overlap on the same items
-        for hit_id in pilot_candidates(campaign, worker, limit=20).values_list("pk", flat=True):
+        for hit_id in pilot_candidates(campaign, worker, 20, skip_groups).values_list("pk", flat=True):
             assignment = _take_slot(hit_id, campaign, worker, external_id)
             if assignment is not None:
                 return assignment
-    candidates = list(candidate_hits(campaign, worker, limit=20).values_list("pk", flat=True))
+    candidates = list(candidate_hits(campaign, worker, 20, skip_groups).values_list("pk", flat=True))
     for hit_id in candidates:
         assignment = _take_slot(hit_id, campaign, worker, external_id, active_until)
         if assignment is not None:

@@ -18,6 +18,7 @@ from ..providers.registry import get_provider
 from ..states import HIT_MACHINE, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .gold import GoldError, check_gold_settings, mix_gold, onboarding_hits
+from .hit_statistics import hits_written
 
 
 class CampaignError(ValueError):
@@ -182,7 +183,9 @@ def add_hits(campaign: Campaign, items: Iterable[dict[str, Any]], group: str = "
         new = mix_gold(campaign, new, real_before, gold_before, kind.group_of, require=require_gold)
     except GoldError as exc:
         raise CampaignError(str(exc)) from None
-    return HIT.objects.bulk_create(new, batch_size=1000)
+    created = HIT.objects.bulk_create(new, batch_size=1000)
+    hits_written(len(created))
+    return created
 
 
 def _mark_pilot(campaign: Campaign, new_real: list[HIT], real_before: int) -> None:
@@ -305,6 +308,7 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
             HIT_MACHINE.check(hit.status, HITStatus.PUBLISHED)
         now = timezone.now()
         HIT.objects.filter(pk__in=[h.pk for h in to_publish]).update(status=HITStatus.PUBLISHED, published_at=now)
+        hits_written(len(to_publish))  # the next-HIT query's plan needs them counted as published (hit_statistics)
         if campaign.onboarding_items:
             campaign.hits.filter(onboarding=True, status=HITStatus.DRAFT).update(status=HITStatus.PUBLISHED,
                                                                                published_at=now)

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 
 from ..models import HIT, Assignment, Campaign, Worker
 from ..states import SLOT_HOLDING, AssignmentStatus, HITStatus
@@ -48,43 +48,53 @@ def store_taken_slots(hit_ids: Iterable[int]) -> None:
             HIT.objects.filter(pk=hit_id).update(taken_slots=taken)
 
 
-def candidate_hits(campaign: Campaign, worker: Worker, limit: int) -> QuerySet[HIT]:
+def groups_done_elsewhere(campaign: Campaign, worker: Worker) -> list[str]:
+    """The groups (albums) of the HITs this worker has confirmed work on in other campaigns: none of their HITs is
+    for this worker here.
+
+    Two short reads, never a join: the worker's confirmed records (the worker index), then the groups of those HITs
+    (primary-key lookups). Written as one statement (a join of the worker's records to the HIT table), PostgreSQL
+    may plan a merge join that walks the HIT table's primary key from its first row up to the worker's newest HIT,
+    since it cannot tell where the worker's HITs lie: 100k HITs read at every arrival of a returning worker once
+    campaigns of that size exist, whatever the statistics."""
+    hit_ids = list(Assignment.objects.filter(worker=worker, confirmed=True).values_list("hit_id", flat=True))
+    if not hit_ids:
+        return []
+    return sorted(set(HIT.objects.filter(pk__in=hit_ids).exclude(group="").exclude(campaign=campaign)
+                      .values_list("group", flat=True)))
+
+
+def candidate_hits(campaign: Campaign, worker: Worker, limit: int,
+                   skip_groups: list[str] | None = None) -> QuerySet[HIT]:
     """The campaign's open HITs this worker may take, fewest taken slots first, then by position.
 
-    Walks the `hit_open_slots` index from its start: the HITs the worker already has a record of
-    (any record, returned ones too) and those of a group (an album) the worker did in another campaign
-    are anti-joins on the worker's own assignments, so the walk reads the HITs it returns plus those it
-    skips for this worker, never the whole campaign. Onboarding HITs are never candidates (the index leaves them
-    out; services.assignments gives them to a worker first)."""
+    Walks the `hit_open_slots` index from its start: the HITs the worker already has a record of (any record,
+    returned ones too) are an anti-join on the worker's own assignments, and those of a group (an album) the worker
+    did in another campaign are left out by name (`groups_done_elsewhere`, read first), so the walk reads the HITs
+    it returns plus those it skips for this worker, never the whole campaign (`skip_groups`: those groups, if read
+    already). Onboarding HITs are never candidates
+    (the index leaves them out; services.assignments gives them to a worker first). The walk needs statistics that
+    know the campaign: services.hit_statistics."""
     done_by_worker = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
-    group_done_elsewhere = (
-        Assignment.objects.filter(worker=worker, confirmed=True, hit__group=OuterRef("group"))
-        .exclude(hit__group="").exclude(hit__campaign=campaign)
-    )
-    return (
-        HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, onboarding=False,
-                           taken_slots__lt=F("max_assignments"))
-        .exclude(Exists(done_by_worker))
-        .exclude(Exists(group_done_elsewhere))
-        .order_by("taken_slots", "position", "id")[:limit]
-    )
+    found = HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, onboarding=False,
+                               taken_slots__lt=F("max_assignments")).exclude(Exists(done_by_worker))
+    groups = groups_done_elsewhere(campaign, worker) if skip_groups is None else skip_groups
+    if groups:
+        found = found.exclude(group__in=groups)
+    return found.order_by("taken_slots", "position", "id")[:limit]
 
 
-def pilot_candidates(campaign: Campaign, worker: Worker, limit: int) -> QuerySet[HIT]:
+def pilot_candidates(campaign: Campaign, worker: Worker, limit: int,
+                     skip_groups: list[str] | None = None) -> QuerySet[HIT]:
     """The campaign's open pilot HITs this worker may take, in position order (the `hit_open_pilot` index): every
     worker starts on the same items, so answers overlap after a few tasks (services.pilot)."""
     done_by_worker = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
-    group_done_elsewhere = (
-        Assignment.objects.filter(worker=worker, confirmed=True, hit__group=OuterRef("group"))
-        .exclude(hit__group="").exclude(hit__campaign=campaign)
-    )
-    return (
-        HIT.objects.filter(campaign=campaign, pilot=True, status=HITStatus.PUBLISHED,
-                           taken_slots__lt=F("max_assignments"))
-        .exclude(Exists(done_by_worker))
-        .exclude(Exists(group_done_elsewhere))
-        .order_by("position", "id")[:limit]
-    )
+    found = HIT.objects.filter(campaign=campaign, pilot=True, status=HITStatus.PUBLISHED,
+                               taken_slots__lt=F("max_assignments")).exclude(Exists(done_by_worker))
+    groups = groups_done_elsewhere(campaign, worker) if skip_groups is None else skip_groups
+    if groups:
+        found = found.exclude(group__in=groups)
+    return found.order_by("position", "id")[:limit]
 
 
 def release_accepted(past: str, now: datetime, to: AssignmentStatus, campaign: Campaign | None = None,
@@ -97,12 +107,17 @@ def release_accepted(past: str, now: datetime, to: AssignmentStatus, campaign: C
     plans a parallel scan costing milliseconds on a large table). Each of their HITs then has them released and
     its slot counter stored, assignments before the HIT row, in HIT id order."""
     due = {"status": AssignmentStatus.ACCEPTED, f"{past}__lt": now}
-    found_by = Assignment.objects.filter(**due)
+    found_by = Assignment.objects.filter(**due).order_by()
     if campaign is not None:
-        found_by = found_by.filter(hit__campaign=campaign)
+        # Each due assignment's HIT is looked up by primary key (a scalar subquery, which PostgreSQL never turns
+        # into a join). Joined, the campaign's HITs can be planned as a merge join that walks the HIT table's
+        # primary key from its first row until it passes the due assignments' HITs: every HIT of the campaigns
+        # created before this one read at each arrival (100k rows with a 1M-HIT campaign behind 100k others).
+        campaign_of_hit = Subquery(HIT.objects.filter(pk=OuterRef("hit_id")).values("campaign_id")[:1])
+        found_by = found_by.alias(hit_campaign=campaign_of_hit).filter(hit_campaign=campaign.pk)
     released = 0
     while True:
-        found = list(found_by.order_by().values_list("hit_id", flat=True)[:batch])
+        found = list(found_by.values_list("hit_id", flat=True)[:batch])
         with transaction.atomic():
             for hit_id in sorted(set(found)):
                 freed = Assignment.objects.filter(hit_id=hit_id, **due).update(status=to)

@@ -143,7 +143,7 @@ def campaign_entry(request: HttpRequest, token: str) -> HttpResponse:
                    "worker_param": request.GET.get("w", ""), "returning": worker is not None,
                    "identity_field": IDENTITY_FIELD}
         return frameable(render(request, "mturk/start_task.html", context))
-    if not arrival_allowed(request, "local-arrival"):
+    if not arrival_allowed(request):
         return arrival_refused(request)
     try:
         assignment = start_local_task(campaign, worker)
@@ -171,7 +171,7 @@ def return_task(request: HttpRequest) -> HttpResponse:
         return worker_message(request, "Task not returned", exc.message, status=exc.status_code)
     campaign = returned.hit.campaign
     next_url = after_answer_url(returned, claim.worker_external_id)
-    if not arrival_allowed(request, "local-arrival"):
+    if not arrival_allowed(request):
         return arrival_refused(request, title="Task returned", next_url=next_url)
     try:
         assignment = start_local_task(campaign, returned.worker)

@@ -8,7 +8,8 @@ The shape of a second-stage campaign of a visual-stories workflow part-way throu
 - an earlier stage with one approved HIT per group, done by the same crowd (so groups are excluded);
 - `hits // 20` workers (at least 10), and `stale` accepted assignments already past their deadline on
   partly taken HITs (the next arrival expires them).
-Then ANALYZE, so the planner sees the sizes. `scans_of` reads PostgreSQL's plan of a statement."""
+Then ANALYZE (unless `analyze=False`), so the planner sees the sizes. `build_published_campaign` writes a campaign
+as it is the minute after publishing, not analyzed. `scans_of` reads PostgreSQL's plan of a statement."""
 from __future__ import annotations
 
 import json
@@ -36,7 +37,7 @@ class LargeCampaign:
         return Worker.objects.get(provider="local", external_id=f"{self.tag}-{n}")
 
 
-def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5) -> LargeCampaign:
+def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5, analyze: bool = True) -> LargeCampaign:
     if connection.vendor != "postgresql":
         raise RuntimeError("the large campaign is written with PostgreSQL's generate_series")
     groups = max(1, hits // PER_GROUP)
@@ -54,6 +55,7 @@ def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5) -> La
             """INSERT INTO mturk_worker (provider, external_id, blocked, block_reason, created_at)
                SELECT 'local', %(tag)s || '-' || w, false, '', now() FROM generate_series(1, %(workers)s) w""",
             params)
+        cursor.execute("DROP TABLE IF EXISTS pg_temp.crowd")  # a test builds twice in its one transaction
         cursor.execute(
             """CREATE TEMP TABLE crowd ON COMMIT DROP AS
                SELECT row_number() OVER (ORDER BY id) - 1 AS n, id FROM mturk_worker
@@ -115,8 +117,29 @@ def build_large_campaign(hits: int, *, tag: str = "scale", stale: int = 5) -> La
             """UPDATE mturk_hit h SET taken_slots = h.taken_slots + 1
                WHERE id IN (SELECT hit_id FROM mturk_assignment a JOIN mturk_worker w ON w.id = a.worker_id
                             WHERE w.external_id LIKE %(tag)s || '-late-%%')""", params)
-        cursor.execute("ANALYZE mturk_worker; ANALYZE mturk_hit; ANALYZE mturk_assignment")
+        if analyze:
+            cursor.execute("ANALYZE mturk_worker; ANALYZE mturk_hit; ANALYZE mturk_assignment")
     return LargeCampaign(campaign=campaign, earlier_stage=earlier, tag=tag)
+
+
+def build_published_campaign(hits: int, *, tag: str = "published") -> Campaign:
+    """A campaign the minute after it was published: `hits` HITs of 3 assignments, none taken, written as the
+    services write them (inserted as drafts, as add_hits does, then marked published in one UPDATE, as
+    publish_campaign does), and not analyzed: the table's statistics are whatever they were before."""
+    if connection.vendor != "postgresql":
+        raise RuntimeError("the campaign is written with PostgreSQL's generate_series")
+    campaign = Campaign.objects.create(name=f"{tag} published", task_kind="describe_image", reward=Decimal("0.10"),
+                                       assignments_per_hit=SLOTS, status=CampaignStatus.ACTIVE)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"""INSERT INTO mturk_hit (campaign_id, position, items, "group", max_assignments, status, external_id,
+                                       hit_type_id, marketplace_done, created_at, taken_slots, onboarding, pilot)
+                SELECT %s, i, jsonb_build_object('image', i), '', {SLOTS}, 'draft', '', '', false, now(), 0, false,
+                       false
+                FROM generate_series(1, %s) i""", [campaign.pk, hits])
+        cursor.execute("UPDATE mturk_hit SET status = 'published', published_at = now() WHERE campaign_id = %s",
+                       [campaign.pk])
+    return campaign
 
 
 def plan_nodes(node: dict[str, Any]) -> list[dict[str, Any]]:

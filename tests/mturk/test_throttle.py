@@ -1,4 +1,4 @@
-"""The shared arrival limit: counted per client address, per group, in the cache."""
+"""The shared arrival limit: counted per client address, in one group for every arrival path, in the cache."""
 from __future__ import annotations
 
 from django.test import RequestFactory
@@ -12,26 +12,25 @@ def _arrival(ip: str, **meta: str):
 
 def test_arrivals_over_the_rate_are_refused_per_client(settings):
     settings.ARRIVAL_RATE = "3/m"
-    answers = [arrival_allowed(_arrival("10.0.0.1"), "local-arrival") for _ in range(5)]
+    answers = [arrival_allowed(_arrival("10.0.0.1")) for _ in range(5)]
     assert answers == [True, True, True, False, False]
-    assert arrival_allowed(_arrival("10.0.0.2"), "local-arrival")  # another client has its own count
-    assert arrival_allowed(_arrival("10.0.0.1"), "mturk-arrival")  # another group too
+    assert arrival_allowed(_arrival("10.0.0.2"))  # another client has its own count
 
 
 def test_the_proxy_header_names_the_client(settings):
     settings.ARRIVAL_RATE = "1/m"
     settings.RATELIMIT_IP_META_KEY = "HTTP_X_REAL_IP"
-    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.1"), "g")
-    assert not arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.1"), "g")
-    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.2"), "g")  # same proxy, other client
+    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.1"))
+    assert not arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.1"))
+    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_REAL_IP="192.0.2.2"))  # same proxy, other client
 
 
 def test_a_forwarded_for_list_counts_its_last_address_the_one_the_proxy_saw(settings):
     settings.ARRIVAL_RATE = "1/m"
     settings.RATELIMIT_IP_META_KEY = "HTTP_X_FORWARDED_FOR"
-    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_FORWARDED_FOR="1.1.1.1, 192.0.2.1"), "g")
+    assert arrival_allowed(_arrival("10.0.0.9", HTTP_X_FORWARDED_FOR="1.1.1.1, 192.0.2.1"))
     # the client made up a new first address: still the same client
-    assert not arrival_allowed(_arrival("10.0.0.9", HTTP_X_FORWARDED_FOR="8.8.8.8, 192.0.2.1"), "g")
+    assert not arrival_allowed(_arrival("10.0.0.9", HTTP_X_FORWARDED_FOR="8.8.8.8, 192.0.2.1"))
 
 
 def test_retry_after_is_one_period_of_the_rate(settings):

@@ -64,7 +64,7 @@ def task_page(request: HttpRequest) -> HttpResponse:
         return worker_message(request, "Link not valid", "This task link names an unknown MTurk site (turkSubmitTo).",
                               status=400)
 
-    if not arrival_allowed(request, "mturk-arrival"):
+    if not arrival_allowed(request):
         return arrival_refused(request)
     try:
         assignment = accept_marketplace_assignment(hit, worker_id, assignment_id)

@@ -80,7 +80,7 @@ def study_entry(request: HttpRequest, token: str) -> HttpResponse:
                    "time_limit": duration_text(campaign.time_limit_seconds),
                    "ids": dict(zip(ID_PARAMS, (pid, study_id, session_id), strict=True))}
         return frameable(render(request, "mturk/prolific_start.html", context))
-    if not arrival_allowed(request, "prolific-arrival"):
+    if not arrival_allowed(request):
         return arrival_refused(request)
     try:
         submission = start_session(campaign, pid, study_id, session_id)
@@ -111,7 +111,7 @@ def session_continue(request: HttpRequest) -> HttpResponse:
     url = continue_url(submission.submission_id, claim.participant_id)
     try:
         if request.method == "POST":
-            if not arrival_allowed(request, "prolific-arrival"):
+            if not arrival_allowed(request):
                 return arrival_refused(request, title="Please wait", next_url=url)
             assignment = next_task(submission)
             if assignment is not None:
