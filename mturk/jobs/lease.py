@@ -55,9 +55,9 @@ def finish(job: BackgroundJob, fields: list[str]) -> bool:
     the job is still this run's: a run that stalled past its lease, and whose job another run took over, leaves
     the other run's work alone (logged). False when the job was not this run's any more."""
     model = type(job)
-    if "updated_at" in fields:
-        job.updated_at = timezone.now()  # update() does not fill auto_now fields
     values = {name: getattr(job, name) for name in fields}
+    if "updated_at" in values:
+        values["updated_at"] = timezone.now()  # update() does not fill auto_now fields
     if "file" in values:
         values["file"] = values["file"].name
     written = model._default_manager.filter(pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts).update(
