@@ -22,7 +22,7 @@ def test_the_worker_renders_and_the_command_shows_the_progress(real_worker, caps
     assert not app.conf.task_always_eager
     images = []
     for n in range(3):
-        with mock.patch("annotation.tasks.make_thumbnails.delay"):  # stored as before: the job does the work
+        with mock.patch("annotation.tasks.make_thumbnails.apply_async"):  # stored as before: the job does the work
             image, _ = import_image_bytes(f"{n}.jpg", image_bytes("JPEG", size=(800, 600)))
         name = default_storage.save(f"images/1024/{image.sha256[:2]}/{image.sha256}.jpg", ContentFile(b"old"))
         Image.objects.filter(pk=image.pk).update(thumb_large=name, thumb_small="", renditions_version=0)

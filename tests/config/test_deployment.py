@@ -30,6 +30,7 @@ PRODUCTION_ENV = {
 def test_check_deploy_is_clean_with_the_documented_production_settings(tmp_path):
     """Warnings count as failures; nothing is connected to (the check reads settings and the URL patterns)."""
     env = {**os.environ, **PRODUCTION_ENV, "SECRET_KEY": secrets.token_urlsafe(50), "VAR_DIR": str(tmp_path)}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set by the browser tests for their own process, never deployed
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
