@@ -27,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.fresh_process import emit, run_child, setup_django, spread  # noqa: E402
+from bench.fresh_process import emit, migrate_empty, run_child, setup_django, spread  # noqa: E402
 
 SQLITE_PATH = Path(tempfile.gettempdir()) / "flickr8k-import-bench.sqlite3"
 SUBJECTS = ["man", "woman", "dog", "child", "boy", "girl", "group of people", "black dog", "brown dog", "biker"]
@@ -69,12 +69,7 @@ def write_release(folder: Path, images: int = 8092, in_splits: int = 8000, exper
 
 
 def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
-    SQLITE_PATH.unlink(missing_ok=True)
-    setup_django()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    return {}
+    return migrate_empty(SQLITE_PATH)
 
 
 def child_baseline(args: argparse.Namespace) -> dict[str, Any]:

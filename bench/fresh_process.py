@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 RESULT = "RESULT "
@@ -22,6 +23,16 @@ def setup_django() -> None:
     import django
 
     django.setup()
+
+
+def migrate_empty(sqlite_path: Path) -> dict[str, Any]:
+    """In a child: a new, empty SQLite database at `sqlite_path` with every migration applied."""
+    sqlite_path.unlink(missing_ok=True)
+    setup_django()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return {}
 
 
 def emit(result: dict[str, Any]) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.fresh_process import emit, run_child, setup_django  # noqa: E402
+from bench.fresh_process import emit, migrate_empty, run_child, setup_django  # noqa: E402
 
 MiB = 1024 * 1024
 SQLITE_PATH = Path(tempfile.gettempdir()) / "upload-memory-bench.sqlite3"
@@ -244,12 +244,7 @@ CASES: dict[str, tuple[str, str, Callable[[Path], Path], Callable[[Path], str]]]
 
 
 def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
-    SQLITE_PATH.unlink(missing_ok=True)
-    setup_django()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    return {}
+    return migrate_empty(SQLITE_PATH)
 
 
 def child_baseline(args: argparse.Namespace) -> dict[str, Any]:
