@@ -84,7 +84,8 @@ def main() -> None:
     print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for design in DESIGNS:
         runs = [run_child(__file__, design, dict(os.environ), *extra) for _ in range(args.runs)]
-        print(f"{design:9s} {runs[0]['records']:>8,} records  analyse {spread([r['analyse_s'] for r in runs], digits=2)}"
+        analysed = spread([r["analyse_s"] for r in runs], digits=2)
+        print(f"{design:9s} {runs[0]['records']:>8,} records  analyse {analysed}"
               f"  process {spread([r['wall_s'] for r in runs])}  peak RSS {max(r['rss_mb'] for r in runs):.0f} MB"
               f"  best {runs[0]['top']}, worst {runs[0]['bottom']}")
     print("load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))

@@ -56,16 +56,18 @@ def paired_tests(differences: np.ndarray, present: np.ndarray, counts: np.ndarra
     below = ((boot <= 0) & finite).sum(axis=0)
     above = ((boot >= 0) & finite).sum(axis=0)
     p_bootstrap = np.clip(2 * np.minimum(below + 1, above + 1) / (kept + 1), 0, 1)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for column in range(differences.shape[1]):
         if n[column] == 0:
-            rows.append({"items": 0, "mean_difference": None, "low": None, "high": None, "p_bootstrap": None,
-                         "p_permutation": None, "permutation_exact": exact, **({"p_wilcoxon": None} if wilcoxon else {})})
+            empty: dict[str, Any] = {"items": 0, "mean_difference": None, "low": None, "high": None,
+                                     "p_bootstrap": None, "p_permutation": None, "permutation_exact": exact}
+            rows.append({**empty, "p_wilcoxon": None} if wilcoxon else empty)
             continue
         low, high = percentile_interval(boot[:, column], confidence)
-        row = {"items": int(n[column]), "mean_difference": float(observed[column]), "low": low, "high": high,
-               "p_bootstrap": float(p_bootstrap[column]), "p_permutation": float(p_permutation[column]),
-               "permutation_exact": exact}
+        row: dict[str, Any] = {
+            "items": int(n[column]), "mean_difference": float(observed[column]), "low": low, "high": high,
+            "p_bootstrap": float(p_bootstrap[column]), "p_permutation": float(p_permutation[column]),
+            "permutation_exact": exact}
         if wilcoxon:
             row["p_wilcoxon"] = wilcoxon_p(differences[present[:, column] > 0, column])
         rows.append(row)
