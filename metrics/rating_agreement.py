@@ -55,7 +55,7 @@ def unit_alpha(units: Sequence[Sequence[int]], value_domain: Sequence[int] = LIK
     return value_counts_alpha(counts, value_domain, level)
 
 
-def value_counts_alpha(counts: object, value_domain: Sequence[int], level: str) -> float | None:
+def value_counts_alpha(counts: object, value_domain: Sequence[float], level: str) -> float | None:
     import krippendorff
     import numpy as np
 
