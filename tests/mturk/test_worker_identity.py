@@ -66,7 +66,8 @@ def test_the_cookie_takes_a_returning_worker_straight_back_to_the_open_task(clie
     token = start_task(client, campaign)
     for _ in range(3):
         again = client.get(campaign_link(campaign))
-        assert again.status_code == 303 and token_of(again) == token
+        # the same assignment and worker (the signature's timestamp may be a second later)
+        assert again.status_code == 303 and token_of(again).split(":")[0] == token.split(":")[0]
     assert Assignment.objects.count() == 1
 
 
