@@ -6,12 +6,16 @@ on a local copy of the uploaded file. An importer returns a JSON-able report:
 {"summary": "...", "imported": [{"name", "detail"}], "refused": [{"name", "reason"}], "counts": {...}}."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+import ijson
 from django.conf import settings
+
+from config.safe_archives import ReadRefused
 
 from .registry import Registry
 
@@ -59,6 +63,22 @@ class ProblemList:
         if self.count:
             more = self.count - len(self.listed)
             raise self.error(self.listed + ([f"... and {more} more problem(s)"] if more else []))
+
+
+def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[bytes]]], section: str,
+                   problems: ProblemList, use_float: bool = False) -> Iterator[tuple[int, Any]]:
+    """The items of a JSON file's top-level list `section`, streamed (ijson), with their index. A file that cannot
+    be read or is not valid JSON is a problem of `problems`; a zip member lying about its size, corrupt or too
+    large refuses the whole import at once (`problems.error`): its records cannot be trusted."""
+    try:
+        with opened() as handle:
+            yield from enumerate(ijson.items(handle, f"{section}.item", use_float=use_float))
+    except ReadRefused as exc:
+        raise problems.error([str(exc)]) from None
+    except OSError as exc:
+        problems.add(f"{name}: cannot be read ({exc})")
+    except ijson.JSONError as exc:
+        problems.add(f"{name}: not valid JSON ({exc})")
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeGuard
 
-import ijson
-
-from config.safe_archives import ReadRefused
 from config.text_input import column_length
-from mturk.importers import ProblemList
+from mturk.importers import ProblemList, streamed_items
 
 from ...models import Concept, Image
 
@@ -159,16 +156,8 @@ def show(value: object) -> str:
 
 
 def read_records(source: CocoFile, section: str, problems: Problems) -> Iterator[tuple[int, Any]]:
-    """The items of the top-level list `section`, streamed, with their index."""
-    try:
-        with source.open() as handle:
-            yield from enumerate(ijson.items(handle, f"{section}.item", use_float=True))
-    except ReadRefused as exc:  # a zip member lying about its size, corrupt or too large: the whole file is
-        raise CocoImportError([str(exc)]) from None  # refused (its records cannot be trusted)
-    except OSError as exc:
-        problems.add(f"{source.name}: cannot be read ({exc})")
-    except ijson.JSONError as exc:
-        problems.add(f"{source.name}: not valid JSON ({exc})")
+    """The items of the top-level list `section`, streamed, with their index (numbers as floats)."""
+    return streamed_items(source.name, source.open, section, problems, use_float=True)
 
 
 

@@ -8,10 +8,8 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-import ijson
-
-from config.safe_archives import ReadRefused, SafeZip, open_file
-from mturk.importers import ProblemList
+from config.safe_archives import SafeZip, open_file
+from mturk.importers import ProblemList, streamed_items
 
 SPLITS = ("train", "val", "test")
 TIERS = {  # file suffix -> (tier key, the annotations' `tier`)
@@ -104,15 +102,7 @@ def find_files(paths: list[Path], splits: tuple[str, ...] = ()) -> list[VistFile
 
 def read_section(source: VistFile, section: str, problems: Problems) -> Iterator[tuple[int, Any]]:
     """The items of the top-level list `section`, streamed, with their index."""
-    try:
-        with source.open() as handle:
-            yield from enumerate(ijson.items(handle, f"{section}.item"))
-    except ReadRefused as exc:  # a zip member lying about its size, corrupt or too large: the whole file is
-        raise VistImportError([str(exc)]) from None  # refused (its records cannot be trusted)
-    except OSError as exc:
-        problems.add(f"{source.name}: cannot be read ({exc})")
-    except ijson.JSONError as exc:
-        problems.add(f"{source.name}: not valid JSON ({exc})")
+    return streamed_items(source.name, source.open, section, problems)
 
 
 @dataclass
