@@ -18,7 +18,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_select_a_collection_in_the_wizard(browser, live_server, viewport):
     kitchens = [make_image(f"kitchen-{n}.png", size=(320, 240)) for n in range(3)]
-    file_images(SetSpec("Kitchens", ("pilot",), "images"), [image.pk for image in kitchens])
+    licence = ("The annotations: CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); the images: the terms "
+               "of their Flickr owners, each image record's licence")
+    file_images(SetSpec("Kitchens", ("pilot",), "images", licence=licence), [image.pk for image in kitchens])
     file_images(SetSpec("Garden"), [make_image("garden-0.png").pk])
     file_images(demo_set_spec(), [make_image("scene-0.png").pk])
     page = console_page(browser, live_server.url, viewport)
@@ -26,6 +28,8 @@ def test_select_a_collection_in_the_wizard(browser, live_server, viewport):
     page.get_by_role("navigation", name="Console").get_by_role("link", name="Collections").click()
     page.get_by_role("link", name="Kitchens").click()
     expect(page.get_by_role("heading", name="Kitchens")).to_be_visible()
+    expect(page.get_by_role("definition").filter(has_text="CC BY 4.0")).to_be_visible()
+    expect(page.get_by_role("link", name="https://creativecommons.org/licenses/by/4.0/")).to_be_visible()
     assert fits_width(page)
     page.get_by_role("link", name="New campaign on this collection").click()
     page.get_by_role("radio", name=re.compile("Describe an image")).check()
