@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 DESIGNS = ("rating", "pairwise")
 TIE = "tie"
@@ -23,8 +22,7 @@ class RecordError(ValueError):
     """A judgement record the analysis cannot use; the message names the record."""
 
 
-@dataclass(frozen=True)
-class Rating:
+class Rating(NamedTuple):
     system: str
     item: str
     judge: str
@@ -32,8 +30,7 @@ class Rating:
     value: float
 
 
-@dataclass(frozen=True)
-class Preference:
+class Preference(NamedTuple):
     system: str
     other: str
     item: str
@@ -44,6 +41,11 @@ class Preference:
 
 def _name(record: Mapping[str, Any], field: str, position: int) -> str:
     value = record.get(field)
+    kind = type(value)
+    if kind is str and value:  # the usual cases first: a record is read in about a microsecond a field
+        return value  # type: ignore[return-value]
+    if kind is int:
+        return str(value)
     if value is None or isinstance(value, bool) or not isinstance(value, str | int) or str(value) == "":
         raise RecordError(f"record {position}: '{field}' must be a non-empty string or integer, got {value!r}")
     return str(value)
