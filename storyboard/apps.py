@@ -8,5 +8,4 @@ class StoryboardConfig(AppConfig):
     def ready(self) -> None:
         # Registers the task kinds, export formats and importers, what the campaign wizard offers from this app and
         # its part of the demo data, and the albums' stories as test sets of human evaluation.
-        from . import demo, export_formats, importers, item_sources, quality, task_kinds, workflows  # noqa: F401
-        from . import human_eval_sources  # noqa: F401  (the albums as test sets of human evaluation)
+        from . import demo, export_formats, human_eval_sources, importers, item_sources, quality, task_kinds, workflows  # noqa: F401

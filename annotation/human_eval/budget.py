@@ -64,7 +64,8 @@ def rating_spreads(evaluation: HumanEvaluation) -> tuple[float, float, str]:
     by_output: dict[int, list[int]] = {}
     for output, value in (HumanJudgement.objects.filter(evaluation=evaluation, aspect=aspect, value__isnull=False)
                           .values_list("output_id", "value").iterator(chunk_size=5000)):
-        by_output.setdefault(output, []).append(value)
+        if value is not None:
+            by_output.setdefault(output, []).append(value)
     groups = [values for values in by_output.values() if len(values) >= 2]
     if len(groups) >= 2:
         within = math.fsum(statistics.variance(g) * (len(g) - 1) for g in groups) / sum(len(g) - 1 for g in groups)
