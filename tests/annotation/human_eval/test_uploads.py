@@ -136,8 +136,9 @@ def test_upload_errors_name_their_entry_and_store_nothing(caption_set):
 
 
 def test_a_story_upload_in_the_vist_format_matches_sequences():
-    from .test_sources import _story
     from tests.factories import make_album
+
+    from .test_sources import _story
 
     album = make_album(photos=3, external_id="44277")
     album.split = "test"
