@@ -30,7 +30,7 @@ LISTED = ["id", "name", "output_kind", "test_set", "test_set_label", "design", "
           "include_reference", "attention_rate", "seed", "status", "campaign", "created_at"]
 
 
-class EvaluationSerializer(serializers.ModelSerializer):
+class HumanEvaluationSerializer(serializers.ModelSerializer):
     items = serializers.IntegerField(source="item_count", read_only=True)
     systems = serializers.IntegerField(source="system_count", read_only=True)
 
@@ -40,14 +40,14 @@ class EvaluationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SystemSerializer(serializers.ModelSerializer):
+class HumanEvaluationSystemSerializer(serializers.ModelSerializer):
     class Meta:
         model = EvaluatedSystem
         fields = ["id", "name", "role", "file_name", "automatic", "created_at"]
         read_only_fields = fields
 
 
-class EvaluationCreateSerializer(serializers.Serializer):
+class HumanEvaluationCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     test_set = serializers.CharField(max_length=200, help_text='"<source>:<key>", see /api/human-evaluations/'
                                                                'test-sets/')
@@ -60,13 +60,13 @@ class EvaluationCreateSerializer(serializers.Serializer):
     seed = serializers.CharField(max_length=100, default="human-eval")
 
 
-class UploadSerializer(serializers.Serializer):
+class HumanEvaluationUploadSerializer(serializers.Serializer):
     system = serializers.CharField(max_length=200)
     file = serializers.FileField(help_text='captions: [{"image_id": 391895, "caption": "..."}] (COCO results); '
                                            'stories: the VIST challenge format (output_stories)')
 
 
-class LaunchSerializer(serializers.Serializer):
+class HumanEvaluationLaunchSerializer(serializers.Serializer):
     provider = serializers.CharField(default="local", max_length=40)
     reward = serializers.DecimalField(max_digits=8, decimal_places=2, required=False, min_value=Decimal("0"))
     publish = serializers.BooleanField(default=False)
@@ -74,8 +74,8 @@ class LaunchSerializer(serializers.Serializer):
 
 def _detail(evaluation: HumanEvaluation) -> dict[str, Any]:
     row = evaluation_rows().get(pk=evaluation.pk)
-    return {**EvaluationSerializer(row).data,
-            "system_list": SystemSerializer(evaluation.systems.order_by("id"), many=True).data}
+    return {**HumanEvaluationSerializer(row).data,
+            "system_list": HumanEvaluationSystemSerializer(evaluation.systems.order_by("id"), many=True).data}
 
 
 def _refused(message: str) -> Response:
@@ -83,20 +83,21 @@ def _refused(message: str) -> Response:
 
 
 class EvaluationListView(GenericAPIView):
-    serializer_class = EvaluationSerializer
+    serializer_class = HumanEvaluationSerializer
 
     def get_queryset(self):
         return evaluation_rows()
 
+    @extend_schema(operation_id="human_evaluations_list", responses={200: HumanEvaluationSerializer(many=True)})
     def get(self, request: Request) -> Response:
         """The evaluations, newest first, with their numbers of items and systems."""
         page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(EvaluationSerializer(page, many=True).data)
+        return self.get_paginated_response(HumanEvaluationSerializer(page, many=True).data)
 
-    @extend_schema(request=EvaluationCreateSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=HumanEvaluationCreateSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request) -> Response:
         """Create a draft evaluation of a test set's items; a 400 says what is wrong and nothing is stored."""
-        serializer = EvaluationCreateSerializer(data=request.data)
+        serializer = HumanEvaluationCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
             evaluation = create_evaluation(**serializer.validated_data, created_by=request.user)
@@ -115,11 +116,12 @@ class EvaluationDetailView(APIView):
 class SystemUploadView(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
-    @extend_schema(request={"multipart/form-data": UploadSerializer}, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request={"multipart/form-data": HumanEvaluationUploadSerializer},
+                   responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         """Upload a system's outputs (one per item); a 400 names every bad entry and nothing is stored."""
         evaluation = get_object_or_404(HumanEvaluation, pk=pk)
-        serializer = UploadSerializer(data=request.data)
+        serializer = HumanEvaluationUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["file"]
         if (refused := upload_too_large(upload, settings.RUN_MAX_BYTES, "file")) is not None:
@@ -130,7 +132,7 @@ class SystemUploadView(APIView):
         except UploadError as exc:
             return Response({"detail": "the outputs are refused", "errors": exc.errors},
                             status=status.HTTP_400_BAD_REQUEST)
-        return Response(SystemSerializer(system).data, status=status.HTTP_201_CREATED)
+        return Response(HumanEvaluationSystemSerializer(system).data, status=status.HTTP_201_CREATED)
 
 
 class BudgetView(APIView):
@@ -159,11 +161,11 @@ class BudgetView(APIView):
 
 
 class LaunchView(APIView):
-    @extend_schema(request=LaunchSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=HumanEvaluationLaunchSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         """Plan the HITs and make the campaign (a draft unless `publish`); 400 when the evaluation cannot launch."""
         evaluation = get_object_or_404(HumanEvaluation, pk=pk)
-        serializer = LaunchSerializer(data=request.data)
+        serializer = HumanEvaluationLaunchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
@@ -176,9 +178,22 @@ class LaunchView(APIView):
                         status=status.HTTP_201_CREATED)
 
 
-class TestSetsView(APIView):
+class TestSetChoiceSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    test_set = serializers.CharField(help_text='"<source>:<key>"')
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+
+class TestSetSourceSerializer(serializers.Serializer):
+    source = serializers.CharField()
+    label = serializers.CharField()
+    output_kind = serializers.CharField()
+    description = serializers.CharField()
+    choices = TestSetChoiceSerializer(many=True)
+
+
+class TestSetsView(APIView):
+    @extend_schema(responses={200: TestSetSourceSerializer(many=True)})
     def get(self, request: Request) -> Response:
         """Each test-set source and the test sets it has now (use "<source>:<key>" as test_set)."""
         return Response(test_sets())
