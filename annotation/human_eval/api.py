@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -178,22 +178,18 @@ class LaunchView(APIView):
                         status=status.HTTP_201_CREATED)
 
 
-class TestSetChoiceSerializer(serializers.Serializer):
-    key = serializers.CharField()
-    label = serializers.CharField()
-    test_set = serializers.CharField(help_text='"<source>:<key>"')
-
-
-class TestSetSourceSerializer(serializers.Serializer):
-    source = serializers.CharField()
-    label = serializers.CharField()
-    output_kind = serializers.CharField()
-    description = serializers.CharField()
-    choices = TestSetChoiceSerializer(many=True)
+# the test sets' response, for the schema (inline: `label` and `source` would shadow a serializer field's own)
+TEST_SETS = inline_serializer("HumanEvaluationTestSetSource", many=True, fields={
+    "source": serializers.CharField(), "label": serializers.CharField(), "output_kind": serializers.CharField(),
+    "description": serializers.CharField(),
+    "choices": inline_serializer("HumanEvaluationTestSet", many=True, fields={
+        "key": serializers.CharField(), "label": serializers.CharField(),
+        "test_set": serializers.CharField(help_text='"<source>:<key>"')}),
+})
 
 
 class TestSetsView(APIView):
-    @extend_schema(responses={200: TestSetSourceSerializer(many=True)})
+    @extend_schema(responses={200: TEST_SETS})
     def get(self, request: Request) -> Response:
         """Each test-set source and the test sets it has now (use "<source>:<key>" as test_set)."""
         return Response(test_sets())
