@@ -32,13 +32,13 @@ def evaluation(*, items: int = 2, output_kind: str = "caption", design: str = "r
         else:
             images = [make_image(f"{name}-{position}.png", size=(320, 240)).pk]
         item = EvaluationItem.objects.create(evaluation=evaluation, name=f"{name}-item-{position}", position=position,
-                                             images=images, references=[f"Reference text {position} ."])
+                                             images=images, references=[f"Person text {position} ."])
         for system in systems:
             SystemOutput.objects.create(pk=next(_ids), system=system, item=item,
                                         text=f"Output of {position} by {system.name[:4]} .")
-        SystemOutput.objects.create(pk=next(_ids), system=reference, item=item, text=f"Reference text {position} .")
+        SystemOutput.objects.create(pk=next(_ids), system=reference, item=item, text=f"Person text {position} .")
         SystemOutput.objects.create(pk=next(_ids), system=attention, item=item,
-                                    text=f"Reference text {(position + 1) % items} .")
+                                    text=f"Person text {(position + 1) % items} .")
     return evaluation
 
 

@@ -77,7 +77,7 @@ def test_payloads_are_images_and_texts_in_a_constant_number_of_queries(django_as
     assert payloads[hit.pk] == {
         "images": [{"url": picture.display_url, "small": picture.small_url, "width": 320, "height": 240}],
         "outputs": [{"text": "Output of 2 by neur ."}, {"text": "Output of 2 by show ."},
-                    {"text": "Reference text 2 ."}],
+                    {"text": "Person text 2 ."}],
     }
 
 
