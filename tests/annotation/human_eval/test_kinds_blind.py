@@ -28,7 +28,8 @@ def leaks(text: str, ev) -> list[str]:
 
 @pytest.mark.parametrize("kind, output_kind", [("rate_output", "caption"), ("compare_outputs", "story")])
 def test_the_page_and_payload_name_no_output_system_or_role(client, kind, output_kind):
-    ev = evaluation(output_kind=output_kind, aspects=("share_experience",) if output_kind == "story" else ("describes",))
+    aspects = ("share_experience",) if output_kind == "story" else ("describes",)
+    ev = evaluation(output_kind=output_kind, aspects=aspects)
     reference = outputs(ev, 0, EvaluatedSystem.Role.REFERENCE)[0]
     corrupted = outputs(ev, 0, EvaluatedSystem.Role.ATTENTION)[0]
     items = (rating_items(ev)[:1] if kind == "rate_output"
@@ -43,7 +44,7 @@ def test_the_page_and_payload_name_no_output_system_or_role(client, kind, output
     page = client.get(reverse("task-page") + f"?t={start_task(client, made)}").content.decode()
     assert "Person text 0 ." in page  # the texts are there, under their places only
     assert leaks(page, ev) == []
-    assert 'data-kind="{}"'.format(kind) in page
+    assert f'data-kind="{kind}"' in page
 
 
 def test_the_pairwise_page_of_a_system_pair_names_places_only(client):

@@ -119,8 +119,9 @@ def test_rating_measure_gives_alpha_agreement_and_mean_ratings():
     assert measured.item_agreement[2] == 1.0 and measured.item_agreement[1] < 1.0
     assert measured.aggregates[1].answer == {"ratings": [{"describes": 3}, {"describes": 2}]}
     assert measured.aggregates[1].details["means"] == [{"describes": 3.25}, {"describes": 1.75}]
-    same = RATE.measure({"aspects": ["describes"]}, [unit(1, [11, 12], ratings(4, 1), ratings(4, 1)),
-                                                      unit(2, [13, 14], ratings(2, 3), ratings(2, 3), first_assignment=5)])
+    same = RATE.measure({"aspects": ["describes"]}, [
+        unit(1, [11, 12], ratings(4, 1), ratings(4, 1)),
+        unit(2, [13, 14], ratings(2, 3), ratings(2, 3), first_assignment=5)])
     assert same.overall["krippendorff_alpha"] == 1.0
 
 
