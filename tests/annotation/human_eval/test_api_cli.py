@@ -133,3 +133,28 @@ def test_commands(caption_set, tmp_path):
                  "--attention-rate", "0", stdout=StringIO())
     with pytest.raises(CommandError, match="'solo' has 0 judged system"):
         call_command("launch_human_eval", "solo", "--provider", "local", "--reward", "0.10")
+
+
+def test_each_launch_mixes_in_its_own_attention_checks_only(caption_set):
+    from annotation.human_eval.services.evaluations import create_evaluation
+    from annotation.human_eval.services.launch import launch_evaluation
+    from annotation.human_eval.services.uploads import upload_outputs
+    from mturk.models import GoldItem
+
+    collection, images = caption_set
+    launched = []
+    for name in ("first", "second"):
+        evaluation = create_evaluation(name=name, test_set=f"image_set:{collection.pk}", design="pairwise",
+                                       attention_rate=0.25)
+        upload_outputs(evaluation, system="a", content=json.dumps(entries(images)).encode())
+        campaign = launch_evaluation(evaluation, provider="local")
+        launched.append((evaluation, campaign))
+    for evaluation, campaign in launched:
+        assert campaign.task_kind == "compare_outputs" and campaign.assignments_per_hit == 3
+        outputs = set(evaluation.systems.values_list("outputs", flat=True))
+        real = list(campaign.hits.filter(gold_item__isnull=True))
+        gold = list(campaign.hits.filter(gold_item__isnull=False))
+        # 2 judged systems (reference, a): 1 pair x 3 items; round(3 x 0.25 / 0.75) = 1 attention check
+        assert (len(real), len(gold)) == (3, 1)
+        assert all(set(hit.items["outputs"]) <= outputs for hit in real + gold)
+    assert not GoldItem.objects.filter(task_kind="compare_outputs", active=True).exists()
