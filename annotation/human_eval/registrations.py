@@ -1,0 +1,10 @@
+"""Registers human evaluation at app start (annotation.apps): its task kinds and their quality measures with the
+crowd core, and the test-set source it owns (collections) with its own registry."""
+from __future__ import annotations
+
+from . import quality  # noqa: F401  (the quality measures of the two kinds)
+from .registry import register_test_set_source
+from .sources import IMAGE_SET
+from .task_kinds import compare_outputs, rate_output  # noqa: F401  (the task kinds)
+
+register_test_set_source(IMAGE_SET)
