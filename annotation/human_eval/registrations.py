@@ -5,6 +5,6 @@ from __future__ import annotations
 from . import quality  # noqa: F401  (the quality measures of the two kinds)
 from .registry import register_test_set_source
 from .sources import IMAGE_SET
-from .task_kinds import compare_outputs, rate_output  # noqa: F401  (the task kinds)
+from .task_kinds import compare_outputs, rate_output, samples  # noqa: F401  (the task kinds, wizard samples)
 
 register_test_set_source(IMAGE_SET)

@@ -8,6 +8,7 @@ from annotation.models import Box, Concept, Description, Image
 from mturk.models import HIT, Campaign
 from mturk.task_kinds import task_kind_names
 from storyboard.models import Setting, Story, Storylet
+from tests.annotation.human_eval.kinds_data import evaluation
 from tests.factories import label_vocabulary, make_album, make_image
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +26,7 @@ def every_kind_has_an_item():
     for position, photo in enumerate(album.photos.order_by("datetaken")):
         Storylet.objects.create(story=story, photo=photo, order=position, original_text=f"Sentence {position}.",
                                 text=f"sentence {position} .")
+    evaluation(items=1)  # rate_output and compare_outputs judge outputs of a human evaluation
     return image
 
 

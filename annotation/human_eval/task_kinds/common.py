@@ -12,7 +12,7 @@ from typing import Any
 from mturk.models import HIT, Assignment, GoldItem
 
 from ...models import Image
-from ..aspects import ASPECTS, check_aspects
+from ..aspects import ASPECTS, DEFAULT_ASPECTS, check_aspects
 from ..models import EvaluatedSystem, EvaluationItem, HumanEvaluation, OutputKind, SystemOutput
 
 OPTIONS: dict[str, Any] = {"evaluation": None, "output_kind": OutputKind.CAPTION.value, "aspects": []}
@@ -52,9 +52,10 @@ def clean_options(options: dict[str, Any]) -> HumanEvaluation:
 
 
 def questions(options: dict[str, Any]) -> list[dict[str, Any]]:
-    """The page's questions, in the options' order: name, the rated question, its scale (1 first), the comparison."""
+    """The page's questions, in the options' order: name, the rated question, its scale (1 first), the comparison.
+    Without aspects (the wizard's preview before an evaluation is chosen): the output kind's default question."""
     shown = []
-    for name in options.get("aspects") or []:
+    for name in options.get("aspects") or DEFAULT_ASPECTS.get(options.get("output_kind", ""), []):
         aspect = ASPECTS.get(name)
         if aspect is not None:
             shown.append({"name": name, "question": aspect.question, "comparison": aspect.comparison,
