@@ -1,0 +1,1 @@
+"""Writes of human evaluation: creating an evaluation, uploading outputs, launching, analysing."""
