@@ -47,9 +47,10 @@ def analyse_evaluation(evaluation: HumanEvaluation) -> dict[str, Any]:
             counted[0] += 1
             yield record
 
+    scores = automatic_scores(evaluation)
     try:
         analysis = analyse(records(), seed=numeric_seed(evaluation.seed), scale=rating_scale(evaluation),
-                           **automatic_scores(evaluation))
+                           automatic=scores["automatic"], automatic_systems=scores["automatic_systems"])
     except (RecordError, ValueError) as exc:
         raise AnalysisError(f"'{evaluation.name}': {exc}") from None
     if not counted[0]:
