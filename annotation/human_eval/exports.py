@@ -58,8 +58,11 @@ def report_html(evaluation: HumanEvaluation) -> str:
     """The self-contained HTML report of the stored analysis, with the automatic scores of the leaderboard."""
     board = leaderboard(evaluation)
     automatic = {row["system"]: row["automatic"] for row in board["rows"]}
-    description = {"test_set": evaluation.test_set_label or evaluation.test_set, "design": evaluation.design,
-                   "output_kind": evaluation.output_kind, "judges": evaluation.judges,
+    seed = (evaluation.analysis or {}).get("settings", {}).get("seed")
+    seed_text = evaluation.seed if seed is None else f"{evaluation.seed} (generator seed {seed})"
+    description = {"test_set": evaluation.test_set_label or evaluation.test_set,
+                   "design": evaluation.get_design_display(), "output_kind": evaluation.get_output_kind_display(),
+                   "judges": evaluation.judges, "seed": seed_text,
                    "analysed_at": evaluation.analysed_at.strftime("%Y-%m-%d %H:%M UTC") if evaluation.analysed_at
                    else None, "judgements": evaluation.analysed_judgements}
     asked = [ASPECTS[name] for name in evaluation.aspects or [] if name in ASPECTS]

@@ -70,10 +70,11 @@ def _range(values: list[float], given: tuple[float, float] | None = None) -> tup
 
 def _description(settings: Mapping[str, Any], description: Mapping[str, Any]) -> str:
     rows = [(label, description.get(key)) for key, label in DESCRIPTION_LABELS if description.get(key) is not None]
+    resampling = settings.get("rating_resampling", "items")
+    over = "items" if resampling == "items" else f"{resampling} (ratings), items (preferences)"
     rows += [("Intervals", f"{settings.get('confidence', 0.95):.0%} {settings.get('interval', 'percentile')} "
-                           f"bootstrap, {settings.get('resamples')} resamples over "
-                           f"{settings.get('rating_resampling', 'items')} (ratings) and items (preferences)"),
-             ("Seed", settings.get("seed")), ("Ties", settings.get("ties"))]
+                           f"bootstrap over {over}, {settings.get('resamples')} resamples"),
+             ("Seed", description.get("seed", settings.get("seed"))), ("Ties", settings.get("ties"))]
     body = "".join(f'<tr><th scope="row">{esc(label)}</th><td>{esc(value)}</td></tr>' for label, value in rows
                    if value is not None)
     return f"<section><h2>The evaluation</h2><table>{body}</table></section>"
