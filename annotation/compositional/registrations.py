@@ -1,11 +1,16 @@
 """Registers compositional generalization with the crowd core at app start (AnnotationConfig.ready): the
-compositional splits export format and the background tasks."""
+compositional splits export format, the background tasks, and the evaluation images of its evaluations as test
+sets of human evaluation."""
 from __future__ import annotations
 
+from annotation.human_eval.registry import register_test_set_source
 from mturk.exports import ExportFormat, register_format
 
 from . import tasks  # noqa: F401  (the Celery tasks register when their module is imported)
 from .export import OPTIONS, check_compositional_options, export_compositional
+from .human_eval_source import COMPOSITIONAL
+
+register_test_set_source(COMPOSITIONAL)
 
 register_format(ExportFormat(
     name="compositional",

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Coalesce
 
+from .listing import evaluation_rows
 from .models import Design, EvaluatedSystem, HumanEvaluation, HumanJudgement
 
 CHUNK = 2000  # rows fetched at a time
@@ -20,21 +21,9 @@ ATTENTION = EvaluatedSystem.Role.ATTENTION
 
 
 def human_evaluations() -> QuerySet[HumanEvaluation]:
-    """Every evaluation, newest first, with its numbers of items, systems (the attention checks' corrupted outputs
-    not counted) and judgements."""
-    return HumanEvaluation.objects.annotate(
-        item_count=Count("items", distinct=True),
-        system_count=Count("systems", filter=~Q(systems__role=ATTENTION), distinct=True),
-        judgement_count=Count("judgements", distinct=True),
-    ).order_by("-created_at", "-id")
-
-
-def find_evaluation(name_or_id: str) -> HumanEvaluation | None:
-    """An evaluation by its name, else by its id."""
-    found = HumanEvaluation.objects.filter(name=name_or_id).first()
-    if found is None and name_or_id.isdigit():
-        found = HumanEvaluation.objects.filter(pk=int(name_or_id)).first()
-    return found
+    """Every evaluation, newest first, with its numbers of items and systems (listing.evaluation_rows) and of
+    judgements."""
+    return evaluation_rows().annotate(judgement_count=Count("judgements", distinct=True))
 
 
 def analysed_judgements(evaluation: HumanEvaluation) -> QuerySet[HumanJudgement]:

@@ -6,8 +6,8 @@ from django.urls import URLPattern, path
 from .views import analyse, evaluation_page, evaluations, report
 
 urlpatterns: list[URLPattern] = [
-    path("", evaluations, name="human-evaluations"),
-    path("<int:pk>/", evaluation_page, name="human-evaluation"),
-    path("<int:pk>/analyse/", analyse, name="human-evaluation-analyse"),
-    path("<int:pk>/report/", report, name="human-evaluation-report"),
+    path("", evaluations, name="human-evaluations-page"),
+    path("<int:pk>/", evaluation_page, name="human-evaluation-page"),
+    path("<int:pk>/analyse/", analyse, name="human-evaluation-analyse-page"),
+    path("<int:pk>/report/", report, name="human-evaluation-report-page"),
 ]

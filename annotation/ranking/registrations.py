@@ -1,8 +1,9 @@
 """Registers ranking evaluation with the crowd core at app start (annotation.apps): the judge_caption task kind and
-its quality measure, the flickr8k export format, the wizard's sample judge_caption item, and the background task
-that stores leaderboards."""
+its quality measure, the flickr8k export format, the wizard's sample judge_caption item, the background task
+that stores leaderboards, and the test pools as test sets of human evaluation."""
 from __future__ import annotations
 
+from annotation.human_eval.registry import register_test_set_source
 from mturk.exports import ExportFormat, ExportOption, register_format
 from mturk.importers import Importer, ImportOption, register_importer
 from mturk.item_sources import Sample, register_sample
@@ -11,6 +12,9 @@ from ..models import Description
 from . import judge_caption, quality, tasks  # noqa: F401  (registers the kind, its quality measure, the task)
 from .flickr8k_export import check_flickr8k_options, export_flickr8k
 from .flickr8k_importer import run_flickr8k
+from .human_eval_source import TEST_POOL
+
+register_test_set_source(TEST_POOL)
 
 register_format(ExportFormat(
     name="flickr8k",

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from ...human_eval.exports import write_exports
-from ...human_eval.selectors import find_evaluation
+from ...human_eval.listing import find_evaluation
 from ...human_eval.services.analysis import AnalysisError, analyse_evaluation
 
 

@@ -1,0 +1,33 @@
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ...human_eval.services.evaluations import EvaluationError
+from ...human_eval.services.launch import launch_evaluation
+from ._human_eval import evaluation_named
+
+
+class Command(BaseCommand):
+    help = ("Launch a human evaluation: plan its HITs and make its campaign (with the attention checks as gold "
+            "items), a draft unless --publish.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("name", help="the evaluation's name or id")
+        parser.add_argument("--provider", default="local")
+        parser.add_argument("--reward", default="", help="reward per assignment (default: the task kind's)")
+        parser.add_argument("--publish", action="store_true", help="publish the campaign now")
+
+    def handle(self, *args: Any, name: str, provider: str, reward: str, publish: bool, **options: Any) -> None:
+        evaluation = evaluation_named(name)
+        try:
+            amount = Decimal(reward) if reward else None
+        except InvalidOperation:
+            raise CommandError(f"--reward: '{reward}' is not an amount") from None
+        try:
+            campaign = launch_evaluation(evaluation, provider=provider, reward=amount, publish=publish)
+        except EvaluationError as exc:
+            raise CommandError(str(exc)) from None
+        gold = campaign.hits.filter(gold_item__isnull=False).count()
+        self.stdout.write(f"launched '{evaluation.name}': campaign '{campaign.name}' (id {campaign.pk}, "
+                          f"{campaign.status}) with {campaign.hits.count()} HITs, {gold} of them attention checks")
