@@ -53,6 +53,8 @@ def launch_evaluation(evaluation: HumanEvaluation, *, provider: str = "local", r
             GoldItem.objects.filter(pk__in=[item.pk for item in gold]).update(active=False)
         except (CampaignError, GoldError) as exc:
             raise EvaluationError(f"the campaign cannot be made: {exc}") from None
+        except LookupError as exc:  # an unknown provider, or the task kind not installed
+            raise EvaluationError(f"the campaign cannot be made: {exc.args[0] if exc.args else exc}") from None
         evaluation.campaign, evaluation.status = campaign, HumanEvaluation.Status.LAUNCHED
         evaluation.save(update_fields=["campaign", "status"])
     if publish:

@@ -1,0 +1,135 @@
+"""The API (staff only) and the commands: create, list (constant queries), read, upload (400 naming the entry),
+budget, launch, test sets; the commands' errors name the file and the entry."""
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+
+from annotation.human_eval.models import HumanEvaluation
+from mturk.task_kinds import UnknownTaskKind, get_task_kind
+from tests.queries import queries_for
+
+pytestmark = pytest.mark.django_db
+URL = "/api/human-evaluations/"
+
+
+def entries(images, system="a"):
+    return [{"image_id": 391895 if i == 0 else images[i].key, "caption": f"{system} caption {i}"} for i in range(3)]
+
+
+def create(api, collection, name="he", **fields):
+    return api.post(URL, {"name": name, "test_set": f"image_set:{collection.pk}", **fields}, format="json")
+
+
+def upload(api, pk, system, body):
+    return api.post(f"{URL}{pk}/systems/", {"system": system, "file": SimpleUploadedFile("out.json", body)},
+                    format="multipart")
+
+
+def test_staff_only(client, caption_set):
+    assert client.get(URL).status_code in (401, 403)
+
+
+def test_create_upload_read_and_budget(api, caption_set):
+    collection, images = caption_set
+    response = create(api, collection, design="pairwise", judges=2)
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["items"], body["systems"], body["design"]) == (3, 1, "pairwise")  # the reference
+    pk = body["id"]
+    assert create(api, collection).json() == {"detail": "name: an evaluation named 'he' already exists"}
+    bad = [*entries(images), {"image_id": 999, "caption": "x"}]
+    response = upload(api, pk, "a", json.dumps(bad).encode())
+    assert response.status_code == 400 and response.json()["errors"] == ["[3]: image_id 999 is not in the test set"]
+    response = upload(api, pk, "a", json.dumps(entries(images)).encode())
+    assert response.status_code == 201 and set(response.json()["automatic"]) == {"bleu4", "cider", "meteor"}
+    detail = api.get(f"{URL}{pk}/").json()
+    assert [s["name"] for s in detail["system_list"]] == ["human reference", "attention check", "a"]
+    budget = api.get(f"{URL}{pk}/budget/?reward=0.20&provider=local").json()
+    # 2 judged systems: 1 pair x 3 items = 3 HITs; 0.1: round(3 x 0.1 / 0.9) = 0 attention; 2 judges
+    assert (budget["hits"], budget["attention_hits"], budget["assignments"], budget["cost"]) == (3, 0, 6, "1.20")
+    assert api.get(f"{URL}{pk}/budget/?reward=abc").status_code == 400
+
+
+def test_list_in_constant_queries(api, researcher, caption_set):
+    collection, _images = caption_set
+    api.force_authenticate(researcher)
+    create(api, collection, name="one")
+    one = queries_for(api, URL)
+    create(api, collection, name="two")
+    create(api, collection, name="three")
+    assert queries_for(api, URL) == one
+    assert [row["name"] for row in api.get(URL).json()["results"]] == ["three", "two", "one"]
+
+
+def test_test_sets_lists_each_source_and_its_choices(api, caption_set):
+    collection, _images = caption_set
+    sources = {row["source"]: row for row in api.get(f"{URL}test-sets/").json()}
+    assert set(sources) == {"albums", "compositional", "image_set", "test_pool"}
+    assert sources["image_set"]["choices"] == [{"key": str(collection.pk), "label": "he-test",
+                                                "test_set": f"image_set:{collection.pk}"}]
+
+
+def test_launch_is_refused_with_fewer_than_two_systems(api, caption_set):
+    collection, _images = caption_set
+    pk = create(api, collection, include_reference=False, attention_rate=0).json()["id"]
+    response = api.post(f"{URL}{pk}/launch/", {"provider": "local"}, format="json")
+    assert response.status_code == 400 and "0 judged system(s)" in response.json()["detail"]
+    assert HumanEvaluation.objects.get(pk=pk).status == "draft"
+
+
+def _kinds_ready() -> bool:
+    try:
+        get_task_kind("rate_output")
+    except UnknownTaskKind:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _kinds_ready(), reason="the rate_output and compare_outputs task kinds are not installed")
+def test_launch_makes_the_campaign_with_its_own_attention_checks(api, caption_set):
+    collection, images = caption_set
+    pk = create(api, collection, attention_rate=0.25).json()["id"]
+    assert upload(api, pk, "a", json.dumps(entries(images)).encode()).status_code == 201
+    response = api.post(f"{URL}{pk}/launch/", {"provider": "local", "reward": "0.10"}, format="json")
+    assert response.status_code == 201, response.json()
+    evaluation = HumanEvaluation.objects.get(pk=pk)
+    campaign = evaluation.campaign
+    assert evaluation.status == "launched" and campaign.task_kind == "rate_output" and campaign.gold_rate == 0.25
+    assert campaign.hits.filter(gold_item__isnull=True).count() == 3
+    gold = list(campaign.hits.filter(gold_item__isnull=False))
+    assert len(gold) == 1 and gold[0].items["item"] in set(evaluation.items.values_list("pk", flat=True))
+    assert api.post(f"{URL}{pk}/launch/", {}, format="json").status_code == 400  # once
+
+
+def test_commands(caption_set, tmp_path):
+    collection, images = caption_set
+    out = StringIO()
+    call_command("create_human_eval", "cli", "--test-set", f"image_set:{collection.pk}", "--design", "rating",
+                 "--aspect", "coco", "--judges", "2", "--attention-rate", "0", "--seed", "s", stdout=out)
+    assert "3 caption items of Collection: he-test" in out.getvalue()
+    with pytest.raises(CommandError, match="unknown test set source 'nowhere'"):
+        call_command("create_human_eval", "x", "--test-set", "nowhere:1")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([*entries(images)[:2], {"image_id": 7, "caption": "x"}]))
+    with pytest.raises(CommandError) as caught:
+        call_command("upload_outputs", "cli", "a", str(bad))
+    assert str(caught.value).splitlines() == [f"{bad}:", "[2]: image_id 7 is not in the test set"]
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(entries(images)))
+    out = StringIO()
+    call_command("upload_outputs", "cli", "a", str(good), stdout=out)
+    assert "system 'a': 3 outputs; bleu4" in out.getvalue()
+    out = StringIO()
+    call_command("human_eval_budget", "cli", "--reward", "0.25", "--provider", "local", stdout=out)
+    assert "HITs 3 + 0 attention; assignments 6; judgements 36" in out.getvalue()  # 3 items x 2 judges x 2 x 3
+    with pytest.raises(CommandError, match="there is no human evaluation named 'nope'"):
+        call_command("launch_human_eval", "nope")
+    call_command("create_human_eval", "solo", "--test-set", f"image_set:{collection.pk}", "--no-reference",
+                 "--attention-rate", "0", stdout=StringIO())
+    with pytest.raises(CommandError, match="'solo' has 0 judged system"):
+        call_command("launch_human_eval", "solo", "--provider", "local", "--reward", "0.10")
