@@ -59,7 +59,8 @@ def _questions(evaluation: HumanEvaluation) -> list[dict[str, Any]]:
 
 
 def _budget(evaluation: HumanEvaluation, form: BudgetForm) -> tuple[Budget | None, str]:
-    if evaluation.status != HumanEvaluation.Status.DRAFT or not form.is_valid():
+    """The estimate the researcher asked for (the form sent), or the reason it cannot be made."""
+    if evaluation.status != HumanEvaluation.Status.DRAFT or not form.is_bound or not form.is_valid():
         return None, ""
     try:
         return estimate(evaluation, reward=form.cleaned_data["reward"], provider=form.cleaned_data["provider"]), ""
@@ -108,8 +109,11 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
         if not errors:
             return redirect("human-evaluation-page", pk=evaluation.pk)
         evaluation.refresh_from_db()
-    budget_form = BudgetForm(request.GET if "provider" in request.GET else {"provider": "local"})
+    budget_form = BudgetForm(request.GET if "provider" in request.GET else None, auto_id="budget_%s",
+                             initial={"provider": "local"})
     budget, budget_error = _budget(evaluation, budget_form)
+    if budget is not None and request.method == "GET":  # the launch takes the settings just estimated
+        launch = LaunchForm(initial={"provider": budget.provider, "reward": budget_form.cleaned_data["reward"]})
     board = leaderboard(evaluation)
     roles = dict(EvaluatedSystem.Role.choices)
     automatic = {row["system"]: row["automatic"] for row in board["rows"]}

@@ -1,5 +1,6 @@
-"""The researcher opens a human evaluation from the console's menu, analyses its judgements, reads the leaderboard
-with its intervals and opens the report, on a laptop and a phone."""
+"""The researcher opens a human evaluation from the console's menu, has a bad upload refused, estimates the budget,
+analyses the judgements, reads the leaderboard with its intervals and opens the report, on a laptop and a
+phone."""
 from __future__ import annotations
 
 import pytest
@@ -21,6 +22,19 @@ def test_analyse_and_read_a_human_evaluation(browser, live_server, tmp_path, vie
     expect(page.get_by_role("heading", name="Human evaluations")).to_be_visible()
     assert fits_width(page)
     page.get_by_role("link", name="COCO captions, three systems").click()
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"image_id": 999, "caption": "a dog"}]')
+    page.get_by_role("textbox", name="System").fill("new system")
+    page.get_by_label("File:", exact=True).set_input_files(str(bad))
+    page.get_by_role("button", name="Upload and score").click()
+    expect(page.get_by_role("alert")).to_contain_text("image_id 999 is not in the test set")
+    assert fits_width(page)
+    shot(page, tmp_path, f"human-evaluation-upload-error-{name}")
+    page.locator("#budget_reward").fill("0.10")
+    page.get_by_role("button", name="Estimate").click()
+    expect(page.get_by_label("Budget", exact=True)).to_contain_text("Assignments")
+    assert fits_width(page)
+    shot(page, tmp_path, f"human-evaluation-budget-{name}")
     expect(page.get_by_text("Not analysed yet: 36 judgements stored.")).to_be_visible()
     page.get_by_role("button", name="Analyse").click()
     expect(page.get_by_text("Analysed 36 judgements.")).to_be_visible()
