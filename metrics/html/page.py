@@ -15,6 +15,7 @@ th, td { border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: left; }
 th { background: #f3f3f3; } td.num { text-align: right; }
 tr.first td { border-top: 2px solid #888; }
 figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #444; }
+svg { max-width: 100%; height: auto; } .scroll { overflow-x: auto; max-width: 100%; }
 svg text { font-family: system-ui, sans-serif; font-size: 12px; fill: #222; }
 code, .formula { font-family: ui-monospace, monospace; }
 """

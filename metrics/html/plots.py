@@ -1,5 +1,5 @@
-"""Inline SVG plots for the HTML reports and the researcher's console: a line plot, a bar chart, a histogram and a
-scatter plot.
+"""Inline SVG plots for the HTML reports and the researcher's console: a line plot, a bar chart, a histogram, a
+scatter plot and an interval (dot-and-whisker) plot.
 
 One `<figure>` holding an `<svg>` (role="img", named by its `<title>`) with axes, ticks and a caption, no script,
 every label escaped. The `viewBox` lets a page scale a plot to its width.
@@ -212,3 +212,69 @@ def line_plot(series: Sequence[Series], legend: Sequence[LegendEntry], x_max: in
         parts.append(f'<text x="{legend_x + 30}" y="{y + 4}">{esc(entry.label)}</text>')
     parts.append("</svg>")
     return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption></figure>'
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One row of an interval plot: a label, its estimate and the interval's ends (None when undefined)."""
+    label: str
+    value: float
+    low: float | None
+    high: float | None
+
+
+def interval_plot(rows: Sequence[Estimate], x_range: tuple[float, float], x_label: str, caption: str, *,
+                  digits: int = 2, value_header: str = "estimate", label_header: str = "system") -> str:
+    """One horizontal line per row, top to bottom: a dot at the estimate and a whisker over its interval, on a
+    shared x axis; then a table with the same figures (what a screen reader or a copy reads). The left margin
+    fits the longest label (long labels are cut, the table keeps them whole)."""
+    x_low, x_high = x_range
+    x_span = (x_high - x_low) or 1.0
+    longest = max((len(row.label) for row in rows), default=4)
+    left = min(max(60, 7 * min(longest, 28) + 14), 220)
+    row_h, top, bottom, right = 26, 10, 45, 20
+    height = top + bottom + row_h * max(len(rows), 1)
+    plot_w = WIDTH - left - right
+
+    def sx(value: float) -> float:
+        return left + (min(max(value, x_low), x_high) - x_low) / x_span * plot_w
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{WIDTH}" height="{height}" '
+             f'viewBox="0 0 {WIDTH} {height}" aria-label="{esc(caption)}"><title>{esc(caption)}</title>']
+    bottom_y = top + row_h * max(len(rows), 1)
+    ticks = int(x_span) if float(x_span).is_integer() and 2 <= x_span <= 10 else 5  # a rating scale: every point
+    for tick in range(ticks + 1):
+        value = x_low + x_span * tick / ticks
+        x = sx(value)
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom_y}" stroke="#eee"/>')
+        parts.append(f'<text x="{x:.1f}" y="{bottom_y + 17}" text-anchor="middle">'
+                     f"{esc(_number(round(value, 4)))}</text>")
+    parts.append(f'<line x1="{left}" y1="{bottom_y}" x2="{left + plot_w}" y2="{bottom_y}" stroke="#222"/>')
+    for index, row in enumerate(rows):
+        y = top + (index + 0.5) * row_h
+        label = row.label if len(row.label) <= 28 else row.label[:27] + "\u2026"
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{esc(label)}</text>')
+        interval = ""
+        if row.low is not None and row.high is not None:
+            interval = f" [{row.low:.{digits}f}, {row.high:.{digits}f}]"
+            parts.append(f'<line x1="{sx(row.low):.1f}" y1="{y:.1f}" x2="{sx(row.high):.1f}" y2="{y:.1f}" '
+                         f'stroke="{BAR}" stroke-width="2"/>')
+            for end in (row.low, row.high):
+                parts.append(f'<line x1="{sx(end):.1f}" y1="{y - 6:.1f}" x2="{sx(end):.1f}" y2="{y + 6:.1f}" '
+                             f'stroke="{BAR}" stroke-width="2"/>')
+        parts.append(f'<circle cx="{sx(row.value):.1f}" cy="{y:.1f}" r="5" fill="{POINT}">'
+                     f"<title>{esc(row.label)}: {row.value:.{digits}f}{interval}</title></circle>")
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>')
+    parts.append("</svg>")
+
+    def ends(row: Estimate) -> str:
+        if row.low is None or row.high is None:
+            return "—"
+        return f"[{row.low:.{digits}f}, {row.high:.{digits}f}]"
+
+    body = "".join(f'<tr><th scope="row">{esc(row.label)}</th><td class="num">{row.value:.{digits}f}</td>'
+                   f'<td class="num">{ends(row)}</td></tr>' for row in rows)
+    table = (f'<div class="scroll"><table aria-label="{esc(caption)} (figures)">'
+             f'<thead><tr><th scope="col">{esc(label_header)}</th><th scope="col">{esc(value_header)}</th>'
+             f'<th scope="col">interval</th></tr></thead><tbody>{body}</tbody></table></div>')
+    return f'<figure>{"".join(parts)}<figcaption>{esc(caption)}</figcaption>{table}</figure>'

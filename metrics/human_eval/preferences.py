@@ -75,6 +75,13 @@ def win_matrix(wins: np.ndarray) -> list[list[float | None]]:
             for i in range(len(wins))]
 
 
+def win_rates(wins: np.ndarray) -> np.ndarray:
+    """Each system's share of all its judgements that it won (ties as half), NaN for a system never judged."""
+    judged = wins.sum(axis=1) + wins.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return wins.sum(axis=1) / judged
+
+
 def strongly_connected(wins: np.ndarray) -> bool:
     from scipy.sparse.csgraph import connected_components
 
@@ -94,8 +101,10 @@ def fit(wins: np.ndarray, initial: np.ndarray | None = None) -> tuple[np.ndarray
 
 def bradley_terry(preferences: Sequence[Preference], rng: np.random.Generator, resamples: int,
                   confidence: float) -> dict[str, Any]:
-    """{"systems": {system: {score, low, high}} best first, "regularised": bool, "regularised_resamples": int,
-    "win_matrix": {"systems": [...], "rates": [[...]]}} for one aspect's preferences."""
+    """{"systems": {system: {score, low, high, win_rate, win_low, win_high}} best first, "regularised": bool,
+    "regularised_resamples": int, "win_matrix": {"systems": [...], "rates": [[...]]}} for one aspect's preferences.
+    A system's win rate is the share of all its judgements that it won (ties as half), with the percentile interval
+    of the same item resamples as its score."""
     systems = systems_of(preferences)
     _, per_item = item_wins(preferences, systems)
     total = per_item.sum(axis=0)
@@ -103,14 +112,20 @@ def bradley_terry(preferences: Sequence[Preference], rng: np.random.Generator, r
     counts = resample_counts(rng, per_item.shape[0], resamples)
     flat = per_item.reshape(per_item.shape[0], -1)
     distribution = np.empty((resamples, len(systems)))
+    win_distribution = np.empty((resamples, len(systems)))
     regularised_resamples = 0
     for row in range(resamples):
         resampled = (counts[row] @ flat).reshape(len(systems), len(systems))
         distribution[row], was_regularised = fit(resampled, initial=scores)
+        win_distribution[row] = win_rates(resampled)
         regularised_resamples += was_regularised
+    rates = win_rates(total)
     rows = {}
     for n in sorted(range(len(systems)), key=lambda n: (-scores[n], systems[n])):
         low, high = percentile_interval(distribution[:, n], confidence)
-        rows[systems[n]] = {"score": float(scores[n]), "low": low, "high": high}
+        win_low, win_high = percentile_interval(win_distribution[:, n], confidence)
+        rows[systems[n]] = {"score": float(scores[n]), "low": low, "high": high,
+                            "win_rate": None if np.isnan(rates[n]) else float(rates[n]),
+                            "win_low": win_low, "win_high": win_high}
     return {"systems": rows, "regularised": regularised, "regularised_resamples": regularised_resamples,
             "win_matrix": {"systems": systems, "rates": win_matrix(total)}}

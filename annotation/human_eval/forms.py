@@ -1,0 +1,63 @@
+"""The console's forms of human evaluation: a new evaluation, a system's outputs, the budget and the launch. They
+only read the fields; the services (evaluations, uploads, budget, launch) check everything else, as for the API
+and the commands."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from mturk.providers.registry import provider_names
+
+from .aspects import PRESETS
+from .listing import test_sets
+from .models import Design
+
+
+def _providers() -> list[tuple[str, str]]:
+    return [(name, name) for name in provider_names()]
+
+
+class NewEvaluationForm(forms.Form):
+    name = forms.CharField(max_length=200, help_text="Once per platform, e.g. \"COCO val: three captioners\".")
+    test_set = forms.ChoiceField(help_text="The items the systems' outputs are judged on.")
+    design = forms.ChoiceField(choices=Design.choices, initial=Design.RATING)
+    aspects = forms.CharField(required=False, max_length=400,
+                              help_text="Questions or presets, separated by commas; the first is the overall question "
+                                        "(empty: the usual one). Presets: " + "; ".join(
+                                            f"{kind}s: {', '.join(presets)}" for kind, presets in PRESETS.items()))
+    judges = forms.IntegerField(min_value=1, initial=3, help_text="Judgements of each output (rating) or pair.")
+    include_reference = forms.BooleanField(required=False, initial=True,
+                                           label="Judge a human reference as a system")
+    attention_rate = forms.FloatField(min_value=0, initial=0.1, help_text="Share of HITs that are attention checks.")
+    seed = forms.CharField(max_length=100, initial="human-eval", help_text="Orders, sides and the analysis follow it.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices: list[Any] = []
+        for source in test_sets():
+            if source["choices"]:
+                choices.append((f'{source["label"]} ({source["output_kind"]}s)',
+                                [(choice["test_set"], choice["label"]) for choice in source["choices"]]))
+        field = self.fields["test_set"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = choices
+
+    def aspect_names(self) -> list[str]:
+        return [name.strip() for name in self.cleaned_data["aspects"].split(",") if name.strip()]
+
+
+class UploadForm(forms.Form):
+    system = forms.CharField(max_length=200, help_text="The system's name, once per evaluation.")
+    file = forms.FileField(help_text='Captions: the COCO results format [{"image_id": 391895, "caption": "..."}]; '
+                                     "stories: the VIST challenge format (output_stories). Every item needs one.")
+
+
+class BudgetForm(forms.Form):
+    reward = forms.DecimalField(required=False, min_value=0, max_digits=8, decimal_places=2,
+                                help_text="Per assignment, in dollars (empty: the task kind's).")
+    provider = forms.ChoiceField(choices=_providers, initial="local")
+
+
+class LaunchForm(BudgetForm):
+    publish = forms.BooleanField(required=False, label="Publish at once (else a draft campaign to review)")

@@ -1,0 +1,146 @@
+"""Reads of human evaluations: the evaluations with their counts, the judgement records the analysis reads
+(metrics.human_eval.analyse), the systems' automatic scores as its options, the raw judgements of the exports,
+and the leaderboard built from the stored analysis.
+
+The judgements of an evaluation can be many (10 systems x 1,000 items x 3 judges x aspects): they are read as
+tuples (`values_list`) in chunks (`iterator`), one query whatever their number, never as model instances."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.db.models import Count, F, QuerySet
+from django.db.models.functions import Coalesce
+
+from .listing import evaluation_rows
+from .models import Design, EvaluatedSystem, HumanEvaluation, HumanJudgement
+
+CHUNK = 2000  # rows fetched at a time
+TIE = "tie"
+ATTENTION = EvaluatedSystem.Role.ATTENTION
+
+
+def human_evaluations() -> QuerySet[HumanEvaluation]:
+    """Every evaluation, newest first, with its numbers of items and systems (listing.evaluation_rows) and of
+    judgements."""
+    return evaluation_rows().annotate(judgement_count=Count("judgements", distinct=True))
+
+
+def analysed_judgements(evaluation: HumanEvaluation) -> QuerySet[HumanJudgement]:
+    """The judgements the analysis reads: those of the evaluation, none about an attention check's output."""
+    return (HumanJudgement.objects.filter(evaluation=evaluation)
+            .exclude(output__system__role=ATTENTION)
+            .exclude(other__system__role=ATTENTION))
+
+
+def judgement_records(evaluation: HumanEvaluation) -> Iterator[dict[str, Any]]:
+    """The records of metrics.human_eval.analyse, one per judgement (in one query, read in chunks): rating
+    {design, system, item, judge, aspect, value}; pairwise {design, system, other, item, judge, aspect, choice}
+    with choice the preferred system's name or "tie". Names: EvaluatedSystem.name, EvaluationItem.name, the
+    worker's id as a string."""
+    rows = (analysed_judgements(evaluation)
+            .annotate(judge=Coalesce(F("worker_id"), F("assignment__worker_id")))
+            .order_by("id")
+            .values_list("output__system__name", "other__system__name", "preferred__system__name", "preferred_id",
+                         "item__name", "judge", "aspect", "value"))
+    if evaluation.design == Design.PAIRWISE:
+        for system, other, preferred, preferred_id, item, judge, aspect, _ in rows.iterator(chunk_size=CHUNK):
+            yield {"design": "pairwise", "system": system, "other": other, "item": item, "judge": str(judge),
+                   "aspect": aspect, "choice": TIE if preferred_id is None else preferred}
+    else:
+        for system, _, _, _, item, judge, aspect, value in rows.iterator(chunk_size=CHUNK):
+            yield {"design": "rating", "system": system, "item": item, "judge": str(judge), "aspect": aspect,
+                   "value": value}
+
+
+EXPORT_COLUMNS = ("evaluation", "design", "system", "item", "judge", "aspect", "value", "choice", "other",
+                  "position", "time", "assignment")
+
+
+def judgement_rows(evaluation: HumanEvaluation) -> Iterator[dict[str, Any]]:
+    """Every judgement of the evaluation as the exports write it (the attention checks' too, marked by their
+    system's name), in one query read in chunks: {evaluation, design, system, item, judge, aspect, value, choice,
+    other, position, time, assignment}; rating: `value`, choice and other empty; pairwise: `choice` the preferred
+    system's name or "tie", `other` the other system, value empty. `position`: where `system`'s output was shown
+    (0 first); `time`: when the judgement was stored (ISO 8601); `assignment`: the crowd assignment's id."""
+    rows = (HumanJudgement.objects.filter(evaluation=evaluation)
+            .annotate(judge=Coalesce(F("worker_id"), F("assignment__worker_id")))
+            .order_by("id")
+            .values_list("output__system__name", "other__system__name", "preferred__system__name", "preferred_id",
+                         "item__name", "judge", "aspect", "value", "position", "created_at", "assignment_id"))
+    pairwise = evaluation.design == Design.PAIRWISE
+    for (system, other, preferred, preferred_id, item, judge, aspect, value, position, created_at,
+         assignment) in rows.iterator(chunk_size=CHUNK):
+        yield {"evaluation": evaluation.name, "design": evaluation.design, "system": system, "item": item,
+               "judge": str(judge), "aspect": aspect, "value": None if pairwise else value,
+               "choice": (TIE if preferred_id is None else preferred) if pairwise else None,
+               "other": other if pairwise else None, "position": position, "time": created_at.isoformat(),
+               "assignment": assignment}
+
+
+def automatic_scores(evaluation: HumanEvaluation) -> dict[str, dict[str, dict[str, Any]]]:
+    """The `automatic` and `automatic_systems` options of metrics.human_eval.analyse from the judged systems'
+    stored scores: {"automatic": {metric: {system: {item: score}}}, "automatic_systems": {metric: {system:
+    score}}}."""
+    segments: dict[str, dict[str, Any]] = {}
+    systems: dict[str, dict[str, Any]] = {}
+    for name, automatic in (evaluation.systems.exclude(role=ATTENTION).order_by("id")
+                            .values_list("name", "automatic")):
+        for metric, scores in (automatic or {}).items():
+            if not isinstance(scores, dict):
+                continue
+            if scores.get("items"):
+                segments.setdefault(metric, {})[name] = dict(scores["items"])
+            if scores.get("system") is not None:
+                systems.setdefault(metric, {})[name] = scores["system"]
+    return {"automatic": segments, "automatic_systems": systems}
+
+
+def _first_aspect(evaluation: HumanEvaluation, analysed: dict[str, Any]) -> str | None:
+    for aspect in [*(evaluation.aspects or []), *analysed]:
+        if aspect in analysed:
+            return aspect
+    return None
+
+
+def leaderboard(evaluation: HumanEvaluation) -> dict[str, Any]:
+    """One row per analysed system (the attention checks never), from the stored analysis: its automatic system
+    scores and, per aspect, its human figures (ratings: mean with its interval; preferences: Bradley-Terry score
+    and win rate with their intervals). Best first on the first aspect (the overall question); systems judged but
+    not analysed yet come last. {"aspects", "metrics", "design", "analysed_at", "analysed_judgements",
+    "judgements", "stale", "rows": [{"system", "role", "automatic": {metric: score}, "human": {aspect: {...}}}]}."""
+    analysis = evaluation.analysis or {}
+    human: dict[str, dict[str, dict[str, Any]]] = {}
+    aspects: list[str] = []
+    for aspect, figures in (analysis.get("ratings") or {}).items():
+        aspects.append(aspect)
+        for system, row in figures["systems"].items():
+            human.setdefault(system, {})[aspect] = {"kind": "rating", "mean": row["mean"], "low": row["low"],
+                                                    "high": row["high"], "ratings": row["ratings"]}
+    for aspect, figures in (analysis.get("preferences") or {}).items():
+        if aspect not in aspects:
+            aspects.append(aspect)
+        for system, row in figures["bradley_terry"].items():
+            human.setdefault(system, {})[aspect] = {
+                "kind": "preference", "score": row["score"], "low": row["low"], "high": row["high"],
+                "win_rate": row.get("win_rate"), "win_low": row.get("win_low"), "win_high": row.get("win_high")}
+    systems = list(evaluation.systems.exclude(role=ATTENTION).order_by("id").values_list("name", "role",
+                                                                                         "automatic"))
+    metrics = sorted({metric for _, _, automatic in systems for metric, scores in (automatic or {}).items()
+                      if isinstance(scores, dict)})
+    first = _first_aspect(evaluation, {aspect: True for aspect in aspects})
+
+    def key(entry: tuple[str, str, Any]) -> tuple[int, float, str]:
+        figures = human.get(entry[0], {}).get(first or "")
+        if figures is None:
+            return (1, 0.0, entry[0])
+        return (0, -(figures["mean"] if figures["kind"] == "rating" else figures["score"]), entry[0])
+
+    rows = [{"system": name, "role": role,
+             "automatic": {metric: (automatic or {}).get(metric, {}).get("system") for metric in metrics},
+             "human": {aspect: human.get(name, {}).get(aspect) for aspect in aspects}}
+            for name, role, automatic in sorted(systems, key=key)]
+    judgements = analysed_judgements(evaluation).count()
+    return {"evaluation": evaluation.name, "design": evaluation.design, "aspects": aspects, "metrics": metrics,
+            "analysed_at": evaluation.analysed_at, "analysed_judgements": evaluation.analysed_judgements,
+            "judgements": judgements, "stale": judgements != evaluation.analysed_judgements, "rows": rows}

@@ -1,0 +1,120 @@
+"""The read-side API (leaderboard, analyse, report, exports) and the console pages: staff only, the same figures
+as the services, and a number of queries that does not grow with the judgements."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from annotation.human_eval.exports import report_html
+from annotation.human_eval.models import HumanEvaluation, HumanJudgement
+from annotation.human_eval.services.analysis import analyse_evaluation
+from tests.annotation.human_eval.report_data import build_evaluation, judges
+from tests.queries import queries_for
+
+pytestmark = pytest.mark.django_db
+
+GETS = ["leaderboard/", "report.html", "analysis.json", "judgements.jsonl", "judgements.csv"]
+
+
+def _read(client, url: str) -> tuple[int, bytes]:
+    """Queries and body of a GET, a streamed body read to its end inside the count."""
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+    return len(ctx.captured_queries), body
+
+
+def test_every_endpoint_is_staff_only():
+    evaluation = build_evaluation(assignments=[])
+    user = get_user_model().objects.create_user("bob", password="x")
+    client = APIClient()
+    client.force_authenticate(user)
+    for path in GETS:
+        assert client.get(f"/api/human-evaluations/{evaluation.pk}/{path}").status_code == 403
+    assert client.post(f"/api/human-evaluations/{evaluation.pk}/analyse/").status_code == 403
+    assert APIClient().get(f"/api/human-evaluations/{evaluation.pk}/leaderboard/").status_code in (401, 403)
+    assert HumanEvaluation.objects.get().analysed_at is None
+
+
+def test_analyse_then_read_the_leaderboard(api):
+    evaluation = build_evaluation()
+    response = api.post(f"/api/human-evaluations/{evaluation.pk}/analyse/")
+    assert response.status_code == 200
+    assert response.json()["analysed_judgements"] == 36
+    evaluation.refresh_from_db()
+    board = api.get(f"/api/human-evaluations/{evaluation.pk}/leaderboard/").json()
+    means = evaluation.analysis["ratings"]["describes"]["systems"]
+    assert [row["system"] for row in board["rows"]] == list(means)
+    assert [row["human"]["describes"]["mean"] for row in board["rows"]] == [row["mean"] for row in means.values()]
+    assert api.get("/api/human-evaluations/999999/leaderboard/").status_code == 404
+
+
+def test_analyse_with_nothing_to_analyse_is_a_400(api):
+    evaluation = build_evaluation(assignments=[])
+    response = api.post(f"/api/human-evaluations/{evaluation.pk}/analyse/")
+    assert response.status_code == 400
+    assert "has no judgement to analyse yet" in response.json()["detail"]
+
+
+def test_downloads_are_the_exports_and_their_queries_do_not_grow_with_the_judgements(api):
+    small = build_evaluation("small", items=2)
+    large = build_evaluation("large", items=4, assignments=judges(count=4))
+    for evaluation in (small, large):
+        analyse_evaluation(evaluation)
+    counts = {}
+    for evaluation in (small, large):
+        for path in GETS:
+            counts[(evaluation.name, path)], body = _read(api, f"/api/human-evaluations/{evaluation.pk}/{path}")
+            if path == "judgements.jsonl":
+                lines = body.decode().splitlines()
+                assert len(lines) == HumanJudgement.objects.filter(evaluation=evaluation).count()
+                assert {json.loads(line)["evaluation"] for line in lines} == {evaluation.name}
+            elif path == "judgements.csv":
+                rows = list(csv.DictReader(io.StringIO(body.decode())))
+                assert len(rows) == HumanJudgement.objects.filter(evaluation=evaluation).count()
+            elif path == "report.html":
+                evaluation.refresh_from_db()
+                assert body.decode() == report_html(evaluation)
+    for path in GETS:
+        assert counts[("small", path)] == counts[("large", path)], path
+
+
+def test_streamed_exports_are_attachments(api):
+    evaluation = build_evaluation()
+    response = api.get(f"/api/human-evaluations/{evaluation.pk}/judgements.csv")
+    assert response.streaming and response["Content-Type"].startswith("text/csv")
+    assert response["Content-Disposition"] == 'attachment; filename="captions-judgements.csv"'
+
+
+def test_console_pages_and_the_analyse_button(researcher_client):
+    small = build_evaluation("small", items=2)
+    large = build_evaluation("large", items=4, assignments=judges(count=4))
+    assert queries_for(researcher_client, "/human-evaluations/") > 0
+    page = researcher_client.get("/human-evaluations/").content.decode()
+    assert "small" in page and "large" in page
+    response = researcher_client.post(f"/human-evaluations/{large.pk}/analyse/", follow=True)
+    assert "Analysed 48 judgements." in response.content.decode()
+    analyse_evaluation(small)
+    assert queries_for(researcher_client, f"/human-evaluations/{small.pk}/") == queries_for(
+        researcher_client, f"/human-evaluations/{large.pk}/")
+    page = researcher_client.get(f"/human-evaluations/{large.pk}/").content.decode()
+    large.refresh_from_db()
+    best = next(iter(large.analysis["ratings"]["describes"]["systems"].items()))
+    assert f'<th scope="row">{best[0]}</th><td>0.' in page  # the best system first, its BLEU-4 then its mean
+    assert f'{best[1]["mean"]:.2f} <small>[{best[1]["low"]:.2f}, {best[1]["high"]:.2f}]</small>' in page
+    report = researcher_client.get(f"/human-evaluations/{large.pk}/report/")
+    assert report.status_code == 200 and b"Back" in report.content
+
+
+def test_console_analyse_with_nothing_to_analyse_says_why(researcher_client):
+    evaluation = build_evaluation(assignments=[])
+    response = researcher_client.post(f"/human-evaluations/{evaluation.pk}/analyse/", follow=True)
+    assert "has no judgement to analyse yet" in response.content.decode()
