@@ -43,7 +43,7 @@ def _name(record: Mapping[str, Any], field: str, position: int) -> str:
     value = record.get(field)
     kind = type(value)
     if kind is str and value:  # the usual cases first: a record is read in about a microsecond a field
-        return value  # type: ignore[return-value]
+        return value
     if kind is int:
         return str(value)
     if value is None or isinstance(value, bool) or not isinstance(value, str | int) or str(value) == "":
