@@ -29,6 +29,11 @@ class GoldItem(models.Model):
     answer = models.JSONField(help_text="The known answer (the kind's gold format).")
     note = models.CharField(max_length=200, blank=True, help_text="Where the known answer comes from.")
     active = models.BooleanField(default=True, help_text="Mixed into new campaigns.")
+    scope = models.CharField(
+        max_length=100, blank=True, default="", db_index=True,
+        help_text="The campaigns of its kind it is for: empty, every one; else those whose task-kind options have "
+                  "this scope (TaskKind.gold_scope), e.g. the attention checks of one human evaluation.",
+    )
     source_assignment = models.ForeignKey(
         "mturk.Assignment", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
         help_text="The approved answer it was made from, if it was marked from the review.",

@@ -13,6 +13,7 @@ from .models_quality import GoldPurpose
 from .quality import has_quality
 from .selectors_quality import CampaignQualityView
 from .states import ANSWERED, AssignmentStatus
+from .task_kinds import get_task_kind
 
 PILOT_ITEMS = 10  # what the page offers when no item can have two answers: the first 10 items...
 PILOT_WORKERS = 3  # ... to 3 workers each (services.pilot.give_overlap)
@@ -133,8 +134,9 @@ def quality_needs(campaign: Campaign, view: CampaignQualityView) -> QualityNeeds
     mean = scores.aggregate(mean=Avg("agreement"))["mean"] if lowest is not None else None
     gold_missing = not view.gold_answers and not view.gold_hits and has_quality(campaign.task_kind)
     approved = approved_for_gold(campaign).order_by().values("hit_id").distinct().count() if gold_missing else 0
-    active_gold = GoldItem.objects.filter(task_kind=campaign.task_kind, purpose=GoldPurpose.GOLD,
-                                          active=True).count() if gold_missing else 0
+    kind = get_task_kind(campaign.task_kind)
+    active_gold = GoldItem.objects.filter(task_kind=campaign.task_kind, purpose=GoldPurpose.GOLD, active=True,
+                                          scope=kind.gold_scope(kind.options(campaign))).count() if gold_missing else 0
     return QualityNeeds(
         agreement=_agreement(campaign, overlapped, counts["several"] or 0, counts["pilot"] or 0,
                              lowest is not None),

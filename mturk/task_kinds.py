@@ -119,6 +119,12 @@ class TaskKind(ABC):
         or None. Read for many items at once, in a constant number of queries. Default: no problem."""
         return [None] * len(gold)
 
+    def gold_scope(self, options: dict[str, Any]) -> str:
+        """Which gold items a campaign with these task-kind `options` takes: those of this scope (GoldItem.scope).
+        A gold item made under some options gets their scope. Default: "" (every campaign of the kind shares its
+        gold items); a kind whose items belong to one study (a human evaluation's outputs) names the study."""
+        return ""
+
     def summary(self, answer: dict[str, Any] | None) -> str:
         """Short text of an answer for review lists."""
         return "" if answer is None else str(answer)

@@ -103,11 +103,12 @@ def create_gold_item(*, task_kind: str, items: dict[str, Any], answer: Any, purp
     _check_purpose(purpose)
     settings = gold_options(task_kind, options)
     items, known, note = _cleaned(task_kind, items, answer, note)
-    problem = get_task_kind(task_kind).gold_problems(settings, [(items, known)])[0]
+    kind = get_task_kind(task_kind)
+    problem = kind.gold_problems(settings, [(items, known)])[0]
     if problem:
         raise GoldError(f"answer: {UNMATCHABLE.format(settings=_settings(options))}: {problem}")
     return GoldItem.objects.create(task_kind=task_kind, purpose=purpose, items=items, answer=known, note=note,
-                                   created_by=_user(user))
+                                   scope=kind.gold_scope(settings), created_by=_user(user))
 
 
 def _user(user: Any) -> Any:
@@ -290,8 +291,16 @@ def gold_share(real: int, rate: float) -> int:
     return math.floor(real * rate / (1 - rate) + 0.5 + 1e-9)
 
 
-def active_gold(task_kind: str, purpose: str = GoldPurpose.GOLD) -> list[GoldItem]:
-    return list(GoldItem.objects.filter(task_kind=task_kind, purpose=purpose, active=True).order_by("id"))
+def active_gold(task_kind: str, purpose: str = GoldPurpose.GOLD, scope: str = "") -> list[GoldItem]:
+    """The active gold items of a kind, purpose and scope (GoldItem.scope), in id order."""
+    return list(GoldItem.objects.filter(task_kind=task_kind, purpose=purpose, scope=scope, active=True)
+                .order_by("id"))
+
+
+def gold_scope_of(campaign: Campaign) -> str:
+    """The scope of the gold items the campaign takes (TaskKind.gold_scope of its options)."""
+    kind = get_task_kind(campaign.task_kind)
+    return kind.gold_scope(kind.options(campaign))
 
 
 def unmatchable_gold(task_kind: str, options: dict[str, Any], items: list[GoldItem]) -> list[str]:
@@ -310,7 +319,9 @@ def check_gold_settings(task_kind: str, provider: Any, gold_rate: float, onboard
         if not has_quality(task_kind):
             raise GoldError(f"task kind '{task_kind}' has no gold scoring, so it cannot take gold or onboarding "
                             f"items; kinds that can: {', '.join(quality_kind_names()) or 'none'}")
-    if gold_rate > 0 and not GoldItem.objects.filter(task_kind=task_kind, purpose=GoldPurpose.GOLD,
+    kind = get_task_kind(task_kind)
+    scope = kind.gold_scope({**kind.defaults.options, **(options or {})})
+    if gold_rate > 0 and not GoldItem.objects.filter(task_kind=task_kind, purpose=GoldPurpose.GOLD, scope=scope,
                                                      active=True).exists():
         raise GoldError(f"a gold rate of {gold_rate:g} needs active gold items of {task_kind}; there are none "
                         "(add some under /api/gold-items/, with import_gold, or from the review)")
@@ -319,14 +330,15 @@ def check_gold_settings(task_kind: str, provider: Any, gold_rate: float, onboard
             raise GoldError(f"{provider.name} hands out its HITs itself, so it cannot route a worker to onboarding "
                             "items first; onboarding needs a provider whose workers this server routes (local, "
                             "prolific)")
-        active = GoldItem.objects.filter(task_kind=task_kind, purpose=GoldPurpose.ONBOARDING, active=True).count()
+        active = GoldItem.objects.filter(task_kind=task_kind, purpose=GoldPurpose.ONBOARDING, scope=scope,
+                                         active=True).count()
         if active < onboarding_items:
             raise GoldError(f"{onboarding_items} onboarding item(s) asked for, but {task_kind} has {active} active "
                             "onboarding gold item(s)")
     if options is None or not (gold_rate > 0 or onboarding_items > 0):
         return
-    used = (active_gold(task_kind) if gold_rate > 0 else []) + (
-        active_gold(task_kind, GoldPurpose.ONBOARDING)[:onboarding_items])
+    used = (active_gold(task_kind, scope=scope) if gold_rate > 0 else []) + (
+        active_gold(task_kind, GoldPurpose.ONBOARDING, scope)[:onboarding_items])
     problems = unmatchable_gold(task_kind, options, used)
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
@@ -348,7 +360,7 @@ def mix_gold(campaign: Campaign, real: list[HIT], real_before: int, gold_before:
     wanted = gold_share(real_before + len(real), campaign.gold_rate) - gold_before
     if wanted <= 0:
         return real
-    items = active_gold(campaign.task_kind)
+    items = active_gold(campaign.task_kind, scope=gold_scope_of(campaign))
     if not items:
         if require:
             raise GoldError(f"campaign '{campaign.name}' mixes in gold items (rate {campaign.gold_rate:g}) but "
@@ -378,6 +390,6 @@ def onboarding_hits(campaign: Campaign, start: int) -> list[HIT]:
     taken by every worker once."""
     if campaign.onboarding_items <= 0:
         return []
-    items = active_gold(campaign.task_kind, GoldPurpose.ONBOARDING)[:campaign.onboarding_items]
+    items = active_gold(campaign.task_kind, GoldPurpose.ONBOARDING, gold_scope_of(campaign))[:campaign.onboarding_items]
     return [HIT(campaign=campaign, items=gold.items, gold_item=gold, onboarding=True, max_assignments=ONBOARDING_SLOTS,
                 position=start + index) for index, gold in enumerate(items)]

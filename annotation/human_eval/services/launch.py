@@ -2,10 +2,8 @@
 core's services (mturk.services.campaigns.create_campaign), its attention checks as the core's gold items mixed in
 at the evaluation's attention rate (Campaign.gold_rate, services.gold), and the evaluation marked launched.
 
-The core mixes in every active gold item of the task kind; so that a campaign gets its own evaluation's checks
-only, the launch runs in one transaction where the kind's other active gold items are set aside (inactive) while
-the campaign is made, then active again, and this evaluation's checks are left inactive (a gold HIT keeps its gold
-item and is scored against it whatever its state). The campaign is a draft unless `publish`: the researcher
+The checks are gold items of the evaluation's scope (GoldItem.scope, TaskKind.gold_scope): the campaign takes
+its own evaluation's checks and no other. The campaign is a draft unless `publish`: the researcher
 publishes it as any other (budget cap, fees)."""
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
-from mturk.models import Campaign, GoldItem
-from mturk.models_quality import GoldPurpose
+from mturk.models import Campaign
 from mturk.services.campaigns import CampaignError, create_campaign, publish_campaign
 from mturk.services.gold import GoldError, create_gold_item
 
@@ -42,15 +39,10 @@ def launch_evaluation(evaluation: HumanEvaluation, *, provider: str = "local", r
             gold = [create_gold_item(task_kind=plan.task_kind, items=items, answer=answer, user=user,
                                      note=f"attention check of human evaluation {evaluation.pk}",
                                      options=plan.options) for items, answer in plan.attention]
-            others = list(GoldItem.objects.filter(task_kind=plan.task_kind, purpose=GoldPurpose.GOLD, active=True)
-                          .exclude(pk__in=[item.pk for item in gold]).select_for_update().values_list("pk", flat=True))
-            GoldItem.objects.filter(pk__in=others).update(active=False)
             campaign = create_campaign(
                 name=campaign_name(evaluation), task_kind=plan.task_kind, provider=provider, reward=reward,
                 assignments_per_hit=evaluation.judges, options=plan.options, items=plan.hits,
                 gold_rate=evaluation.attention_rate if gold else 0.0, created_by=user)
-            GoldItem.objects.filter(pk__in=others).update(active=True)
-            GoldItem.objects.filter(pk__in=[item.pk for item in gold]).update(active=False)
         except (CampaignError, GoldError) as exc:
             raise EvaluationError(f"the campaign cannot be made: {exc}") from None
         except LookupError as exc:  # an unknown provider, or the task kind not installed

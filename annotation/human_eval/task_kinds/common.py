@@ -161,6 +161,12 @@ def gold_answers(assignments: list[Assignment]) -> dict[int, dict[str, Any]]:
             for pk, answer in GoldItem.objects.filter(pk__in=ids).values_list("pk", "answer")}
 
 
+def gold_scope(options: dict[str, Any]) -> str:
+    """An evaluation's attention checks are its own: a campaign of the evaluation takes only them (GoldItem.scope)."""
+    evaluation = options.get("evaluation")
+    return "" if evaluation is None else f"human_evaluation:{evaluation}"
+
+
 def gold_problems(options: dict[str, Any], gold: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[str | None]:
     """An attention check judges outputs of one evaluation: in a campaign of another it would show that
     evaluation's images and texts. One query."""

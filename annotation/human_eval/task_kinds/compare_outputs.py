@@ -82,6 +82,9 @@ class CompareOutputs(TaskKind):
                       ) -> list[str | None]:
         return common.gold_problems(options, gold)
 
+    def gold_scope(self, options: dict[str, Any]) -> str:
+        return common.gold_scope(options)
+
     def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
         return common.build_payloads(hits)
 

@@ -157,4 +157,9 @@ def test_each_launch_mixes_in_its_own_attention_checks_only(caption_set):
         # 2 judged systems (reference, a): 1 pair x 3 items; round(3 x 0.25 / 0.75) = 1 attention check
         assert (len(real), len(gold)) == (3, 1)
         assert all(set(hit.items["outputs"]) <= outputs for hit in real + gold)
-    assert not GoldItem.objects.filter(task_kind="compare_outputs", active=True).exists()
+    for evaluation, campaign in launched:  # each evaluation's checks are in its own scope, and stay active
+        scoped = GoldItem.objects.filter(task_kind="compare_outputs", active=True,
+                                         scope=f"human_evaluation:{evaluation.pk}")
+        assert set(campaign.hits.filter(gold_item__isnull=False).values_list("gold_item", flat=True)) <= \
+            set(scoped.values_list("pk", flat=True)) and scoped.exists()
+    assert not GoldItem.objects.filter(task_kind="compare_outputs", scope="").exists()

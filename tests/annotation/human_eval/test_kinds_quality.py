@@ -82,15 +82,24 @@ def test_an_attention_check_is_scored_when_answered_and_flagged_below_the_pass_m
     assert Assignment.objects.get(hit=real_hit).check_flags == []
 
 
-def test_gold_of_another_evaluation_is_refused_for_a_campaign():
+def test_a_campaign_takes_only_its_own_evaluations_attention_checks():
     ev, other = evaluation(items=1), evaluation(items=1, name="other")
     shown = outputs(other, 0)
-    create_gold_item(task_kind="compare_outputs", items={"item": item_id(other, 0), "outputs": shown[:2]},
-                     answer={"better": shown[0]}, options=options_of(other))
-    with pytest.raises(CampaignError) as caught:
-        campaign(ev, "compare_outputs", [{"item": item_id(ev, 0), "outputs": outputs(ev, 0)[:2]}], gold_rate=0.2)
-    assert f"its outputs belong to evaluation {other.pk}, not to this campaign's evaluation {ev.pk}" in \
-        str(caught.value)
+    theirs = create_gold_item(task_kind="compare_outputs", items={"item": item_id(other, 0), "outputs": shown[:2]},
+                              answer={"better": shown[0]}, options=options_of(other))
+    assert theirs.scope == f"human_evaluation:{other.pk}"
+    pair = {"item": item_id(ev, 0), "outputs": outputs(ev, 0)[:2]}
+    with pytest.raises(CampaignError, match="needs active gold items of compare_outputs; there are none"):
+        campaign(ev, "compare_outputs", [pair], gold_rate=0.5)
+    ours = create_gold_item(task_kind="compare_outputs", items=pair, answer={"better": pair["outputs"][0]},
+                            options=options_of(ev))
+    made = campaign(ev, "compare_outputs", [pair], gold_rate=0.5)
+    assert set(made.hits.exclude(gold_item=None).values_list("gold_item", flat=True)) == {ours.pk}
+    # an item of another evaluation cannot be made gold in this evaluation's scope
+    with pytest.raises(GoldError, match=f"its outputs belong to evaluation {other.pk}, not to this campaign's "
+                                        f"evaluation {ev.pk}"):
+        create_gold_item(task_kind="compare_outputs", items={"item": item_id(other, 0), "outputs": shown[:2]},
+                         answer={"better": shown[0]}, options=options_of(ev))
     with pytest.raises(GoldError, match="options: evaluation: expected the id of a human evaluation, got None"):
         create_gold_item(task_kind="compare_outputs", items={"item": item_id(other, 0), "outputs": shown[:2]},
                          answer={"better": shown[0]})
