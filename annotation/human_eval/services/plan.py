@@ -1,5 +1,5 @@
 """The HITs of a human evaluation, planned from its items and judged outputs (the contract with the task kinds
-rate_output and compare_outputs, HUMAN_EVAL design in docs/human-evaluation.md). Everything random is drawn from
+rate_output and compare_outputs, docs/workflows/human-evaluation.md). Everything random is drawn from
 generators seeded by the evaluation's seed, so the same evaluation plans the same HITs.
 
 - rating: one HIT per item, its judged outputs (every uploaded system, and the reference when it is judged) in an
