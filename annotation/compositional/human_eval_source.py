@@ -1,11 +1,17 @@
 """The evaluation images of a stored (done) compositional evaluation as a test set of human evaluation: the D_eval
 images of its concept pairs, split again as the evaluation was scored (its pairs, campaigns, split seed and eval
 share: services.evaluation_corpus.CorpusCheck), each a caption item named as the upload named it (COCO id, else
-the image's key), its references the corpus's captions of the image (those the split read: parsed ones)."""
+the image's key), its references the corpus's captions of the image (those the split read: parsed ones).
+
+And compositional Recall@K as an automatic metric of such a human evaluation: an uploaded system that has a done
+compositional evaluation of the same split gets its average Recall@K as `compositional_recall`."""
 from __future__ import annotations
 
-from annotation.human_eval.models import OutputKind
-from annotation.human_eval.registry import TestItem, TestSetSource
+from collections.abc import Mapping
+from typing import Any
+
+from annotation.human_eval.models import HumanEvaluation, OutputKind
+from annotation.human_eval.registry import AutomaticScoreProvider, AutomaticScores, TestItem, TestSetSource
 from mturk.models import Campaign
 
 from .models import CompositionalEvaluation
@@ -40,3 +46,37 @@ COMPOSITIONAL = TestSetSource(
     choices=_choices, items=_items,
     description="The evaluation images of a done compositional evaluation (key: its id), split as it was scored; "
                 "references: the corpus's captions of each.")
+
+
+def _split_of(evaluation: CompositionalEvaluation) -> tuple[Any, ...]:
+    """What decides an evaluation's images: its pairs, split seed, eval share and campaigns (as `_items` re-splits)."""
+    request = evaluation.result.get("request", {})
+    return (sorted(evaluation.pairs), request.get("split_seed") or "compositional",
+            float(request.get("eval_share", DEFAULT_EVAL_SHARE)), sorted(request.get("campaigns", [])))
+
+
+def _recall_scores(evaluation: HumanEvaluation, system: str, outputs: Mapping[str, str]) -> AutomaticScores | None:
+    """`compositional_recall` of `system` on a `compositional:<id>` test set: the average Recall@K (the mean over
+    the pairs with evaluation images, result["recall"]["average"]["recall"]) of the system's latest done
+    compositional evaluation whose split is that of evaluation <id>; None when it has none. System level only: the
+    stored result keeps no per-image hits, and recomputing them would parse the generated captions again."""
+    source, _, key = evaluation.test_set.partition(":")
+    if source != COMPOSITIONAL.name or not key.isdigit():
+        return None
+    done = CompositionalEvaluation.objects.filter(status=CompositionalEvaluation.Status.DONE)
+    base = done.filter(pk=int(key)).first()
+    if base is None:
+        return None
+    split = _split_of(base)
+    for candidate in done.filter(system=system).order_by("-id"):
+        average = candidate.result.get("recall", {}).get("average", {})
+        if _split_of(candidate) == split and average.get("recall") is not None:
+            return {"compositional_recall": {"system": average["recall"], "items": {}, "k": candidate.k,
+                                             "pairs": average.get("pairs"), "evaluation": candidate.pk}}
+    return None
+
+
+RECALL = AutomaticScoreProvider(
+    name="compositional_recall", scores=_recall_scores,
+    description="On a compositional test set: the average Recall@K of the system's done compositional evaluation "
+                "of the same split (system level).")

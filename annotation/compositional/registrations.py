@@ -1,16 +1,17 @@
 """Registers compositional generalization with the crowd core at app start (AnnotationConfig.ready): the
 compositional splits export format, the background tasks, and the evaluation images of its evaluations as test
-sets of human evaluation."""
+sets of human evaluation with their Recall@K as an automatic metric."""
 from __future__ import annotations
 
-from annotation.human_eval.registry import register_test_set_source
+from annotation.human_eval.registry import register_automatic_score_provider, register_test_set_source
 from mturk.exports import ExportFormat, register_format
 
 from . import tasks  # noqa: F401  (the Celery tasks register when their module is imported)
 from .export import OPTIONS, check_compositional_options, export_compositional
-from .human_eval_source import COMPOSITIONAL
+from .human_eval_source import COMPOSITIONAL, RECALL
 
 register_test_set_source(COMPOSITIONAL)
+register_automatic_score_provider(RECALL)
 
 register_format(ExportFormat(
     name="compositional",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-METRIC_LABELS = {"bleu4": "BLEU-4", "cider": "CIDEr", "meteor": "METEOR", "rouge_l": "ROUGE-L"}
+METRIC_LABELS = {"bleu4": "BLEU-4", "cider": "CIDEr", "meteor": "METEOR", "rouge_l": "ROUGE-L",
+                 "compositional_recall": "Compositional Recall@K"}
 
 
 def _interval(low: float | None, high: float | None) -> str:

@@ -14,7 +14,8 @@ from typing import Any
 from metrics.html.page import esc, html_page
 from metrics.html.plots import Estimate, interval_plot, scatter
 
-METRIC_LABELS = {"bleu4": "BLEU-4", "cider": "CIDEr", "meteor": "METEOR", "rouge_l": "ROUGE-L"}
+METRIC_LABELS = {"bleu4": "BLEU-4", "cider": "CIDEr", "meteor": "METEOR", "rouge_l": "ROUGE-L",
+                 "compositional_recall": "Compositional Recall@K"}
 DESCRIPTION_LABELS = (("test_set", "Test set"), ("output_kind", "Outputs"), ("design", "Design"),
                       ("judges", "Judges per output or pair"), ("judgements", "Judgements analysed"),
                       ("analysed_at", "Analysed"))
