@@ -41,10 +41,18 @@ class HumanEvaluationSerializer(serializers.ModelSerializer):
 
 
 class HumanEvaluationSystemSerializer(serializers.ModelSerializer):
+    scoring = serializers.SerializerMethodField(help_text="The automatic scoring job: queued, running, done or "
+                                                          "failed (with its error); null for the attention checks")
+
     class Meta:
         model = EvaluatedSystem
-        fields = ["id", "name", "role", "file_name", "automatic", "created_at"]
+        fields = ["id", "name", "role", "file_name", "automatic", "scoring", "created_at"]
         read_only_fields = fields
+
+
+    def get_scoring(self, system: EvaluatedSystem) -> dict[str, str] | None:
+        job = getattr(system, "scoring", None)
+        return None if job is None else {"status": job.status, "error": job.error}
 
 
 class HumanEvaluationCreateSerializer(serializers.Serializer):
@@ -75,7 +83,8 @@ class HumanEvaluationLaunchSerializer(serializers.Serializer):
 def _detail(evaluation: HumanEvaluation) -> dict[str, Any]:
     row = evaluation_rows().get(pk=evaluation.pk)
     return {**HumanEvaluationSerializer(row).data,
-            "system_list": HumanEvaluationSystemSerializer(evaluation.systems.order_by("id"), many=True).data}
+            "system_list": HumanEvaluationSystemSerializer(evaluation.systems.select_related("scoring").order_by("id"),
+                                                          many=True).data}
 
 
 def _refused(message: str) -> Response:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from mturk.models_jobs import BackgroundJob
+
 
 class Design(models.TextChoices):
     RATING = "rating", "Absolute rating (Likert)"
@@ -103,6 +105,22 @@ class EvaluatedSystem(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class AutomaticScoring(BackgroundJob):
+    """The background job that scores a system's stored outputs against the items' references (BLEU-4, CIDEr,
+    METEOR and the registered providers' metrics) into EvaluatedSystem.automatic: an upload is stored first, then
+    scored (METEOR starts a JVM and reads every output: seconds at a test set's size)."""
+
+    job_task = "annotation.tasks.score_human_eval_system"
+
+    system = models.OneToOneField(EvaluatedSystem, on_delete=models.CASCADE, related_name="scoring")
+
+    class Meta(BackgroundJob.Meta):
+        pass
+
+    def __str__(self) -> str:
+        return f"automatic scoring #{self.pk} of {self.system_id} ({self.status})"
 
 
 class SystemOutput(models.Model):

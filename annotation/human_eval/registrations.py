@@ -2,7 +2,7 @@
 crowd core, and the test-set source it owns (collections) with its own registry."""
 from __future__ import annotations
 
-from . import quality  # noqa: F401  (the quality measures of the two kinds)
+from . import quality, tasks  # noqa: F401  (the quality measures of the two kinds; the scoring job's task)
 from .registry import register_test_set_source
 from .sources import IMAGE_SET
 from .task_kinds import compare_outputs, rate_output, samples  # noqa: F401  (the task kinds, wizard samples)

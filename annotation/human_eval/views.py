@@ -119,7 +119,8 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
     automatic = {row["system"]: row["automatic"] for row in board["rows"]}
     systems = [{**system, "role_label": roles.get(system["role"], system["role"]),
                 "scores": [automatic.get(system["name"], {}).get(metric) for metric in board["metrics"]]}
-               for system in evaluation.systems.order_by("id").values("name", "role", "file_name")]
+               for system in evaluation.systems.order_by("id").values("name", "role", "file_name", "scoring__status",
+                                                                      "scoring__error")]
     return render(request, "annotation/human_eval/evaluation.html", {
         "evaluation": evaluation, "board": board, "table": leaderboard_table(board), "systems": systems,
         "questions": _questions(evaluation), "items": evaluation.items.count(), "upload": upload,

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from ..aspects import check_aspects
 from ..models import Design, EvaluatedSystem, EvaluationItem, HumanEvaluation, SystemOutput
 from ..registry import TestItem, UnknownTestSetSource, get_test_set_source
-from .automatic import automatic_scores
+from .scoring import queue_scoring
 
 REFERENCE_NAME = "human reference"
 ATTENTION_NAME = "attention check"
@@ -102,9 +102,6 @@ def create_evaluation(*, name: str, test_set: str, design: str = "rating", aspec
         why = "some items have no reference" if unreferenced else "the test set has a single item"
         raise EvaluationError(f"attention_rate: attention checks need a reference on every item of at least two "
                               f"items ({why}); use 0")
-    # scored before the transaction: METEOR starts a JVM
-    automatic = {} if unreferenced else automatic_scores(kind, {item.name: item.references[0] for item in items},
-                                                         {item.name: item.references[1:] for item in items})
     try:
         with transaction.atomic():
             evaluation = HumanEvaluation.objects.create(
@@ -116,15 +113,15 @@ def create_evaluation(*, name: str, test_set: str, design: str = "rating", aspec
                 EvaluationItem(evaluation=evaluation, name=item.name, position=position, images=list(item.images),
                                references=list(item.references)) for position, item in enumerate(items)])
             if not unreferenced:
-                _reference_systems(evaluation, stored, automatic)
+                _reference_systems(evaluation, stored)
     except IntegrityError:
         raise EvaluationError(f"name: an evaluation named '{name}' already exists") from None
     return evaluation
 
 
-def _reference_systems(evaluation: HumanEvaluation, items: list[EvaluationItem], automatic: dict[str, Any]) -> None:
+def _reference_systems(evaluation: HumanEvaluation, items: list[EvaluationItem]) -> None:
     reference = EvaluatedSystem.objects.create(evaluation=evaluation, name=REFERENCE_NAME,
-                                               role=EvaluatedSystem.Role.REFERENCE, automatic=automatic)
+                                               role=EvaluatedSystem.Role.REFERENCE)
     outputs = [SystemOutput(system=reference, item=item, text=item.references[0]) for item in items]
     if len(items) >= 2:
         attention = EvaluatedSystem.objects.create(evaluation=evaluation, name=ATTENTION_NAME,
@@ -133,3 +130,4 @@ def _reference_systems(evaluation: HumanEvaluation, items: list[EvaluationItem],
         outputs += [SystemOutput(system=attention, item=item, text=items[order[index]].references[0])
                     for index, item in enumerate(items)]
     SystemOutput.objects.bulk_create(outputs)
+    queue_scoring(reference)  # against the other references of each item

@@ -19,8 +19,7 @@ from config.json_input import JsonInputError, limits, parse_json
 from metrics.story_eval import SubmissionError, read_submission
 
 from ..models import EvaluatedSystem, HumanEvaluation, OutputKind, SystemOutput
-from ..registry import AutomaticScores, automatic_score_providers
-from .automatic import automatic_scores
+from .scoring import queue_scoring
 
 MAX_ERRORS = 50
 MISSING_LISTED = 10
@@ -111,20 +110,10 @@ def read_outputs(evaluation: HumanEvaluation, content: bytes, file_name: str = "
     return {name: outputs[name] for name in names}
 
 
-def provided_scores(evaluation: HumanEvaluation, system: str, outputs: dict[str, str]) -> AutomaticScores:
-    """The metrics the registered automatic score providers give of this upload (e.g. compositional Recall@K when
-    the system has a compositional evaluation on the test set); a metric already named is not replaced."""
-    extra: AutomaticScores = {}
-    for provider in automatic_score_providers():
-        for metric, scores in (provider.scores(evaluation, system, outputs) or {}).items():
-            extra.setdefault(metric, scores)
-    return extra
-
-
 def upload_outputs(evaluation: HumanEvaluation, *, system: str, content: bytes,
                    file_name: str = "") -> EvaluatedSystem:
-    """Store a system's outputs (one per item) with their automatic scores (against the references, and those of
-    the registered providers); UploadError (nothing stored)."""
+    """Store a system's outputs (one per item) and queue their automatic scoring (services.scoring: against the
+    references, and the registered providers' metrics); UploadError (nothing stored)."""
     system = (system or "").strip()
     if evaluation.status != HumanEvaluation.Status.DRAFT:
         raise UploadError([f"evaluation '{evaluation.name}' is launched: outputs are taken while it is a draft"])
@@ -135,21 +124,18 @@ def upload_outputs(evaluation: HumanEvaluation, *, system: str, content: bytes,
     if evaluation.systems.filter(name=system).exists():
         raise UploadError([f"system: '{system}' is already in evaluation '{evaluation.name}'"])
     outputs = read_outputs(evaluation, content, file_name)
-    references = dict(evaluation.items.values_list("name", "references"))
-    automatic = automatic_scores(evaluation.output_kind, outputs, references)  # before the transaction (a JVM)
-    for metric, scores in provided_scores(evaluation, system, outputs).items():
-        automatic.setdefault(metric, scores)
     items = dict(evaluation.items.values_list("name", "pk"))
     try:
         with transaction.atomic():
             if HumanEvaluation.objects.select_for_update().get(pk=evaluation.pk).status != HumanEvaluation.Status.DRAFT:
                 raise UploadError([f"evaluation '{evaluation.name}' was launched meanwhile: nothing stored"])
-            stored = EvaluatedSystem.objects.create(evaluation=evaluation, name=system, file_name=file_name[:300],
-                                                    automatic=automatic)
+            stored = EvaluatedSystem.objects.create(evaluation=evaluation, name=system, file_name=file_name[:300])
             SystemOutput.objects.bulk_create([SystemOutput(system=stored, item_id=items[name], text=text)
                                               for name, text in outputs.items()])
+            queue_scoring(stored)
     except IntegrityError:
         raise UploadError([f"system: '{system}' is already in evaluation '{evaluation.name}'"]) from None
+    stored.refresh_from_db()  # scored already when the job ran in-process (no broker), else queued
     return stored
 
 

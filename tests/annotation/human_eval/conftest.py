@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.human_eval.services import automatic
+from annotation.human_eval.services import automatic, scoring
 from annotation.image_sets.models import ImageSet, ImageSetMember
 from annotation.models import Description, ImageOrigin
+from mturk.jobs import hand_off
 from tests.factories import make_image
 
 REFERENCES = {
@@ -33,6 +34,20 @@ class ExactMeteor:
 @pytest.fixture(autouse=True)
 def exact_meteor(monkeypatch):
     monkeypatch.setattr(automatic, "Meteor", ExactMeteor)
+
+
+@pytest.fixture(autouse=True)
+def scoring_at_once(monkeypatch):
+    """A test runs in one transaction that never commits: the scoring jobs an upload queues are handed off at once
+    instead of on commit (test_scoring.py checks the real hand-off on commit)."""
+    def at_once(job, robust=False):
+        try:
+            hand_off(type(job), job.pk)
+        except Exception:
+            if not robust:  # as transaction.on_commit(robust=True): a failed job is recorded, not raised
+                raise
+
+    monkeypatch.setattr(scoring, "dispatch", at_once)
 
 
 @pytest.fixture
