@@ -4,7 +4,11 @@ at the evaluation's attention rate (Campaign.gold_rate, services.gold), and the 
 
 The checks are gold items of the evaluation's scope (GoldItem.scope, TaskKind.gold_scope): the campaign takes
 its own evaluation's checks and no other. The campaign is a draft unless `publish`: the researcher
-publishes it as any other (budget cap, fees)."""
+publishes it as any other (budget cap, fees).
+
+`settings` are the campaign's settings an evaluation does not fix (LAUNCH_SETTINGS): a marketplace's own, such as
+Prolific's bundle of tasks per submission and its estimated minutes (qualifications), the time limit, a budget cap.
+The evaluation fixes the rest (the task kind's options, judges per HIT, the attention rate)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -20,15 +24,28 @@ from ..models import HumanEvaluation
 from .evaluations import EvaluationError
 from .plan import plan_evaluation
 
+# create_campaign's arguments a launch may set; the others come from the evaluation (or `reward`).
+LAUNCH_SETTINGS = frozenset({"qualifications", "tasks_per_submission", "time_limit_seconds", "budget_cap",
+                             "max_assignments_per_worker", "title", "description", "instructions"})
+
 
 def campaign_name(evaluation: HumanEvaluation) -> str:
     return f"Human evaluation: {evaluation.name}"[:200]
 
 
 def launch_evaluation(evaluation: HumanEvaluation, *, provider: str = "local", reward: Decimal | None = None,
-                      created_by: Any = None, publish: bool = False) -> Campaign:
+                      created_by: Any = None, publish: bool = False,
+                      settings: dict[str, Any] | None = None) -> Campaign:
     """The evaluation's campaign (a draft, or published with `publish`); EvaluationError (nothing changed) when the
-    evaluation is not a draft, has fewer than 2 judged systems, or the core refuses the campaign."""
+    evaluation is not a draft, has fewer than 2 judged systems, a setting is not one of LAUNCH_SETTINGS, or the core
+    refuses the campaign (or its publication, e.g. a reward below the marketplace's pay floor)."""
+    settings = dict(settings or {})
+    unknown = sorted(set(settings) - LAUNCH_SETTINGS)
+    if unknown:
+        raise EvaluationError(f"unknown launch setting(s) {', '.join(unknown)} "
+                              f"(settable: {', '.join(sorted(LAUNCH_SETTINGS))})")
+    if isinstance(settings.get("budget_cap"), float):  # 1.20 read as a float is 1.19999…: the amount as written
+        settings["budget_cap"] = Decimal(str(settings["budget_cap"]))
     user = created_by if getattr(created_by, "is_authenticated", False) else None
     with transaction.atomic():
         evaluation = HumanEvaluation.objects.select_for_update().get(pk=evaluation.pk)
@@ -42,14 +59,18 @@ def launch_evaluation(evaluation: HumanEvaluation, *, provider: str = "local", r
             campaign = create_campaign(
                 name=campaign_name(evaluation), task_kind=plan.task_kind, provider=provider, reward=reward,
                 assignments_per_hit=evaluation.judges, options=plan.options, items=plan.hits,
-                gold_rate=evaluation.attention_rate if gold else 0.0, created_by=user)
+                gold_rate=evaluation.attention_rate if gold else 0.0, created_by=user, **settings)
         except (CampaignError, GoldError) as exc:
             raise EvaluationError(f"the campaign cannot be made: {exc}") from None
         except LookupError as exc:  # an unknown provider, or the task kind not installed
             raise EvaluationError(f"the campaign cannot be made: {exc.args[0] if exc.args else exc}") from None
         evaluation.campaign, evaluation.status = campaign, HumanEvaluation.Status.LAUNCHED
         evaluation.save(update_fields=["campaign", "status"])
+        if publish:  # in the same transaction: a refused publication launches nothing
+            try:
+                publish_campaign(campaign)
+            except CampaignError as exc:
+                raise EvaluationError(f"the campaign cannot be published: {exc}") from None
     if publish:
-        publish_campaign(campaign)
         campaign.refresh_from_db()
     return campaign
