@@ -78,6 +78,9 @@ class HumanEvaluationLaunchSerializer(serializers.Serializer):
     provider = serializers.CharField(default="local", max_length=40)
     reward = serializers.DecimalField(max_digits=8, decimal_places=2, required=False, min_value=Decimal("0"))
     publish = serializers.BooleanField(default=False)
+    settings = serializers.DictField(required=False, default=dict, help_text=(
+        'campaign settings the evaluation does not fix, e.g. Prolific\'s {"tasks_per_submission": 2, '
+        '"qualifications": {"estimated_minutes": 3}} (services.launch.LAUNCH_SETTINGS)'))
 
 
 def _detail(evaluation: HumanEvaluation) -> dict[str, Any]:
@@ -179,7 +182,7 @@ class LaunchView(APIView):
         data = serializer.validated_data
         try:
             campaign = launch_evaluation(evaluation, provider=data["provider"], reward=data.get("reward"),
-                                         created_by=request.user, publish=data["publish"])
+                                         created_by=request.user, publish=data["publish"], settings=data["settings"])
         except EvaluationError as exc:
             return _refused(str(exc))
         return Response({"evaluation": evaluation.pk, "campaign": campaign.pk, "campaign_name": campaign.name,

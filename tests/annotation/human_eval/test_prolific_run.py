@@ -14,14 +14,21 @@ import html
 import json
 import re
 from decimal import Decimal
+from io import StringIO
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
 from annotation.human_eval.models import HumanJudgement
-from annotation.human_eval.services.evaluations import ATTENTION_NAME, REFERENCE_NAME, EvaluationError, create_evaluation
+from annotation.human_eval.services.evaluations import (
+    ATTENTION_NAME,
+    REFERENCE_NAME,
+    EvaluationError,
+    create_evaluation,
+)
 from annotation.human_eval.services.launch import launch_evaluation
 from annotation.human_eval.services.uploads import upload_outputs
 from mturk.models import Assignment, Campaign
@@ -119,8 +126,8 @@ class Participant:
         return stored.json()["next_url"]
 
 
-def evaluation_with_outputs(collection, images):
-    evaluation = create_evaluation(name="prolific captions", test_set=f"image_set:{collection.pk}", judges=2,
+def evaluation_with_outputs(collection, images, name="prolific captions"):
+    evaluation = create_evaluation(name=name, test_set=f"image_set:{collection.pk}", judges=2,
                                    attention_rate=0.3, seed="prolific")
     names = item_names(images)
     runs = {"close": [{"image_id": names[i], "caption": CLOSE[i]} for i in range(3)],
@@ -200,11 +207,35 @@ def test_a_launch_below_prolific_pay_floor_launches_nothing(caption_set, prolifi
         launch_evaluation(evaluation, provider="prolific", reward=Decimal("0.10"), publish=True)
     evaluation.refresh_from_db()
     assert evaluation.status == "draft" and evaluation.campaign is None
-    assert not Campaign.objects.exists() and not fake_studies(prolific_fake)
+    assert not Campaign.objects.exists() and not prolific_fake.studies
     with pytest.raises(EvaluationError, match="unknown launch setting.*assignments_per_hit"):
         launch_evaluation(evaluation, provider="prolific", reward=REWARD, settings={"assignments_per_hit": 5})
     assert not Campaign.objects.exists()
 
 
-def fake_studies(fake: FakeProlific) -> list[str]:
-    return list(fake.studies)
+def test_the_api_and_the_command_pass_the_campaign_settings(api, caption_set):
+    """Drafts on Prolific (nothing is asked of Prolific before publishing); bad settings change nothing."""
+    collection, images = caption_set
+    first = evaluation_with_outputs(collection, images)
+    url = f"/api/human-evaluations/{first.pk}/launch/"
+    refused = api.post(url, {"provider": "prolific", "settings": {"judges": 5}}, format="json")
+    assert refused.status_code == 400 and "unknown launch setting(s) judges" in refused.json()["detail"]
+    assert not Campaign.objects.exists()
+    response = api.post(url, {"provider": "prolific", "settings": {**SETTINGS, "budget_cap": 4.2}}, format="json")
+    assert response.status_code == 201, response.json()
+    campaign = Campaign.objects.get(pk=response.json()["campaign"])
+    assert (campaign.tasks_per_submission, campaign.qualifications, campaign.budget_cap) == (
+        2, {"estimated_minutes": 3}, Decimal("4.20"))
+
+    second = evaluation_with_outputs(collection, images, name="cli prolific")
+    with pytest.raises(CommandError, match="--campaign-settings: not JSON"):
+        call_command("launch_human_eval", "cli prolific", "--campaign-settings", "{tasks: 2}")
+    with pytest.raises(CommandError, match="--campaign-settings: a JSON object is needed"):
+        call_command("launch_human_eval", "cli prolific", "--campaign-settings", "[2]")
+    with pytest.raises(CommandError, match="unknown launch setting"):
+        call_command("launch_human_eval", "cli prolific", "--campaign-settings", '{"gold_rate": 0.5}')
+    assert Campaign.objects.count() == 1
+    call_command("launch_human_eval", str(second.pk), "--provider", "prolific",
+                 "--campaign-settings", json.dumps(SETTINGS), stdout=StringIO())
+    second.refresh_from_db()
+    assert second.campaign.tasks_per_submission == 2
