@@ -60,4 +60,20 @@ class BudgetForm(forms.Form):
 
 
 class LaunchForm(BudgetForm):
+    tasks_per_submission = forms.IntegerField(
+        required=False, min_value=1, max_value=100,
+        help_text="Prolific: tasks a participant does in one submission (empty: 1).")
+    estimated_minutes = forms.IntegerField(
+        required=False, min_value=1, max_value=600,
+        help_text="Prolific: minutes one task takes, for the pay floor and the study's estimate (empty: a quarter "
+                  "of the time limit).")
     publish = forms.BooleanField(required=False, label="Publish at once (else a draft campaign to review)")
+
+    def campaign_settings(self) -> dict[str, object]:
+        """The launch settings the form gives (launch_evaluation's `settings`)."""
+        settings: dict[str, object] = {}
+        if self.cleaned_data.get("tasks_per_submission"):
+            settings["tasks_per_submission"] = self.cleaned_data["tasks_per_submission"]
+        if self.cleaned_data.get("estimated_minutes"):
+            settings["qualifications"] = {"estimated_minutes": self.cleaned_data["estimated_minutes"]}
+        return settings

@@ -91,7 +91,7 @@ def _post(request: HttpRequest, evaluation: HumanEvaluation) -> tuple[UploadForm
     try:
         campaign = launch_evaluation(evaluation, provider=launch.cleaned_data["provider"],
                                      reward=launch.cleaned_data["reward"], created_by=request.user,
-                                     publish=launch.cleaned_data["publish"])
+                                     publish=launch.cleaned_data["publish"], settings=launch.campaign_settings())
     except EvaluationError as exc:
         return upload, launch, [str(exc)]
     messages.success(request, f"Campaign '{campaign.name}' made ({campaign.get_status_display().lower()}).")

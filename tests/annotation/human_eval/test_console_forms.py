@@ -8,7 +8,6 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.human_eval.models import HumanEvaluation
-from mturk.task_kinds import UnknownTaskKind, get_task_kind
 from tests.annotation.human_eval.conftest import REFERENCES, item_names
 
 pytestmark = pytest.mark.django_db
@@ -45,14 +44,6 @@ def test_create_upload_estimate_and_launch_from_the_console(researcher_client, c
 
 
 
-def _kinds_ready() -> bool:
-    try:
-        get_task_kind("rate_output")
-    except UnknownTaskKind:
-        return False
-    return True
-
-
 def _draft(client, collection) -> HumanEvaluation:
     client.post("/human-evaluations/", {"name": "draft", "test_set": f"image_set:{collection.pk}",
                                         "design": "rating", "judges": 2, "include_reference": "on",
@@ -71,7 +62,6 @@ def test_a_refused_launch_says_why_and_changes_nothing(researcher_client, captio
     assert evaluation.status == "draft" and evaluation.campaign is None
 
 
-@pytest.mark.skipif(not _kinds_ready(), reason="the rate_output and compare_outputs task kinds are not installed")
 def test_launch_from_the_console(researcher_client, caption_set):
     collection, images = caption_set
     evaluation = _draft(researcher_client, collection)
@@ -92,3 +82,16 @@ def test_a_refused_evaluation_names_the_problem(researcher_client, caption_set):
     assert response.status_code == 400
     assert "share_experience" in response.content.decode()
     assert not HumanEvaluation.objects.exists()
+
+
+def test_a_prolific_launch_from_the_console_takes_the_bundle_and_the_estimate(researcher_client, caption_set):
+    collection, images = caption_set
+    evaluation = _draft(researcher_client, collection)
+    url = f"/human-evaluations/{evaluation.pk}/"
+    researcher_client.post(url, {"action": "upload", "system": "a", "file": _outputs(images)})
+    researcher_client.post(url, {"action": "launch", "provider": "prolific", "reward": "0.30",
+                                 "tasks_per_submission": "2", "estimated_minutes": "3"})
+    evaluation.refresh_from_db()
+    campaign = evaluation.campaign
+    assert campaign.provider == "prolific" and campaign.status == "draft"
+    assert (campaign.tasks_per_submission, campaign.qualifications) == (2, {"estimated_minutes": 3})
