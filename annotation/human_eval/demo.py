@@ -59,7 +59,7 @@ def described_scenes() -> dict[int, int]:
     seeds = {hashlib.sha256(scene.jpeg).hexdigest(): seed for seed, scene in enumerate(demo_scenes(DEMO_IMAGE_COUNT))}
     found = (Image.objects.filter(sha256__in=seeds, descriptions__isnull=False).distinct()
              .values_list("pk", "sha256"))
-    return {pk: seeds[digest] for pk, digest in found}
+    return {pk: seeds[digest] for pk, digest in found if digest is not None}
 
 
 def _captions(seeds: list[int]) -> dict[str, dict[int, str]]:

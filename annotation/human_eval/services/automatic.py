@@ -36,7 +36,9 @@ class _SharedScorer:
     failed, every later call says why without trying again."""
 
     def __init__(self, stack: ExitStack) -> None:
-        self.stack, self.scorer, self.error = stack, None, None
+        self.stack = stack
+        self.scorer: Meteor | None = None
+        self.error: str | None = None
 
     def score(self, pairs: list[tuple[str, list[str]]]) -> tuple[list[float] | None, str | None]:
         if self.error is not None:
