@@ -30,6 +30,7 @@ LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 USERNAME, PASSWORD = "researcher", "researcher-demo"
 GROUNDED_REVIEW = "Demo: grounded descriptions, 2 link words (simulated)"
+HUMAN_EVAL = "Demo: captions (rating)"
 
 
 def free_port() -> int:
@@ -78,7 +79,7 @@ def shoot(page, path: Path, *, full_page: bool = False) -> None:
     print(f"{path}: {path.stat().st_size // 1024} KB")
 
 
-def take(base: str, worker_link: str, review_id: int, out: Path) -> None:
+def take(base: str, worker_link: str, review_id: int, human_eval: str, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -96,6 +97,9 @@ def take(base: str, worker_link: str, review_id: int, out: Path) -> None:
             shoot(page, out / "console-wizard.png")
             page.goto(f"{base}/campaigns/{review_id}/review/")
             shoot(page, out / "console-review.png")
+            page.goto(human_eval)  # the demo's human evaluation, scrolled to its systems and leaderboard
+            page.get_by_role("heading", name="Systems", exact=True).evaluate("h => h.scrollIntoView({block: 'start'})")
+            shoot(page, out / "console-human-eval.png")
             # The worker's page of a kind, as the wizard's live preview renders it (read-only, a sample item).
             page.goto(f"{base}/campaigns/new/preview/?kind=draw_boxes")
             shoot(page, out / "worker-draw-boxes.png")
@@ -137,10 +141,14 @@ def main() -> None:
         if found is None:
             raise SystemExit(f"seed_demo printed no worker link:\n{seeded}")
         review_id = campaign_id(env, GROUNDED_REVIEW)
+        evaluation = re.search(rf"^Completed simulated human evaluation '{re.escape(HUMAN_EVAL)}'.*: (\S+)$", seeded,
+                               re.M)
+        if evaluation is None:
+            raise SystemExit(f"seed_demo printed no address of the human evaluation '{HUMAN_EVAL}':\n{seeded}")
         server = subprocess.Popen([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
                                   cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_until_up(base, server)
-        take(base, found.group(1), review_id, args.out)
+        take(base, found.group(1), review_id, evaluation.group(1), args.out)
     finally:
         if server is not None:
             server.terminate()

@@ -103,7 +103,7 @@ def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):
     second = run("seed_demo")
     assert counts == (Image.objects.count(), Box.objects.count(), Concept.objects.count(),
                       Album.objects.count(), Campaign.objects.count())
-    assert counts[0] == 24 + 36 and counts[3] == 3 and counts[4] == 3 + 5 and counts[1] > 0
+    assert counts[0] == 24 + 36 and counts[3] == 3 and counts[4] == 3 + 5 + 2 and counts[1] > 0  # 2: human evaluations
     assert all(album.photos.count() == 12 for album in Album.objects.all())
     link = [line for line in first.splitlines() if line.startswith("Worker link: ")]
     assert link and link == [line for line in second.splitlines() if line.startswith("Worker link: ")]

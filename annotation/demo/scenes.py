@@ -1103,6 +1103,27 @@ def demo_scenes(count: int, start: int = 0) -> list[Scene]:
     return [render_scene(seed) for seed in range(start, start + count)]
 
 
+@dataclass(frozen=True)
+class SceneObject:
+    """One thing a demo scene shows, as a person sees it: its concept and the colour words that describe it (a
+    woman's are her dress's; a beach ball may have two)."""
+
+    concept: str
+    colours: tuple[str, ...]
+
+
+def scene_contents(seed: int) -> tuple[SceneObject, ...]:
+    """What the demo scene for ``seed`` shows, object by object (a woman's dress listed after her): the truth
+    that the demo's simulated judges compare a caption with."""
+    _, items = _render(seed, THEMES[seed % len(THEMES)], f"scene-{seed:03d}.jpg", SCENE_KIND)
+    shown: list[SceneObject] = []
+    for item in items:
+        colours = tuple(word for word in item.phrase.split() if word in COLOURS)
+        shown.append(SceneObject(item.concept, colours))
+        shown.extend(SceneObject(part.concept, colours) for part in item.parts)
+    return tuple(shown)
+
+
 # ---------------------------------------------------------------------------
 # Albums
 # ---------------------------------------------------------------------------

@@ -19,7 +19,8 @@ DEMO_CAMPAIGN = "Demo: describe images"
 
 class Command(BaseCommand):
     help = ("Load the demo data (images, concepts with boxes, albums, a running campaign, a completed simulated "
-            "grounded-descriptions campaign, a completed simulated story workflow, a researcher). Idempotent.")
+            "grounded-descriptions campaign, a completed simulated story workflow, completed simulated human "
+            "evaluations, a researcher). Idempotent.")
 
     def handle(self, *args, **options):
         concepts = seed_concepts()
