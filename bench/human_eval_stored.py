@@ -121,15 +121,16 @@ def child_seed(args: argparse.Namespace) -> dict[str, Any]:
             (SystemOutput(system=system, item=item, text=f"a caption of {system.name} for item {item.name}")
              for system in systems.values() for item in items), batch_size=BATCH)}
 
-        def output(system: str, item: int) -> int:
-            return outputs[(systems[system].pk, items[item].pk)]
+        output = {(name, n): outputs[(system.pk, item.pk)] for name, system in systems.items()
+                  for n, item in enumerate(items)}
 
         # The records by HIT: rating (item,), pairwise (item, system, other); each HIT's judges in order.
         by_hit: dict[tuple[Any, ...], dict[int, list[dict[str, Any]]]] = {}
         for record in all_records:
             if record["design"] != design:
                 continue
-            key = (record["item"],) if design == "rating" else (record["item"], record["system"], record["other"])
+            key: tuple[Any, ...] = ((record["item"],) if design == "rating"
+                                    else (record["item"], record["system"], record["other"]))
             by_hit.setdefault(key, {}).setdefault(record["judge"], []).append(record)
         hit_keys = list(by_hit)
         for start in range(0, len(hit_keys), BATCH):
@@ -138,8 +139,9 @@ def child_seed(args: argparse.Namespace) -> dict[str, Any]:
                 HIT(campaign=campaign, position=start + n, status=HITStatus.DISPOSED, max_assignments=args.judges,
                     taken_slots=args.judges, group=f"bench:{key[0]}",
                     items={"item": items[key[0]].pk,
-                           "outputs": ([output(r["system"], key[0]) for r in next(iter(by_hit[key].values()))]
-                                       if design == "rating" else [output(key[1], key[0]), output(key[2], key[0])])})
+                           "outputs": ([output[(r["system"], key[0])] for r in next(iter(by_hit[key].values()))]
+                                       if design == "rating"
+                                       else [output[(key[1], key[0])], output[(key[2], key[0])]])})
                 for n, key in enumerate(keys))
             made = Assignment.objects.bulk_create(
                 Assignment(hit=hit, worker=workers[judge], status=AssignmentStatus.APPROVED, accepted_at=now,
@@ -157,10 +159,10 @@ def child_seed(args: argparse.Namespace) -> dict[str, Any]:
                         if design == "rating":
                             judgements.append(HumanJudgement(
                                 evaluation=evaluation, assignment=assignment, worker_id=assignment.worker_id,
-                                item_id=items[key[0]].pk, aspect=ASPECT, output_id=output(r["system"], key[0]),
+                                item_id=items[key[0]].pk, aspect=ASPECT, output_id=output[(r["system"], key[0])],
                                 value=r["value"], position=position))
                         else:
-                            first, second = output(key[1], key[0]), output(key[2], key[0])
+                            first, second = output[(key[1], key[0])], output[(key[2], key[0])]
                             judgements.append(HumanJudgement(
                                 evaluation=evaluation, assignment=assignment, worker_id=assignment.worker_id,
                                 item_id=items[key[0]].pk, aspect=ASPECT, output_id=first, other_id=second,
@@ -198,7 +200,7 @@ def child_analyse(args: argparse.Namespace) -> dict[str, Any]:
             reading[0] += time.perf_counter() - started
             yield record
 
-    analysis.judgement_records = timed_records  # type: ignore[assignment]
+    analysis.judgement_records = timed_records
     queries: list[str] = []
 
     def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
