@@ -46,13 +46,24 @@ def evaluation_name(design: str) -> str:
 # ---- the children ---------------------------------------------------------------------------------------------
 
 
+def throwaway_name(args: argparse.Namespace) -> str:
+    """The connection's database, refused unless it is the one --database names (a child run by hand with the
+    server's own DATABASE_URL never empties or drops that database)."""
+    from django.db import connection
+
+    name: str = connection.settings_dict["NAME"]
+    if name != args.database:
+        sys.exit(f"refused: DATABASE_URL names {name!r}, not the benchmark's database {args.database!r}")
+    return name
+
+
 def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
     """The database created when missing, migrated and emptied (not measured)."""
     setup_django()
     from django.core.management import call_command
     from django.db import connection
 
-    name = connection.settings_dict["NAME"]
+    name = throwaway_name(args)
     with connection._nodb_cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
         if cursor.fetchone() is None:
@@ -66,7 +77,7 @@ def child_drop(args: argparse.Namespace) -> dict[str, Any]:
     setup_django()
     from django.db import connection
 
-    name = connection.settings_dict["NAME"]
+    name = throwaway_name(args)
     with connection._nodb_cursor() as cursor:
         cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
     return {}
@@ -250,7 +261,7 @@ def main() -> None:
         emit(CHILDREN[args.child](args))
         return
     env = dict(os.environ, DATABASE_URL=bench_url(os.environ.get("DATABASE_URL", ""), args.database))
-    sizes = [f"--{name}={getattr(args, name)}" for name in ("systems", "items", "judges", "seed")]
+    sizes = [f"--{name}={getattr(args, name)}" for name in ("systems", "items", "judges", "seed", "database")]
     print(f"{args.systems} systems x {args.items:,} items x {args.judges} judges, PostgreSQL database "
           f"{args.database!r}, {os.cpu_count()} CPUs")
     if not args.reuse:
@@ -269,7 +280,7 @@ def main() -> None:
               f"  best {runs[0]['top']}, worst {runs[0]['bottom']}")
     print("load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if not args.keep:
-        run_child(__file__, "drop", env)
+        run_child(__file__, "drop", env, f"--database={args.database}")
 
 
 if __name__ == "__main__":
