@@ -3,7 +3,8 @@
 and the leaderboard built from the stored analysis.
 
 The judgements of an evaluation can be many (10 systems x 1,000 items x 3 judges x aspects): they are read as
-tuples (`values_list`) in chunks (`iterator`), one query whatever their number, never as model instances."""
+tuples (`values_list`) in chunks (`iterator`), never as model instances, in a constant number of queries whatever
+their number."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Coalesce
 
 from .listing import evaluation_rows
-from .models import Design, EvaluatedSystem, HumanEvaluation, HumanJudgement
+from .models import Design, EvaluatedSystem, EvaluationItem, HumanEvaluation, HumanJudgement, SystemOutput
 
 CHUNK = 2000  # rows fetched at a time
 TIE = "tie"
@@ -34,23 +35,40 @@ def analysed_judgements(evaluation: HumanEvaluation) -> QuerySet[HumanJudgement]
 
 
 def judgement_records(evaluation: HumanEvaluation) -> Iterator[dict[str, Any]]:
-    """The records of metrics.human_eval.analyse, one per judgement (in one query, read in chunks): rating
+    """The records of metrics.human_eval.analyse, one per judgement, the attention checks' left out: rating
     {design, system, item, judge, aspect, value}; pairwise {design, system, other, item, judge, aspect, choice}
     with choice the preferred system's name or "tie". Names: EvaluatedSystem.name, EvaluationItem.name, the
-    worker's id as a string."""
-    rows = (analysed_judgements(evaluation)
-            .annotate(judge=Coalesce(F("worker_id"), F("assignment__worker_id")))
-            .order_by("id")
-            .values_list("output__system__name", "other__system__name", "preferred__system__name", "preferred_id",
-                         "item__name", "judge", "aspect", "value"))
-    if evaluation.design == Design.PAIRWISE:
-        for system, other, preferred, preferred_id, item, judge, aspect, _ in rows.iterator(chunk_size=CHUNK):
-            yield {"design": "pairwise", "system": system, "other": other, "item": item, "judge": str(judge),
-                   "aspect": aspect, "choice": TIE if preferred_id is None else preferred}
-    else:
-        for system, _, _, _, item, judge, aspect, value in rows.iterator(chunk_size=CHUNK):
-            yield {"design": "rating", "system": system, "item": item, "judge": str(judge), "aspect": aspect,
-                   "value": value}
+    worker's id as a string (the assignment's worker when the judgement has none).
+
+    Three queries whatever the number of judgements: the evaluation's outputs with their system's name and role,
+    its items' names, and the judgements' own columns read in chunks, named from the first two in Python (joining
+    five tables for every judgement made the read several times slower: bench/human_eval_stored.py); a fourth
+    when some judgement has no worker."""
+    outputs = {pk: (name, role) for pk, name, role in (SystemOutput.objects.filter(system__evaluation=evaluation)
+                                                       .values_list("id", "system__name", "system__role"))}
+    items = dict(EvaluationItem.objects.filter(evaluation=evaluation).values_list("id", "name"))
+    rows = (HumanJudgement.objects.filter(evaluation=evaluation).order_by("id")
+            .values_list("output_id", "other_id", "preferred_id", "item_id", "worker_id", "assignment_id", "aspect",
+                         "value"))
+    assignment_workers: dict[int, int] | None = None
+    pairwise = evaluation.design == Design.PAIRWISE
+    for output, other, preferred, item, worker, assignment, aspect, value in rows.iterator(chunk_size=CHUNK):
+        system, role = outputs[output]
+        if role == ATTENTION or (other is not None and outputs[other][1] == ATTENTION):
+            continue
+        if worker is None:
+            if assignment_workers is None:
+                assignment_workers = dict(HumanJudgement.objects.filter(evaluation=evaluation, worker__isnull=True)
+                                          .values_list("assignment_id", "assignment__worker_id").distinct())
+            worker = assignment_workers[assignment]
+        if pairwise:
+            yield {"design": "pairwise", "system": system, "other": None if other is None else outputs[other][0],
+                   "item": items[item],
+                   "judge": str(worker), "aspect": aspect,
+                   "choice": TIE if preferred is None else outputs[preferred][0]}
+        else:
+            yield {"design": "rating", "system": system, "item": items[item], "judge": str(worker),
+                   "aspect": aspect, "value": value}
 
 
 EXPORT_COLUMNS = ("evaluation", "design", "system", "item", "judge", "aspect", "value", "choice", "other",

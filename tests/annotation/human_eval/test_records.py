@@ -30,7 +30,7 @@ def _expected(evaluation, pairwise: bool) -> list[dict]:
 
 def test_rating_records_match_the_rows_without_the_attention_checks(django_assert_num_queries):
     evaluation = build_evaluation()
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(3):  # the outputs, the items, the judgements
         records = list(judgement_records(evaluation))
     assert records == _expected(evaluation, pairwise=False)
     assert {record["system"] for record in records} == {"sys-a", "sys-b", "reference"}
@@ -47,6 +47,16 @@ def test_pairwise_records_name_the_preferred_system_or_a_tie():
                                                             ("sys-b", "reference")}
     assert {r["choice"] for r in records if r["judge"] == records[0]["judge"]} == {"sys-a", "sys-b"}
     assert sum(r["choice"] == "tie" for r in records) == 12  # judge 1: 4 items x 3 pairs
+
+
+def test_a_judgement_without_a_worker_is_its_assignments_workers(django_assert_num_queries):
+    evaluation = build_evaluation()
+    first = HumanJudgement.objects.filter(evaluation=evaluation).order_by("id").first()
+    HumanJudgement.objects.filter(assignment=first.assignment).update(worker=None)
+    with django_assert_num_queries(4):  # one more: the workers of the assignments of those judgements
+        records = list(judgement_records(evaluation))
+    assert records == _expected(evaluation, pairwise=False)
+    assert records[0]["judge"] == str(first.assignment.worker_id)
 
 
 def test_records_of_one_evaluation_only():
