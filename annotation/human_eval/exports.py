@@ -14,7 +14,7 @@ from metrics.human_eval.report_html import human_eval_report_html
 
 from .aspects import ASPECTS
 from .models import Design, HumanEvaluation
-from .selectors import EXPORT_COLUMNS, judgement_rows, leaderboard
+from .selectors import EXPORT_COLUMNS, judgement_rows, leaderboard, stored_analysis
 
 FILES = ("report.html", "analysis.json", "judgements.jsonl", "judgements.csv")
 
@@ -47,7 +47,7 @@ def analysis_document(evaluation: HumanEvaluation) -> dict[str, Any]:
     return {"evaluation": evaluation.name, "test_set": evaluation.test_set, "output_kind": evaluation.output_kind,
             "design": evaluation.design, "aspects": evaluation.aspects, "seed": evaluation.seed,
             "analysed_at": evaluation.analysed_at.isoformat() if evaluation.analysed_at else None,
-            "analysed_judgements": evaluation.analysed_judgements, "analysis": evaluation.analysis or None}
+            "analysed_judgements": evaluation.analysed_judgements, "analysis": stored_analysis(evaluation) or None}
 
 
 def analysis_json(evaluation: HumanEvaluation) -> str:
@@ -68,7 +68,7 @@ def report_html(evaluation: HumanEvaluation) -> str:
     asked = [ASPECTS[name] for name in evaluation.aspects or [] if name in ASPECTS]
     questions = {aspect.name: aspect.comparison if evaluation.design == Design.PAIRWISE else aspect.question
                  for aspect in asked}
-    return human_eval_report_html(evaluation.analysis or {}, title=f"Human evaluation: {evaluation.name}",
+    return human_eval_report_html(stored_analysis(evaluation), title=f"Human evaluation: {evaluation.name}",
                                   description=description, automatic=automatic, questions=questions,
                                   scales={aspect.name: len(aspect.scale) for aspect in asked})
 

@@ -13,6 +13,8 @@ from typing import Any
 from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Coalesce
 
+from metrics.human_eval.order import in_rank_order
+
 from .listing import evaluation_rows
 from .models import Design, EvaluatedSystem, EvaluationItem, HumanEvaluation, HumanJudgement, SystemOutput
 
@@ -121,13 +123,19 @@ def _first_aspect(evaluation: HumanEvaluation, analysed: dict[str, Any]) -> str 
     return None
 
 
+def stored_analysis(evaluation: HumanEvaluation) -> dict[str, Any]:
+    """The stored analysis in the order `analyse` gave it (the database's JSON may not keep the order of keys):
+    the evaluation's aspects first, the systems best first."""
+    return in_rank_order(evaluation.analysis or {}, evaluation.aspects or [])
+
+
 def leaderboard(evaluation: HumanEvaluation) -> dict[str, Any]:
     """One row per analysed system (the attention checks never), from the stored analysis: its automatic system
     scores and, per aspect, its human figures (ratings: mean with its interval; preferences: Bradley-Terry score
     and win rate with their intervals). Best first on the first aspect (the overall question); systems judged but
     not analysed yet come last. {"aspects", "metrics", "design", "analysed_at", "analysed_judgements",
     "judgements", "stale", "rows": [{"system", "role", "automatic": {metric: score}, "human": {aspect: {...}}}]}."""
-    analysis = evaluation.analysis or {}
+    analysis = stored_analysis(evaluation)
     human: dict[str, dict[str, dict[str, Any]]] = {}
     aspects: list[str] = []
     for aspect, figures in (analysis.get("ratings") or {}).items():

@@ -51,7 +51,8 @@ def test_every_kind_of_job_names_a_registered_task():
     assert names == {"ImportJob": "mturk.tasks.run_import_job", "DatasetExport": "mturk.tasks.build_dataset_export",
                      "QualityJob": "mturk.tasks.compute_campaign_quality",
                      "ParseJob": "annotation.tasks.parse_captions",
-                     "CompositionalEvaluation": "annotation.tasks.evaluate_compositional"}
+                     "CompositionalEvaluation": "annotation.tasks.evaluate_compositional",
+                     "AutomaticScoring": "annotation.tasks.score_human_eval_system"}
     assert all(task in app.tasks for task in names.values())
 
 
