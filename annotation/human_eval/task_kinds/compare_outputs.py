@@ -13,13 +13,14 @@ from typing import Any
 
 from rest_framework import serializers
 
-from mturk.models import HIT, Assignment, Campaign
-from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
+from mturk.models import Assignment, Campaign
+from mturk.task_kinds import StrictSerializer, TaskDefaults, register
 
 from ...review_data import review_images
 from ..aspects import ASPECTS
 from ..models import HumanJudgement
 from . import common
+from .judging import OutputJudging
 
 TIE = "tie"
 
@@ -44,7 +45,8 @@ class CompareOutputsResult(StrictSerializer):
 
 
 @register
-class CompareOutputs(TaskKind):
+class CompareOutputs(OutputJudging):
+    pair = True
     name = "compare_outputs"
     label = "Compare two generated captions or stories"
     blurb = ("The worker sees two outputs for an image or a photo sequence and says which is better on each of "
@@ -53,7 +55,6 @@ class CompareOutputs(TaskKind):
     review_template = "annotation/review_compare_outputs.html"
     result_serializer = CompareOutputsResult
     answer_needs_payload = False  # the answer is checked against the options only
-    option_help = common.OPTION_HELP
     defaults = TaskDefaults(
         reward=Decimal("0.05"),
         assignments_per_hit=3,
@@ -66,27 +67,11 @@ class CompareOutputs(TaskKind):
         options=dict(common.OPTIONS),
     )
 
-    def clean_options(self, options: dict[str, Any]) -> None:
-        common.clean_options(options)
-
     def options(self, campaign: Campaign) -> dict[str, Any]:
         options = super().options(campaign)
         kind = options["output_kind"]
         return {**options, "questions": common.questions(options),
                 "labels": [common.output_label(kind, 0), common.output_label(kind, 1)]}
-
-    def validate_items(self, items: list[dict[str, Any]]) -> None:
-        common.validate_items(items, pair=True)
-
-    def gold_problems(self, options: dict[str, Any], gold: list[tuple[dict[str, Any], dict[str, Any]]]
-                      ) -> list[str | None]:
-        return common.gold_problems(options, gold)
-
-    def gold_scope(self, options: dict[str, Any]) -> str:
-        return common.gold_scope(options)
-
-    def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
-        return common.build_payloads(hits)
 
     def summary(self, answer: dict[str, Any] | None) -> str:
         preferences = (answer or {}).get("preferences") if isinstance(answer, dict) else None

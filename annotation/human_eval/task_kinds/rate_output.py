@@ -13,13 +13,14 @@ from typing import Any
 
 from rest_framework import serializers
 
-from mturk.models import HIT, Assignment, Campaign
-from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
+from mturk.models import Assignment, Campaign
+from mturk.task_kinds import StrictSerializer, TaskDefaults, register
 
 from ...review_data import review_images
 from ..aspects import ASPECTS
 from ..models import HumanJudgement
 from . import common
+from .judging import OutputJudging
 
 
 def rating_problem(value: Any, aspect: str) -> str | None:
@@ -55,7 +56,7 @@ class RateOutputResult(StrictSerializer):
 
 
 @register
-class RateOutput(TaskKind):
+class RateOutput(OutputJudging):
     name = "rate_output"
     label = "Rate generated captions or stories"
     blurb = ("The worker rates each output of a system (or a person) for an image or a photo sequence on the "
@@ -63,7 +64,6 @@ class RateOutput(TaskKind):
     template = "annotation/rate_output.html"
     review_template = "annotation/review_rate_output.html"
     result_serializer = RateOutputResult
-    option_help = common.OPTION_HELP
     defaults = TaskDefaults(
         reward=Decimal("0.10"),
         assignments_per_hit=3,
@@ -76,25 +76,9 @@ class RateOutput(TaskKind):
         options=dict(common.OPTIONS),
     )
 
-    def clean_options(self, options: dict[str, Any]) -> None:
-        common.clean_options(options)
-
     def options(self, campaign: Campaign) -> dict[str, Any]:
         options = super().options(campaign)
         return {**options, "questions": common.questions(options)}
-
-    def validate_items(self, items: list[dict[str, Any]]) -> None:
-        common.validate_items(items, pair=False)
-
-    def gold_problems(self, options: dict[str, Any], gold: list[tuple[dict[str, Any], dict[str, Any]]]
-                      ) -> list[str | None]:
-        return common.gold_problems(options, gold)
-
-    def gold_scope(self, options: dict[str, Any]) -> str:
-        return common.gold_scope(options)
-
-    def build_payloads(self, campaign: Campaign, hits: list[HIT]) -> dict[int, dict[str, Any]]:
-        return common.build_payloads(hits)
 
     def summary(self, answer: dict[str, Any] | None) -> str:
         ratings = (answer or {}).get("ratings") if isinstance(answer, dict) else None
