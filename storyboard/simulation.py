@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from mturk.models import Assignment, Campaign
-from mturk.services.assignments import NoTaskAvailable, assign_next_hit, get_or_create_worker, submit_answer
+from mturk.models import Campaign
 from mturk.services.campaigns import publish_campaign
 from mturk.services.review import approve_submitted
+from mturk.services.simulated_work import work_simulated
 from mturk.task_kinds import get_task_kind
 
 from .models import Album
@@ -90,21 +90,9 @@ def work_campaign(campaign: Campaign, workers: int, rng: random.Random) -> int:
     campaign.refresh_from_db()
     publish_campaign(campaign)  # publish HITs the previous stage created (whether or not a task queue runs)
     campaign.refresh_from_db()
-    kind = get_task_kind(campaign.task_kind)
-    answered = 0
-    for number in range(1, workers + 1):
-        worker = get_or_create_worker("local", f"SIMULATED-{campaign.pk}-{number}")
-        while True:
-            try:
-                assignment = assign_next_hit(campaign, worker)
-            except NoTaskAvailable:
-                break
-            payload = kind.build_payloads(campaign, [assignment.hit])[assignment.hit.pk]
-            answer = answer_for(campaign.task_kind, payload, kind.options(campaign), rng)
-            Assignment.objects.filter(pk=assignment.pk).update(is_simulated=True)
-            submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id, answer=answer)
-            answered += 1
-    return answered
+    options = get_task_kind(campaign.task_kind).options(campaign)
+    return work_simulated(campaign, [f"SIMULATED-{campaign.pk}-{number}" for number in range(1, workers + 1)],
+                          lambda number, payload: answer_for(campaign.task_kind, payload, options, rng))
 
 
 def run_story_workflow(campaigns: dict[str, Campaign], seed: int = 4) -> dict[str, int]:

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from annotation.demo.scenes import COLOURS, CONCEPTS, SceneObject
-from mturk.models import Assignment, Campaign
-from mturk.services.assignments import NoTaskAvailable, assign_next_hit, get_or_create_worker, submit_answer
+from mturk.models import Campaign
+from mturk.services.simulated_work import work_simulated
 from mturk.task_kinds import get_task_kind
 
 NOTHING_NAMED = 1.5
@@ -112,18 +112,10 @@ def judge_campaign(campaign: Campaign, seen: Seen, *, judges: int, seed: str) ->
     kind = get_task_kind(campaign.task_kind)
     aspects = list(kind.options(campaign)["aspects"])
     rng = random.Random(seed)
-    answered = 0
-    for number in range(1, judges + 1):
-        worker = get_or_create_worker("local", f"SIMULATED-JUDGE-{number}")
-        judge = Judge(rng, seen)
-        while True:
-            try:
-                assignment = assign_next_hit(campaign, worker)
-            except NoTaskAvailable:
-                break
-            payload = kind.build_payloads(campaign, [assignment.hit])[assignment.hit.pk]
-            answer = (judge.rate if campaign.task_kind == "rate_output" else judge.compare)(payload, aspects)
-            Assignment.objects.filter(pk=assignment.pk).update(is_simulated=True)
-            submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id, answer=answer)
-            answered += 1
-    return answered
+    crowd = [Judge(rng, seen) for _ in range(judges)]
+
+    def answer(number: int, payload: dict[str, Any]) -> dict[str, Any]:
+        judge = crowd[number - 1]
+        return (judge.rate if campaign.task_kind == "rate_output" else judge.compare)(payload, aspects)
+
+    return work_simulated(campaign, [f"SIMULATED-JUDGE-{number}" for number in range(1, judges + 1)], answer)
