@@ -11,7 +11,8 @@ from ._human_eval import evaluation_named
 class Command(BaseCommand):
     help = ("Upload a system's outputs to a draft human evaluation: captions in the COCO results format "
             '([{"image_id": ..., "caption": "..."}]), stories in the VIST challenge format (output_stories). All or '
-            "nothing; prints the automatic scores (BLEU-4, CIDEr, METEOR).")
+            "nothing; prints the automatic scores (BLEU-4, CIDEr, METEOR), or the state of their job when a worker computes "
+            "them.")
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="the evaluation's name or id")
@@ -35,4 +36,8 @@ class Command(BaseCommand):
             value = entry.get("system")
             scores.append(f"{metric} {value:.4f}" if value is not None else
                           f"{metric} not computed ({entry.get('unavailable') or 'no reference'})")
+        if not scores:
+            job = getattr(stored, "scoring", None)
+            state = "queued" if job is None else job.status + (f": {job.error}" if job.error else "")
+            scores.append(f"automatic scores {state} (a worker computes them; see the console or the API)")
         self.stdout.write(f"system '{stored.name}': {stored.outputs.count()} outputs; " + "; ".join(scores))
