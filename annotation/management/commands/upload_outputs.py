@@ -11,8 +11,8 @@ from ._human_eval import evaluation_named
 class Command(BaseCommand):
     help = ("Upload a system's outputs to a draft human evaluation: captions in the COCO results format "
             '([{"image_id": ..., "caption": "..."}]), stories in the VIST challenge format (output_stories). All or '
-            "nothing; prints the automatic scores (BLEU-4, CIDEr, METEOR), or the state of their job when a worker computes "
-            "them.")
+            "nothing; prints the automatic scores (BLEU-4, CIDEr, METEOR), or the state of their job when a "
+            "worker computes them.")
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="the evaluation's name or id")
