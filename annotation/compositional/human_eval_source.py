@@ -58,8 +58,9 @@ def _split_of(evaluation: CompositionalEvaluation) -> tuple[Any, ...]:
 def _recall_scores(evaluation: HumanEvaluation, system: str, outputs: Mapping[str, str]) -> AutomaticScores | None:
     """`compositional_recall` of `system` on a `compositional:<id>` test set: the average Recall@K (the mean over
     the pairs with evaluation images, result["recall"]["average"]["recall"]) of the system's latest done
-    compositional evaluation whose split is that of evaluation <id>; None when it has none. System level only: the
-    stored result keeps no per-image hits, and recomputing them would parse the generated captions again."""
+    compositional evaluation whose split is that of evaluation <id>; None when it has none. Per item, the share of
+    the image's held-out pairs recalled (result["per_image"]) when the evaluation stored it (those scored before
+    it did: system level only, as recomputing them would parse the generated captions again)."""
     source, _, key = evaluation.test_set.partition(":")
     if source != COMPOSITIONAL.name or not key.isdigit():
         return None
@@ -71,7 +72,9 @@ def _recall_scores(evaluation: HumanEvaluation, system: str, outputs: Mapping[st
     for candidate in done.filter(system=system).order_by("-id"):
         average = candidate.result.get("recall", {}).get("average", {})
         if _split_of(candidate) == split and average.get("recall") is not None:
-            return {"compositional_recall": {"system": average["recall"], "items": {}, "k": candidate.k,
+            items = {name: score for name, score in (candidate.result.get("per_image") or {}).items()
+                     if name in outputs}
+            return {"compositional_recall": {"system": average["recall"], "items": items, "k": candidate.k,
                                              "pairs": average.get("pairs"), "evaluation": candidate.pk}}
     return None
 

@@ -310,12 +310,26 @@ def _evaluate(evaluation: CompositionalEvaluation, request: dict[str, Any],
                   "heldout": list(split.heldout), "group": request.get("group", ""), "campaigns": campaign_ids},
         "recall": recall.to_json(),
         "examples": _examples(pairs, split.eval_by_pair, captions, matched, k),
+        "per_image": per_image_recall(found, split.eval_by_pair, [pair.name for pair in pairs]),
         "caption_metrics": metrics,
         "uploaded": {"images": len(uploaded), "captions": sum(len(c) for c in uploaded.values()),
                      "short_images": len(short), "long_images": long, "ignored_images": ignored},
         "notes": notes,
         "definitions": DEFINITIONS,
     }
+
+
+def per_image_recall(found: dict[str, list[frozenset[str]]], eval_by_pair: dict[str, list[str]],
+                     pairs: Sequence[str]) -> dict[str, float]:
+    """Per evaluation image, the share of its held-out pairs (those it is an evaluation image of) that one of its
+    first K generated captions holds (`found`: the pairs each of those captions holds): the segment-level score a
+    human evaluation correlates with its judgements."""
+    held: dict[str, list[str]] = {}
+    for name in pairs:
+        for key in dict.fromkeys(eval_by_pair.get(name, [])):
+            held.setdefault(key, []).append(name)
+    return {key: sum(any(name in names for names in found.get(key, [])) for name in held[key]) / len(held[key])
+            for key in held}
 
 
 def _examples(pairs: Sequence[ConceptPair], eval_by_pair: dict[str, list[str]], captions: dict[str, list[str]],

@@ -70,11 +70,13 @@ def test_an_upload_under_the_evaluated_name_gets_its_recall_and_another_name_non
 
     good = _upload(evaluation, "good", CAPTIONS["good"]).automatic
     assert good["compositional_recall"]["system"] == base.result["recall"]["average"]["recall"]
-    assert good["compositional_recall"]["items"] == {} and good["compositional_recall"]["evaluation"] == base.pk
+    assert good["compositional_recall"]["items"] == {"303": 1.0, "305": 1.0, "307": 1.0}  # every pair recalled
+    assert good["compositional_recall"]["evaluation"] == base.pk
     assert {"bleu4", "cider", "meteor"} <= set(good)  # the scores against the references stay
     recall = _upload(evaluation, "fair", CAPTIONS["fair"]).automatic["compositional_recall"]
     assert recall["system"] == fair.result["recall"]["average"]["recall"]
     assert recall["system"] != good["compositional_recall"]["system"]  # two of the three pairs against all three
+    assert recall["items"] == {"303": 0.0, "305": 1.0, "307": 1.0}  # "a white dog" is not a small dog
     assert "compositional_recall" not in _upload(evaluation, "unknown", CAPTIONS["poor"]).automatic
     assert "compositional_recall" not in _upload(evaluation, "other", CAPTIONS["good"]).automatic
     reference = evaluation.systems.get(role="reference").automatic
@@ -91,13 +93,13 @@ def test_the_same_images_in_a_test_set_of_another_source_get_no_recall(corpus):
     assert "compositional_recall" not in _upload(evaluation, "good", CAPTIONS["good"]).automatic
 
 
-def test_the_analysis_correlates_the_recall_at_system_level_only(corpus):
+def test_the_analysis_correlates_the_recall_at_segment_and_system_level(corpus):
     evaluations = {system: _scored(system, captions) for system, captions in CAPTIONS.items()}
     evaluation = _human_evaluation(evaluations["good"])
     for system, captions in CAPTIONS.items():
         _upload(evaluation, system, captions)
     scores = automatic_scores(evaluation)
-    assert "compositional_recall" not in scores["automatic"]  # no item scores
+    assert scores["automatic"]["compositional_recall"]["poor"] == {"303": 0.0, "305": 0.0, "307": 0.0}
     assert scores["automatic_systems"]["compositional_recall"] == {
         system: stored.result["recall"]["average"]["recall"] for system, stored in evaluations.items()}
     items = list(evaluation.items.values_list("name", flat=True))
@@ -106,7 +108,8 @@ def test_the_analysis_correlates_the_recall_at_system_level_only(corpus):
                for system, rating in RATING.items() for item in items for judge in range(3)]
     analysis = analyse(records, seed=1, scale=[1, 2, 3, 4], **scores)
     correlation = analysis["ratings"]["overall"]["correlation"]
-    assert "compositional_recall" not in correlation["segment"] and "bleu4" in correlation["segment"]
+    assert {"compositional_recall", "bleu4"} <= set(correlation["segment"])
+    assert correlation["segment"]["compositional_recall"]["n"] == 9  # 3 systems x 3 items (not the reference)
     system_level = correlation["system"]["compositional_recall"]
     assert system_level["n"] == 3  # the three systems; the human reference has no compositional evaluation
     assert system_level["spearman_rho"] == pytest.approx(1.0)  # recall and rating rank the systems alike

@@ -91,6 +91,8 @@ def test_submitted_then_scored_in_the_background(corpus, no_java, django_capture
     assert result["recall"]["average"] == {"recall": pytest.approx(2 / 3), "pairs": 3, "images": 3}
     assert [m["recall"] for m in result["recall"]["by_agreement"]] == [pytest.approx(2 / 3), 1.0, 1.0, None, None]
     assert result["examples"]["black_cat"] == [{"image": "307", "rank": 2, "caption": "A black cat on a car."}]
+    # per image, the share of its held-out pairs recalled in the first K = 2 captions
+    assert result["per_image"] == {"307": 1.0, "303": 0.0, "305": 1.0}
     assert result["uploaded"] == {"images": 4, "captions": 7, "short_images": 1, "long_images": 1,
                                   "ignored_images": 1}
     assert any("fewer than K = 2" in note and "305" in note for note in result["notes"])
