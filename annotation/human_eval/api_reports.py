@@ -1,5 +1,6 @@
 """The read side of human evaluation's API (staff, as the whole API): the leaderboard (of one evaluation, or of a
-test set across its evaluations), running the analysis, and the report and exports (the raw judgements streamed, one judgement at a time)."""
+test set across its evaluations), running the analysis, and the report and exports (the raw judgements streamed,
+one judgement at a time)."""
 from __future__ import annotations
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse

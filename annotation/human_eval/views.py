@@ -1,9 +1,9 @@
 """Console pages of human evaluation (researchers): every evaluation with the form that creates one, and one
 evaluation's page (its test set, design and questions, its systems with their automatic scores and the form that
 uploads one, the budget and the launch while it is a draft, the leaderboard with the human figures beside the
-automatic ones, the report and the exports, and the button that analyses the judgements stored so far), and the leaderboard of
-one test set across its evaluations. Every
-write goes through the services the API and the commands use."""
+automatic ones, the report and the exports, and the button that analyses the judgements stored so far), and the
+leaderboard of one test set across its evaluations. Every write goes through the services the API and the
+commands use."""
 from __future__ import annotations
 
 from typing import Any
