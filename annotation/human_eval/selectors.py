@@ -202,7 +202,7 @@ def test_set_leaderboard(test_set: str) -> dict[str, Any]:
     evaluations = list(HumanEvaluation.objects.filter(test_set=test_set).order_by("-created_at", "-id")
                        .only("id", "name", "design", "status", "aspects", "analysis", "analysed_at",
                              "analysed_judgements", "test_set", "test_set_label"))
-    counts = dict(analysed_judgements_of(evaluations))
+    counts = dict(_analysed_counts(evaluations))
     figures = {evaluation.pk: _human_figures(evaluation) for evaluation in evaluations}
     names = {evaluation.pk: evaluation.name for evaluation in evaluations}
     members: dict[str, dict[int, str]] = {}  # system -> {evaluation id: role}
@@ -247,7 +247,7 @@ def test_set_leaderboard(test_set: str) -> dict[str, Any]:
             "rows": rows}
 
 
-def analysed_judgements_of(evaluations: list[HumanEvaluation]) -> Iterator[tuple[int, int]]:
+def _analysed_counts(evaluations: list[HumanEvaluation]) -> Iterator[tuple[int, int]]:
     """(evaluation id, number of judgements the analysis reads) of each evaluation with some, in one query."""
     return iter(HumanJudgement.objects.filter(evaluation__in=evaluations)
                 .exclude(output__system__role=ATTENTION).exclude(other__system__role=ATTENTION)
