@@ -1,10 +1,12 @@
 """Human evaluation's read-side API views, at /api/ (config/api_urls.py): the leaderboard, the analysis, the
-report and the exports of one evaluation."""
+report and the exports of one evaluation, and the leaderboard of one test set across its evaluations."""
 from django.urls import path
 
 from . import api_reports as views
 
 urlpatterns = [
+    path("human-evaluations/test-sets/<str:test_set>/leaderboard/", views.TestSetLeaderboardView.as_view(),
+         name="human-eval-test-set-leaderboard-api"),
     path("human-evaluations/<int:pk>/leaderboard/", views.LeaderboardView.as_view(),
          name="human-eval-leaderboard-api"),
     path("human-evaluations/<int:pk>/analyse/", views.AnalyseView.as_view(), name="human-eval-analyse-api"),

@@ -1,8 +1,9 @@
-"""The read side of human evaluation's API (staff, as the whole API): the leaderboard, running the analysis, and
-the report and exports (the raw judgements streamed, one judgement at a time)."""
+"""The read side of human evaluation's API (staff, as the whole API): the leaderboard (of one evaluation, or of a
+test set across its evaluations), running the analysis, and the report and exports (the raw judgements streamed,
+one judgement at a time)."""
 from __future__ import annotations
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
@@ -14,7 +15,7 @@ from rest_framework.views import APIView
 
 from .exports import analysis_json, judgements_csv, judgements_jsonl, report_html
 from .models import HumanEvaluation
-from .selectors import leaderboard
+from .selectors import leaderboard, test_set_leaderboard
 from .services.analysis import AnalysisError, analyse_evaluation
 
 
@@ -34,6 +35,18 @@ class LeaderboardView(APIView):
         mean rating or Bradley-Terry score and win rate, with their intervals; `stale` when judgements arrived
         since the analysis."""
         return Response(leaderboard(_evaluation(pk)))
+
+
+class TestSetLeaderboardView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, test_set: str) -> Response:
+        """Every evaluation of the test set ("<source>:<key>"), newest first, and one row per system across them:
+        its automatic system scores and, per evaluation and aspect, its human figures (null where it was not
+        judged); best first on the newest analysed evaluation's first aspect. 404 when no evaluation has it."""
+        board = test_set_leaderboard(test_set)
+        if not board["evaluations"]:
+            raise Http404("No human evaluation of this test set.")
+        return Response(board)
 
 
 class AnalyseView(APIView):

@@ -129,12 +129,9 @@ def stored_analysis(evaluation: HumanEvaluation) -> dict[str, Any]:
     return in_rank_order(evaluation.analysis or {}, evaluation.aspects or [])
 
 
-def leaderboard(evaluation: HumanEvaluation) -> dict[str, Any]:
-    """One row per analysed system (the attention checks never), from the stored analysis: its automatic system
-    scores and, per aspect, its human figures (ratings: mean with its interval; preferences: Bradley-Terry score
-    and win rate with their intervals). Best first on the first aspect (the overall question); systems judged but
-    not analysed yet come last. {"aspects", "metrics", "design", "analysed_at", "analysed_judgements",
-    "judgements", "stale", "rows": [{"system", "role", "automatic": {metric: score}, "human": {aspect: {...}}}]}."""
+def _human_figures(evaluation: HumanEvaluation) -> tuple[list[str], dict[str, dict[str, dict[str, Any]]]]:
+    """The analysed aspects in order and, per system and aspect, its human figures from the stored analysis
+    (ratings: mean with its interval; preferences: Bradley-Terry score and win rate with their intervals)."""
     analysis = stored_analysis(evaluation)
     human: dict[str, dict[str, dict[str, Any]]] = {}
     aspects: list[str] = []
@@ -150,6 +147,21 @@ def leaderboard(evaluation: HumanEvaluation) -> dict[str, Any]:
             human.setdefault(system, {})[aspect] = {
                 "kind": "preference", "score": row["score"], "low": row["low"], "high": row["high"],
                 "win_rate": row.get("win_rate"), "win_low": row.get("win_low"), "win_high": row.get("win_high")}
+    return aspects, human
+
+
+def _figure(figures: dict[str, Any]) -> float:
+    """The figure a leaderboard ranks on: the mean rating, or the Bradley-Terry score."""
+    return float(figures["mean"] if figures["kind"] == "rating" else figures["score"])
+
+
+def leaderboard(evaluation: HumanEvaluation) -> dict[str, Any]:
+    """One row per analysed system (the attention checks never), from the stored analysis: its automatic system
+    scores and, per aspect, its human figures (ratings: mean with its interval; preferences: Bradley-Terry score
+    and win rate with their intervals). Best first on the first aspect (the overall question); systems judged but
+    not analysed yet come last. {"aspects", "metrics", "design", "analysed_at", "analysed_judgements",
+    "judgements", "stale", "rows": [{"system", "role", "automatic": {metric: score}, "human": {aspect: {...}}}]}."""
+    aspects, human = _human_figures(evaluation)
     systems = list(evaluation.systems.exclude(role=ATTENTION).order_by("id").values_list("name", "role",
                                                                                          "automatic"))
     metrics = sorted({metric for _, _, automatic in systems for metric, scores in (automatic or {}).items()
@@ -160,7 +172,7 @@ def leaderboard(evaluation: HumanEvaluation) -> dict[str, Any]:
         figures = human.get(entry[0], {}).get(first or "")
         if figures is None:
             return (1, 0.0, entry[0])
-        return (0, -(figures["mean"] if figures["kind"] == "rating" else figures["score"]), entry[0])
+        return (0, -_figure(figures), entry[0])
 
     rows = [{"system": name, "role": role,
              "automatic": {metric: (automatic or {}).get(metric, {}).get("system") for metric in metrics},
@@ -170,3 +182,73 @@ def leaderboard(evaluation: HumanEvaluation) -> dict[str, Any]:
     return {"evaluation": evaluation.name, "design": evaluation.design, "aspects": aspects, "metrics": metrics,
             "analysed_at": evaluation.analysed_at, "analysed_judgements": evaluation.analysed_judgements,
             "judgements": judgements, "stale": judgements != evaluation.analysed_judgements, "rows": rows}
+
+
+def test_set_leaderboard(test_set: str) -> dict[str, Any]:
+    """Every evaluation of one test set ("<source>:<key>"), newest first, analysed or not, and one row per system
+    name across them (the attention checks never): its automatic system scores and, per evaluation (by name) and
+    aspect, its human figures from that evaluation's stored analysis (as `leaderboard`'s); a system's entry is None
+    for an evaluation it was not in, and an aspect's None when it was not analysed there.
+
+    The automatic scores are those of the newest evaluation that has them (`automatic_from` names it): every
+    evaluation of the test set scores against the same references, so they agree. Rows best first on the first
+    aspect of the newest analysed evaluation; the systems it has no figure for come after, by name. `stale` per
+    evaluation when judgements arrived since its analysis. Three queries whatever the number of evaluations and
+    systems: the evaluations, their systems, and their analysable judgements counted per evaluation.
+    {"test_set", "test_set_label", "metrics", "ranked_by": {"evaluation", "aspect"} | None, "evaluations": [{"id",
+    "name", "design", "status", "aspects", "analysed_at", "analysed_judgements", "judgements", "stale"}], "rows":
+    [{"system", "role", "automatic": {metric: score}, "automatic_from", "human": {evaluation: {aspect: {...}} |
+    None}}]}."""
+    evaluations = list(HumanEvaluation.objects.filter(test_set=test_set).order_by("-created_at", "-id")
+                       .only("id", "name", "design", "status", "aspects", "analysis", "analysed_at",
+                             "analysed_judgements", "test_set", "test_set_label"))
+    counts = dict(_analysed_counts(evaluations))
+    figures = {evaluation.pk: _human_figures(evaluation) for evaluation in evaluations}
+    names = {evaluation.pk: evaluation.name for evaluation in evaluations}
+    members: dict[str, dict[int, str]] = {}  # system -> {evaluation id: role}
+    automatic: dict[str, tuple[str, dict[str, Any]]] = {}  # system -> (evaluation, its scores), the newest first
+    newest_first = {evaluation.pk: index for index, evaluation in enumerate(evaluations)}
+    systems = (EvaluatedSystem.objects.filter(evaluation__test_set=test_set).exclude(role=ATTENTION)
+               .values_list("evaluation_id", "name", "role", "automatic"))
+    for evaluation_id, name, role, scores in sorted(systems, key=lambda entry: (newest_first[entry[0]], entry[1])):
+        members.setdefault(name, {})[evaluation_id] = role
+        scores = {metric: value["system"] for metric, value in (scores or {}).items()
+                  if isinstance(value, dict) and value.get("system") is not None}
+        if scores and name not in automatic:
+            automatic[name] = (names[evaluation_id], scores)
+    metrics = sorted({metric for _, scores in automatic.values() for metric in scores})
+    ranked = next(((evaluation, first) for evaluation in evaluations if evaluation.analysed_at is not None
+                   for first in [_first_aspect(evaluation, {a: True for a in figures[evaluation.pk][0]})]
+                   if first is not None), None)
+
+    def key(name: str) -> tuple[int, float, str]:
+        found = figures[ranked[0].pk][1].get(name, {}).get(ranked[1]) if ranked else None
+        return (1, 0.0, name) if found is None else (0, -_figure(found), name)
+
+    rows = [{"system": name, "role": next(iter(members[name].values())),
+             "automatic": {metric: automatic.get(name, ("", {}))[1].get(metric) for metric in metrics},
+             "automatic_from": automatic[name][0] if name in automatic else None,
+             "human": {evaluation.name: ({aspect: figures[evaluation.pk][1].get(name, {}).get(aspect)
+                                          for aspect in figures[evaluation.pk][0]}
+                                         if evaluation.pk in members[name] else None)
+                       for evaluation in evaluations}}
+            for name in sorted(members, key=key)]
+    return {"test_set": test_set,
+            "test_set_label": next((e.test_set_label for e in evaluations if e.test_set_label), ""),
+            "metrics": metrics,
+            "ranked_by": {"evaluation": ranked[0].name, "aspect": ranked[1]} if ranked else None,
+            "evaluations": [{"id": evaluation.pk, "name": evaluation.name, "design": evaluation.design,
+                             "status": evaluation.status, "aspects": figures[evaluation.pk][0],
+                             "analysed_at": evaluation.analysed_at,
+                             "analysed_judgements": evaluation.analysed_judgements,
+                             "judgements": counts.get(evaluation.pk, 0),
+                             "stale": counts.get(evaluation.pk, 0) != evaluation.analysed_judgements}
+                            for evaluation in evaluations],
+            "rows": rows}
+
+
+def _analysed_counts(evaluations: list[HumanEvaluation]) -> Iterator[tuple[int, int]]:
+    """(evaluation id, number of judgements the analysis reads) of each evaluation with some, in one query."""
+    return iter(HumanJudgement.objects.filter(evaluation__in=evaluations)
+                .exclude(output__system__role=ATTENTION).exclude(other__system__role=ATTENTION)
+                .order_by().values("evaluation").annotate(count=Count("id")).values_list("evaluation", "count"))

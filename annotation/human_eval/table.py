@@ -17,29 +17,60 @@ def _cell(value: float | None, low: float | None = None, high: float | None = No
             else f"{value:.3f}", "interval": _interval(low, high)}
 
 
+def _human_columns(aspects: list[str], figures: list[dict[str, Any] | None]) -> list[tuple[str, list[str]]]:
+    """Each aspect with its column labels (mean rating; or Bradley-Terry score and win rate), its kind read from
+    the first system that has figures on it."""
+    kinds: dict[str, str] = {}
+    for human in figures:
+        for aspect, found in (human or {}).items():
+            if found is not None:
+                kinds.setdefault(aspect, found["kind"])
+    return [(aspect, ["mean rating"] if kinds.get(aspect) == "rating" else ["Bradley-Terry score", "win rate"])
+            for aspect in aspects]
+
+
+def _human_cells(human: dict[str, Any] | None, columns: list[tuple[str, list[str]]]) -> list[dict[str, str]]:
+    cells = []
+    for aspect, labels in columns:
+        figures = (human or {}).get(aspect)
+        if figures is None:
+            cells += [_cell(None)] * len(labels)
+        elif figures["kind"] == "rating":
+            cells.append(_cell(figures["mean"], figures["low"], figures["high"]))
+        else:
+            cells.append(_cell(figures["score"], figures["low"], figures["high"]))
+            cells.append(_cell(figures.get("win_rate"), figures.get("win_low"), figures.get("win_high")))
+    return cells
+
+
 def leaderboard_table(board: dict[str, Any]) -> dict[str, Any]:
     """{"automatic": [metric labels], "human": [(aspect, [column labels])], "rows": [{"system", "role", "cells":
     [{"value", "interval"}]}]}: automatic columns first, then each aspect's (mean rating; or Bradley-Terry score
     and win rate)."""
-    kinds: dict[str, str] = {}
-    for row in board["rows"]:
-        for aspect, figures in row["human"].items():
-            if figures is not None:
-                kinds.setdefault(aspect, figures["kind"])
-    human = [(aspect, ["mean rating"] if kinds.get(aspect) == "rating" else ["Bradley-Terry score", "win rate"])
-             for aspect in board["aspects"]]
-    rows = []
-    for row in board["rows"]:
-        cells = [_cell(row["automatic"].get(metric)) for metric in board["metrics"]]
-        for aspect, columns in human:
-            figures = row["human"].get(aspect)
-            if figures is None:
-                cells += [_cell(None)] * len(columns)
-            elif figures["kind"] == "rating":
-                cells.append(_cell(figures["mean"], figures["low"], figures["high"]))
-            else:
-                cells.append(_cell(figures["score"], figures["low"], figures["high"]))
-                cells.append(_cell(figures.get("win_rate"), figures.get("win_low"), figures.get("win_high")))
-        rows.append({"system": row["system"], "role": row["role"], "cells": cells})
+    human = _human_columns(board["aspects"], [row["human"] for row in board["rows"]])
+    rows = [{"system": row["system"], "role": row["role"],
+             "cells": [_cell(row["automatic"].get(metric)) for metric in board["metrics"]]
+             + _human_cells(row["human"], human)}
+            for row in board["rows"]]
     return {"automatic": [METRIC_LABELS.get(metric, metric) for metric in board["metrics"]], "human": human,
+            "rows": rows}
+
+
+def test_set_table(board: dict[str, Any]) -> dict[str, Any]:
+    """The leaderboard of a test set (selectors.test_set_leaderboard) as a table: {"automatic": [metric labels],
+    "evaluations": [{"id", "name", "design", "human": [(aspect, [column labels])], "width"}], "rows": [{"system",
+    "role", "cells"}]}: automatic columns first, then a group per analysed evaluation, its aspects' columns as on
+    the evaluation's own leaderboard ("–" where the system was not judged there)."""
+    groups = []
+    for evaluation in board["evaluations"]:
+        if not evaluation["aspects"]:
+            continue
+        human = _human_columns(evaluation["aspects"], [row["human"][evaluation["name"]] for row in board["rows"]])
+        groups.append({"id": evaluation["id"], "name": evaluation["name"], "design": evaluation["design"],
+                       "human": human, "width": sum(len(labels) for _, labels in human)})
+    rows = [{"system": row["system"], "role": row["role"],
+             "cells": [_cell(row["automatic"].get(metric)) for metric in board["metrics"]]
+             + [cell for group in groups for cell in _human_cells(row["human"][group["name"]], group["human"])]}
+            for row in board["rows"]]
+    return {"automatic": [METRIC_LABELS.get(metric, metric) for metric in board["metrics"]], "evaluations": groups,
             "rows": rows}

@@ -1,15 +1,16 @@
 """Console pages of human evaluation (researchers): every evaluation with the form that creates one, and one
 evaluation's page (its test set, design and questions, its systems with their automatic scores and the form that
 uploads one, the budget and the launch while it is a draft, the leaderboard with the human figures beside the
-automatic ones, the report and the exports, and the button that analyses the judgements stored so far). Every
-write goes through the services the API and the commands use."""
+automatic ones, the report and the exports, and the button that analyses the judgements stored so far), and the
+leaderboard of one test set across its evaluations. Every write goes through the services the API and the
+commands use."""
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -22,12 +23,12 @@ from .budget import Budget, estimate
 from .exports import report_html
 from .forms import BudgetForm, LaunchForm, NewEvaluationForm, UploadForm
 from .models import Design, EvaluatedSystem, HumanEvaluation
-from .selectors import human_evaluations, leaderboard
+from .selectors import human_evaluations, leaderboard, test_set_leaderboard
 from .services.analysis import AnalysisError, analyse_evaluation
 from .services.evaluations import EvaluationError, create_evaluation
 from .services.launch import launch_evaluation
 from .services.uploads import UploadError, upload_outputs
-from .table import leaderboard_table
+from .table import leaderboard_table, test_set_table
 
 
 @require_http_methods(["GET", "POST"])
@@ -151,3 +152,19 @@ def report(request: HttpRequest, pk: int) -> HttpResponse:
     page = with_back_link(report_html(evaluation), reverse("human-evaluation-page", args=[evaluation.pk]),
                           evaluation.name)
     return HttpResponse(page, content_type="text/html; charset=utf-8")
+
+
+@require_GET
+@researcher_required
+def test_set_page(request: HttpRequest) -> HttpResponse:
+    """The leaderboard of one test set (?test_set=<source>:<key>) across every evaluation of it; 404 when none."""
+    board = test_set_leaderboard(request.GET.get("test_set", ""))
+    if not board["evaluations"]:
+        raise Http404("No human evaluation of this test set.")
+    designs = dict(Design.choices)
+    for evaluation in board["evaluations"]:
+        evaluation["design_label"] = designs.get(evaluation["design"], evaluation["design"])
+    table = test_set_table(board)
+    for group in table["evaluations"]:
+        group["design_label"] = designs.get(group["design"], group["design"])
+    return render(request, "annotation/human_eval/test_set.html", {"board": board, "table": table})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from annotation.human_eval.services.analysis import analyse_evaluation
 from tests.annotation.human_eval.report_data import build_evaluation
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 
@@ -57,3 +58,21 @@ def test_analyse_and_read_a_human_evaluation(browser, live_server, tmp_path, vie
     shot(page, tmp_path, f"human-evaluation-report-{name}")
     page.get_by_role("link", name=evaluation.name).click()
     expect(page.get_by_role("heading", name=f"Human evaluation: {evaluation.name}")).to_be_visible()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_leaderboard_of_a_test_set(browser, live_server, tmp_path, viewport):
+    rating = build_evaluation("COCO captions rated")
+    pairwise = build_evaluation("COCO captions compared", design="pairwise")
+    for evaluation in (rating, pairwise):
+        analyse_evaluation(evaluation)
+    page = console_page(browser, live_server.url, viewport)
+    page.goto(f"/human-evaluations/{rating.pk}/")
+    page.get_by_role("link", name="All evaluations of this test set").click()
+    expect(page.get_by_role("heading", name="Human evaluations of COCO sample")).to_be_visible()
+    board = page.locator("table.leaderboard")
+    expect(board.get_by_role("columnheader", name="COCO captions compared")).to_be_visible()
+    expect(board.get_by_role("columnheader", name="COCO captions rated")).to_be_visible()
+    expect(board.locator("tbody th")).to_have_count(3)  # sys-a, sys-b, the reference; never the attention checks
+    assert fits_width(page)
+    shot(page, tmp_path, f"human-evaluation-test-set-{'laptop' if viewport is LAPTOP else 'phone'}")
