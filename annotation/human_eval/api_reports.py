@@ -13,6 +13,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mturk.views.exports_page import REPORT_CSP
+
 from .exports import analysis_json, judgements_csv, judgements_jsonl, report_html
 from .models import HumanEvaluation
 from .selectors import leaderboard, test_set_leaderboard
@@ -66,9 +68,10 @@ class AnalyseView(APIView):
 class ReportView(APIView):
     @extend_schema(responses={(200, "text/html"): OpenApiTypes.STR})
     def get(self, request: Request, pk: int) -> HttpResponse:
-        """The self-contained HTML report of the stored analysis."""
+        """The self-contained HTML report of the stored analysis (the reports' Content-Security-Policy)."""
         evaluation = _evaluation(pk)
         response = HttpResponse(report_html(evaluation), content_type="text/html; charset=utf-8")
+        response["Content-Security-Policy"] = REPORT_CSP
         _attachment(response, evaluation, "report.html")
         return response
 

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from metrics.html.page import with_back_link
+from mturk.views.exports_page import REPORT_CSP
 from mturk.views.researcher import researcher_required
 
 from .aspects import ASPECTS
@@ -147,11 +148,15 @@ def analyse(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @researcher_required
 def report(request: HttpRequest, pk: int) -> HttpResponse:
-    """The HTML report as the console shows it: the file the API and the CLI give, with a link back."""
+    """The HTML report as the console shows it: the file the API and the CLI give, with a link back, served with
+    the other reports' Content-Security-Policy (no script, no outside resource, in a sandbox)."""
     evaluation = get_object_or_404(HumanEvaluation, pk=pk)
     page = with_back_link(report_html(evaluation), reverse("human-evaluation-page", args=[evaluation.pk]),
                           evaluation.name)
-    return HttpResponse(page, content_type="text/html; charset=utf-8")
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response["Content-Security-Policy"] = REPORT_CSP
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @require_GET

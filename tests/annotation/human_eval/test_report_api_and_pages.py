@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from annotation.human_eval.exports import report_html
 from annotation.human_eval.models import HumanEvaluation, HumanJudgement
 from annotation.human_eval.services.analysis import analyse_evaluation
+from mturk.views.exports_page import REPORT_CSP
 from tests.annotation.human_eval.report_data import build_evaluation, judges
 from tests.queries import queries_for
 
@@ -116,6 +117,18 @@ def test_console_pages_and_the_analyse_button(researcher_client):
     assert f'{best[1]["mean"]:.2f} <small>[{best[1]["low"]:.2f}, {best[1]["high"]:.2f}]</small>' in page
     report = researcher_client.get(f"/human-evaluations/{large.pk}/report/")
     assert report.status_code == 200 and b"Back" in report.content
+
+
+def test_the_report_is_served_with_the_reports_content_security_policy(researcher_client, api):
+    evaluation = build_evaluation()
+    analyse_evaluation(evaluation)
+    page = researcher_client.get(f"/human-evaluations/{evaluation.pk}/report/")
+    download = api.get(f"/api/human-evaluations/{evaluation.pk}/report.html")
+    for response in (page, download):
+        assert response.status_code == 200
+        assert response["Content-Security-Policy"] == REPORT_CSP  # the exports' and compositional reports' policy
+        assert "script-src" not in REPORT_CSP and "default-src 'none'" in REPORT_CSP and "sandbox" in REPORT_CSP
+    assert page["X-Content-Type-Options"] == "nosniff"
 
 
 def test_console_analyse_with_nothing_to_analyse_says_why(researcher_client):
