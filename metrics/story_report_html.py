@@ -103,6 +103,16 @@ def _agreement_section(report: dict[str, Any]) -> str:
             f"<td class=num>{_value(agreement['bleu4_corpus'])}</td></tr></table>{figure}")
 
 
+def _methods(table: dict[str, Any]) -> str:
+    """How the p-values were computed, e.g. " (Pearson, Spearman: exact: all 24 orderings; Kendall: exact: ...)"."""
+    by_method: dict[str, list[str]] = {}
+    for label, key in (("Pearson", "pearson_method"), ("Spearman", "spearman_method"), ("Kendall", "kendall_method")):
+        for method in dict.fromkeys(values.get(key) for values in table.values() if values.get(key)):
+            by_method.setdefault(method, []).append(label)
+    parts = [f"{', '.join(labels)}: {esc(method)}" for method, labels in by_method.items()]
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def _correlations_section(report: dict[str, Any]) -> str:
     correlations = report["correlations"]
     if not correlations:
@@ -126,7 +136,7 @@ def _correlations_section(report: dict[str, Any]) -> str:
                      "METEOR against the mean human rating, one dot per story.") if points else ""
     n = next(iter(table.values()))["n"] if table else 0
     return ("<h2>Table 4: correlation with human ratings</h2>"
-            f"<p>{esc(n)} stories with a rating and scores; p-values in parentheses.</p>"
+            f"<p>{esc(n)} stories with a rating and scores; two-sided p-values in parentheses{_methods(table)}.</p>"
             f'<table><tr><th></th>{header}</tr>{"".join(rows)}</table>'
             f'{f"<ul>{notes}</ul>" if notes else ""}{figure}')
 
