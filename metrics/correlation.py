@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, TypeGuard
 
@@ -152,6 +152,17 @@ def _kendall(xs: Sequence[float], ys: Sequence[float]) -> tuple[float | None, fl
     if n <= EXACT_POINTS:
         return _finite(result.statistic), _pairings_p(xs, ys, _tau_b), _exact_method(n)
     return _finite(result.statistic), _finite(result.pvalue), "normal approximation"
+
+
+def describe_methods(rows: Iterable[Mapping[str, Any]]) -> str:
+    """How the p-values of these correlations were computed, in words: "Pearson, Spearman: exact: all 6 orderings;
+    Kendall: exact: Kendall's distribution (no ties)" ("" when none has a p-value)."""
+    by_method: dict[str, list[str]] = {}
+    rows = list(rows)
+    for label, key in (("Pearson", "pearson_method"), ("Spearman", "spearman_method"), ("Kendall", "kendall_method")):
+        for method in dict.fromkeys(row.get(key) for row in rows if row.get(key)):
+            by_method.setdefault(str(method), []).append(label)
+    return "; ".join(f"{', '.join(labels)}: {method}" for method, labels in by_method.items())
 
 
 def correlation_table(metrics: Mapping[str, Sequence[float | None]],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from metrics.correlation import describe_methods
 from metrics.html.page import esc, html_page
 from metrics.html.plots import bar_chart, histogram, scatter
 from metrics.story_stats import TIER_NAMES
@@ -104,13 +105,8 @@ def _agreement_section(report: dict[str, Any]) -> str:
 
 
 def _methods(table: dict[str, Any]) -> str:
-    """How the p-values were computed, e.g. " (Pearson, Spearman: exact: all 24 orderings; Kendall: exact: ...)"."""
-    by_method: dict[str, list[str]] = {}
-    for label, key in (("Pearson", "pearson_method"), ("Spearman", "spearman_method"), ("Kendall", "kendall_method")):
-        for method in dict.fromkeys(values.get(key) for values in table.values() if values.get(key)):
-            by_method.setdefault(method, []).append(label)
-    parts = [f"{', '.join(labels)}: {esc(method)}" for method, labels in by_method.items()]
-    return f" ({'; '.join(parts)})" if parts else ""
+    methods = describe_methods(table.values())
+    return f" ({esc(methods)})" if methods else ""
 
 
 def _correlations_section(report: dict[str, Any]) -> str:

@@ -22,10 +22,10 @@ from mturk.views.researcher import researcher_required
 from .aspects import ASPECTS
 from .budget import Budget, estimate
 from .exports import report_html
-from .forms import BudgetForm, LaunchForm, NewEvaluationForm, UploadForm
+from .forms import AnalyseForm, BudgetForm, LaunchForm, NewEvaluationForm, UploadForm
 from .models import Design, EvaluatedSystem, HumanEvaluation
 from .selectors import human_evaluations, leaderboard, test_set_leaderboard
-from .services.analysis import AnalysisError, analyse_evaluation
+from .services.analysis import AnalysisError, analyse_evaluation, permutation_resamples_of
 from .services.evaluations import EvaluationError, create_evaluation
 from .services.launch import launch_evaluation
 from .services.uploads import UploadError, upload_outputs
@@ -127,7 +127,8 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
         "evaluation": evaluation, "board": board, "table": leaderboard_table(board), "systems": systems,
         "questions": _questions(evaluation), "items": evaluation.items.count(), "upload": upload,
         "launch": launch, "errors": errors, "action": request.POST.get("action", ""), "budget_form": budget_form,
-        "budget": budget, "budget_error": budget_error,
+        "budget": budget, "budget_error": budget_error, "analyse_form": AnalyseForm(
+            initial={"permutation_resamples": permutation_resamples_of(evaluation)}, auto_id="analyse_%s"),
         "draft": evaluation.status == HumanEvaluation.Status.DRAFT}, status=400 if errors else 200)
 
 
@@ -136,8 +137,12 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
 def analyse(request: HttpRequest, pk: int) -> HttpResponse:
     """Analyse the judgements stored so far (the same service as the API and the CLI), then back to the page."""
     evaluation = get_object_or_404(HumanEvaluation, pk=pk)
+    form = AnalyseForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Permutation resamples: a whole number.")
+        return redirect("human-evaluation-page", pk=evaluation.pk)
     try:
-        analyse_evaluation(evaluation)
+        analyse_evaluation(evaluation, permutation_resamples=form.cleaned_data["permutation_resamples"])
     except AnalysisError as exc:
         messages.error(request, str(exc))
     else:
