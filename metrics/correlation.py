@@ -155,14 +155,14 @@ def _kendall(xs: Sequence[float], ys: Sequence[float]) -> tuple[float | None, fl
 
 
 def describe_methods(rows: Iterable[Mapping[str, Any]]) -> str:
-    """How the p-values of these correlations were computed, in words: "Pearson, Spearman: exact: all 6 orderings;
-    Kendall: exact: Kendall's distribution (no ties)" ("" when none has a p-value)."""
+    """How the p-values of these correlations were computed, in words: "Pearson and Spearman: exact: all 6
+    orderings, Kendall: exact: Kendall's distribution (no ties)" ("" when none has a p-value)."""
     by_method: dict[str, list[str]] = {}
     rows = list(rows)
     for label, key in (("Pearson", "pearson_method"), ("Spearman", "spearman_method"), ("Kendall", "kendall_method")):
         for method in dict.fromkeys(row.get(key) for row in rows if row.get(key)):
             by_method.setdefault(str(method), []).append(label)
-    return "; ".join(f"{', '.join(labels)}: {method}" for method, labels in by_method.items())
+    return ", ".join(f"{' and '.join(labels)}: {method}" for method, labels in by_method.items())
 
 
 def correlation_table(metrics: Mapping[str, Sequence[float | None]],

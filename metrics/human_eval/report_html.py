@@ -166,11 +166,12 @@ def _correlations(correlation: Mapping[str, Any] | None, human: Mapping[str, flo
                         f'<td>{esc(values.get("note") or "")}</td></tr>')
     parts.append(f'<div class="scroll"><table><thead><tr>{header}</tr></thead><tbody>{"".join(body)}</tbody>'
                  "</table></div>")
-    methods = describe_methods(values for _, table in levels for values in table.values())
+    methods = [f"{level} level, {esc(describe_methods(table.values()))}" for level, table in levels
+               if describe_methods(table.values())]
     if methods:
-        parts.append(f'<p class="note">Two-sided p-values in parentheses, computed as follows: {esc(methods)}. '
-                     "“Exact” counts every way of pairing the metric's scores with the human scores, so with n "
-                     "points no p-value is below 2 / n! (1/3 for 3 systems in the same order).</p>")
+        parts.append(f'<p class="note">Two-sided p-values in parentheses, computed as follows: {"; ".join(methods)}.'
+                     " “Exact” counts every way of pairing the metric's scores with the human scores, so with n "
+                     "points no exact p-value is below 2 / n! (1/3 for 3 systems in the same order).</p>")
     for metric in (correlation.get("system") or {}):
         points = [(name, automatic.get(name, {}).get(metric), score) for name, score in human.items()]
         present = [(name, float(x), float(y)) for name, x, y in points if x is not None]

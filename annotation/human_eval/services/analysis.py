@@ -6,8 +6,9 @@ on more than 20 items), from PERMUTATION_RESAMPLES_MIN to PERMUTATION_RESAMPLES_
 Analyse form, `human_eval_report --analyse --permutation-resamples`); unset, the evaluation's last analysis's
 number is kept, else the default (100,000). It is stored in the analysis's settings.
 
-Synchronous: the analysis of 10 systems x 1,000 items x 3 judges takes about 2 s (bench/human_eval_analysis.py),
-and the records are read in chunks (annotation.human_eval.selectors.judgement_records)."""
+Synchronous: the analysis of 10 systems x 1,000 items x 3 judges takes seconds (bench/human_eval_analysis.py; the
+permutation tests' 100,000 random sign patterns add about 40%), and the records are read in chunks
+(annotation.human_eval.selectors.judgement_records)."""
 from __future__ import annotations
 
 import hashlib

@@ -79,7 +79,9 @@ def test_report_p_values_are_exact_for_three_systems_and_say_how_they_were_compu
     assert system["spearman_p"] == pytest.approx(1 / 3) and system["spearman_method"] == "exact: all 6 orderings"
     assert '<td class="num">1.000 (0.333)</td><td class="num">1.000 (0.333)</td>' in page
     assert "(0)" not in page
-    assert "computed as follows: Pearson, Spearman: exact: all 6 orderings" in page
+    assert ("computed as follows: system level, Pearson and Spearman: exact: all 6 orderings, Kendall: exact: "
+            "Kendall&#x27;s distribution (no ties); segment level, Pearson: t test, Spearman: t approximation, "
+            "Kendall: normal approximation.") in page
     # 4 items: every permutation test enumerates its 16 sign patterns, and the report says so
     comparisons = analysis["ratings"]["describes"]["comparisons"]
     assert {row["permutation_patterns"] for row in comparisons} == {16}
