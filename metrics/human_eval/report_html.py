@@ -97,6 +97,14 @@ def _description(settings: Mapping[str, Any], description: Mapping[str, Any]) ->
     return f"<section><h2>The evaluation</h2><table>{body}</table></section>"
 
 
+def _wilcoxon_p(row: Mapping[str, Any]) -> str:
+    if row.get("p_wilcoxon") is None:
+        return "—"
+    exact = row.get("wilcoxon_exact")
+    tag = " <small>exact</small>" if exact else " <small>normal approx.</small>" if exact is False else ""
+    return _p(row["p_wilcoxon"]) + tag
+
+
 def _comparison_notes(rows: list[dict[str, Any]], settings: Mapping[str, Any]) -> str:
     """What the p-values of the paired tests mean and how far they can be trusted, in plain sentences."""
     pairs = len(rows)
@@ -122,6 +130,10 @@ def _comparison_notes(rows: list[dict[str, Any]], settings: Mapping[str, Any]) -
                      f"the systems' results, so {count:,} random swaps were drawn (Monte Carlo); ± is the standard "
                      f"error of the p-value due to that sampling, and no p-value can be below 2 / ({count:,} + 1) "
                      f"= {_p(2 / (count + 1))}.")
+    if any("p_wilcoxon" in row for row in rows):
+        notes.append("p (Wilcoxon): the signed-rank test on the items where the two systems' mean ratings differ; "
+                     "exact where marked (every way of giving the ranks of the differences a sign counted), else "
+                     "the normal approximation (more than 50 such items, or more than 20 with tied differences).")
     return "".join(f'<p class="note">{note}</p>' for note in notes)
 
 
@@ -137,7 +149,7 @@ def _comparisons(rows: list[dict[str, Any]], rating: bool, settings: Mapping[str
                  f'<td class="num">{_interval(row["low"], row["high"], 3)}</td>'
                  f'<td class="num">{_p(row["p_bootstrap"])}</td><td class="num">{_permutation_p(row)}</td>')
         if rating:
-            cells += f'<td class="num">{_p(row.get("p_wilcoxon"))}</td>'
+            cells += f'<td class="num">{_wilcoxon_p(row)}</td>'
         body.append(f"<tr>{cells}</tr>")
     return ("<h4>Is a better than b? Paired tests on items</h4>"
             f'<div class="scroll"><table><thead><tr><th scope="col">a</th><th scope="col">b</th>'

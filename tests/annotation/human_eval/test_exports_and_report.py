@@ -85,7 +85,8 @@ def test_report_p_values_are_exact_for_three_systems_and_say_how_they_were_compu
     # 4 items: every permutation test enumerates its 16 sign patterns, and the report says so
     comparisons = analysis["ratings"]["describes"]["comparisons"]
     assert {row["permutation_patterns"] for row in comparisons} == {16}
-    assert page.count("<small>exact</small>") == len(comparisons)
+    assert page.count("<small>exact</small>") == 2 * len(comparisons)  # the permutation and Wilcoxon p-values
+    assert all(row["wilcoxon_exact"] for row in comparisons)
     assert "every one of the 2<sup>n</sup> ways of swapping or keeping" in page
     assert "multiply a p-value by the number of pairs (Bonferroni)" in page
     assert "cannot be smaller than 2 / (1,000 + 1) = 0.002" in page

@@ -1,6 +1,7 @@
-"""The paired permutation (sign-flip) test of metrics.human_eval.significance: exact by enumeration up to 20 items
-whatever the bootstrap's resamples, Monte Carlo above with the researcher's number of sign patterns and its
-standard error, shared enumerations for pairs with the same items, and chunks that change nothing."""
+"""The paired permutation (sign-flip) and Wilcoxon tests of metrics.human_eval.significance: the permutation test
+exact by enumeration up to 20 items whatever the bootstrap's resamples, Monte Carlo above with the researcher's
+number of sign patterns and its standard error, shared enumerations for pairs with the same items, chunks that
+change nothing; Wilcoxon exact with tied differences up to 20 items."""
 from __future__ import annotations
 
 import numpy as np
@@ -114,3 +115,30 @@ def test_the_analysis_stores_its_permutation_settings():
     assert row["permutation_exact"] is False and row["permutation_patterns"] == 3000
     with pytest.raises(ValueError, match="permutation_resamples must be at least 1"):
         analyse(records, permutation_resamples=0)
+
+
+def test_wilcoxon_with_tied_differences_is_exact_up_to_twenty_items():
+    # 16 non-zero differences with ties (and two zeros, dropped): scipy's default falls back to the normal
+    # approximation above 13 tied differences; counting every sign pattern of the mid-ranks is exact.
+    a = [4, 5, 3, 4, 2, 5, 4, 3, 5, 4, 2, 3, 5, 4, 3, 4, 3, 2]
+    b = [3, 3, 3, 2, 3, 4, 2, 2, 3, 4, 1, 2, 4, 2, 4, 1, 1, 1]
+    d = np.array(a, dtype=float) - np.array(b, dtype=float)
+    [row] = compare_all({"a": {str(i): float(v) for i, v in enumerate(a)},
+                         "b": {str(i): float(v) for i, v in enumerate(b)}}, ["a", "b"], generator(0), 10, 0.95,
+                        wilcoxon=True)
+    nonzero = d[d != 0]
+    assert nonzero.size == 16 and np.unique(np.abs(nonzero)).size < 16
+    doubled = (2 * np.sign(nonzero) * stats.rankdata(np.abs(nonzero))).astype(int).tolist()  # mid-ranks x 2
+    assert row["wilcoxon_exact"] is True
+    assert row["p_wilcoxon"] == pytest.approx(_exact_by_convolution(doubled))
+    assert row["p_wilcoxon"] != pytest.approx(stats.wilcoxon(nonzero).pvalue)  # the approximation differs
+
+
+def test_wilcoxon_without_ties_is_scipys_exact_and_approximate_beyond():
+    rng = np.random.default_rng(6)
+    for n, exact in ((30, True), (60, False)):
+        x, y = rng.normal(0.3, 1, n), rng.normal(0, 1, n)
+        [row] = compare_all({"a": {str(i): x[i] for i in range(n)}, "b": {str(i): y[i] for i in range(n)}},
+                            ["a", "b"], generator(0), 10, 0.95, wilcoxon=True, permutation_resamples=1000)
+        assert row["wilcoxon_exact"] is exact
+        assert row["p_wilcoxon"] == pytest.approx(stats.wilcoxon(x - y).pvalue)
