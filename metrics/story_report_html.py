@@ -27,7 +27,9 @@ def _value(value: Any, digits: int = 3) -> str:
 
 
 def _p_value(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1e}"
+    if value is None:
+        return "—"
+    return "< 1e-300" if value == 0 else f"{value:.1e}"  # only an approximation's p-value underflows to 0
 
 
 def _tiers_section(report: dict[str, Any]) -> str:
