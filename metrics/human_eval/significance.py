@@ -13,8 +13,8 @@ counting for neither (items where the pair was judged), in [-1, 1]. On the n dif
   `scipy.stats.permutation_test(permutation_type="samples")` with every pattern); above, `permutation_resamples`
   random patterns (Monte Carlo, scipy's +1 adjustment), with the Monte-Carlo standard error of the p-value,
   2 * sqrt(q (1 - q) / resamples) where q is the smaller tail share. Two-sided as scipy: 2 * min(P(null <= obs),
-  P(null >= obs)), clipped to 1. The patterns are made in chunks of at most CHUNK_ELEMENTS signs, so memory
-  stays bounded whatever the number of items or resamples;
+  P(null >= obs)), clipped to 1. The patterns are made in chunks of at most CHUNK_ELEMENTS signs (and as many
+  sums per pair), so memory stays bounded whatever the number of items, pairs or resamples;
 - Wilcoxon signed-rank (zero differences dropped, two-sided), for ratings: exact where it can be, as
   `scipy.stats.wilcoxon` is without ties (its exact distribution, up to 50 non-zero differences) and, with tied
   differences, by counting every sign pattern of the signed mid-ranks up to EXACT_ITEMS non-zero differences (scipy
@@ -55,11 +55,10 @@ def _exact_tails(differences: np.ndarray, present: np.ndarray, columns: np.ndarr
     groups: dict[tuple[int, ...], list[int]] = {}
     for column in columns:
         groups.setdefault(tuple(np.flatnonzero(present[:, column])), []).append(int(column))
-    less = np.zeros(len(present[0]))
-    greater = np.zeros(len(present[0]))
-    patterns = np.zeros(len(present[0]))
+    less, greater, patterns = (np.zeros(present.shape[1]) for _ in range(3))
     width = max(len(items) for items in groups)
-    rows = max(1, CHUNK_ELEMENTS // width)
+    widest = max(len(group) for group in groups.values())
+    rows = max(1, CHUNK_ELEMENTS // max(width, widest))  # signs (rows x width) and sums (rows x pairs) bounded
     bits = np.arange(width, dtype=np.int64)
     blocks = [(2 ** len(items), differences[np.ix_(items, group)], group) for items, group in groups.items()]
     for start in range(0, 2 ** width, rows):
@@ -84,7 +83,7 @@ def _random_tails(differences: np.ndarray, rng: np.random.Generator, resamples: 
     n_items, k = differences.shape
     less, greater = np.zeros(k), np.zeros(k)
     total = differences.sum(axis=0)
-    rows = max(1, CHUNK_ELEMENTS // max(n_items, 1))
+    rows = max(1, CHUNK_ELEMENTS // max(n_items, k, 1))  # signs (rows x items) and sums (rows x pairs) bounded
     for start in range(0, resamples, rows):
         size = min(rows, resamples - start)
         random_bytes = rng.integers(0, 256, size=(size, (n_items + 7) // 8), dtype=np.uint8)

@@ -142,3 +142,18 @@ def test_wilcoxon_without_ties_is_scipys_exact_and_approximate_beyond():
                             ["a", "b"], generator(0), 10, 0.95, wilcoxon=True, permutation_resamples=1000)
         assert row["wilcoxon_exact"] is exact
         assert row["p_wilcoxon"] == pytest.approx(stats.wilcoxon(x - y).pvalue)
+
+
+def test_memory_stays_bounded_by_the_chunks():
+    import tracemalloc
+
+    rng = np.random.default_rng(9)
+    systems = {name: {str(i): float(v) for i, v in enumerate(rng.integers(1, 6, 400))} for name in "abcd"}
+    tracemalloc.start()
+    try:
+        compare_all(systems, list(systems), generator(0), 10, 0.95, wilcoxon=False, permutation_resamples=100_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # every pattern at once would be 100,000 x 400 signs, 320 MB of float64; a chunk is CHUNK_ELEMENTS signs
+    assert peak < 4 * significance.CHUNK_ELEMENTS * 8
