@@ -2,14 +2,15 @@
 absolute ratings and pairwise preferences.
 
 Run: .venv/bin/python bench/human_eval_analysis.py [--runs 5] [--systems 10] [--items 1000] [--judges 3]
-     [--resamples 1000] [--seed 28]
+     [--resamples 1000] [--permutation-resamples 100000] [--seed 28]
 
 Simulated, seeded: system s has quality s / systems; each item has a difficulty and each of its `--judges` judges
 (drawn from a crowd of 100) a leniency. Ratings: every judge of an item rates every system on a 1-5 scale
 (systems x items x judges records). Preferences: every judge of an item judges every pair of systems on it, ties
 when the noisy margin is small (pairs x items x judges records). Each run is a fresh process (bench/fresh_process.py)
-that builds the records, then times `analyse` (1,000 resamples: the rating and Bradley-Terry intervals, the paired
-tests of every pair, alpha, the correlation with one automatic metric) on the ratings alone, the preferences
+that builds the records, then times `analyse` (1,000 bootstrap resamples: the rating and Bradley-Terry intervals,
+the paired tests of every pair with 100,000 random sign patterns for the permutation tests (more than 20 items),
+alpha, the correlation with one automatic metric) on the ratings alone, the preferences
 alone and both; peak RSS is the whole process's. The load average is printed before and after."""
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def child(design: str, args: argparse.Namespace) -> None:
     all_records, automatic = records(args.systems, args.items, args.judges, args.seed)
     chosen = all_records if design == "both" else [r for r in all_records if r["design"] == design]
     started = time.perf_counter()
-    result = analyse(chosen, seed=args.seed, resamples=args.resamples, automatic=automatic)
+    result = analyse(chosen, seed=args.seed, resamples=args.resamples,
+                     permutation_resamples=args.permutation_resamples, automatic=automatic)
     seconds = time.perf_counter() - started
     order = list(result["ratings"]["overall"]["systems"] if design != "pairwise"
                  else result["preferences"]["overall"]["bradley_terry"])
@@ -72,15 +74,17 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--judges", type=int, default=3)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--permutation-resamples", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--child", choices=DESIGNS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args)
         return
-    extra = [f"--{name}={getattr(args, name)}" for name in ("systems", "items", "judges", "resamples", "seed")]
+    names = ("systems", "items", "judges", "resamples", "permutation_resamples", "seed")
+    extra = [f"--{name.replace('_', '-')}={getattr(args, name)}" for name in names]
     print(f"{args.systems} systems x {args.items:,} items x {args.judges} judges, {args.resamples} resamples, "
-          f"{os.cpu_count()} CPUs")
+          f"{args.permutation_resamples:,} permutation resamples, {os.cpu_count()} CPUs")
     print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for design in DESIGNS:
         runs = [run_child(__file__, design, dict(os.environ), *extra) for _ in range(args.runs)]

@@ -39,7 +39,10 @@ to pick an order; this makes the pooled pairs deterministic).
 Agreement: `cohen_kappa` is written out here (a 2x2 or k x k confusion matrix, a few lines) rather than adding
 scikit-learn for one function; `kappa_at_thresholds` compares binary crowd judgements with graded expert scores
 on the Flickr8k release's scale (4 = describes the image without errors ... 1 = unrelated) read as relevant when
-grade >= t, t = 4, 3, 2; kappa is None (undefined, 0/0) when both raters give every item the same label.
+grade >= t, t = 4, 3, 2; kappa is None (undefined, 0/0) when both raters give every item the same label. A pair
+graded by several experts takes `expert_grade`: the median of its grades, and with an even number of grades the
+better of the two middle ones ({4, 3} is 4, {4, 4, 2, 1} is 4), the rule the platform kept before and after grades
+moved to the release's scale.
 `spearman_rho` (SciPy) compares two orderings of systems, e.g. by R@k and by R-precision (None when one of
 them gives every system the same value).
 """
@@ -246,6 +249,14 @@ def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float | None:
     if 1.0 - expected <= 1e-12:
         return None
     return (observed - expected) / (1.0 - expected)
+
+
+def expert_grade(grades: Sequence[int]) -> int:
+    """The grade of a pair from its experts' grades (4 describes the image ... 1 unrelated): the median, and with
+    an even number of grades the better (higher) of the two middle ones."""
+    if not grades:
+        raise ValueError("a pair needs at least one grade")
+    return sorted(grades)[len(grades) // 2]
 
 
 def kappa_at_thresholds(binary: ArrayLike, grades: ArrayLike) -> dict[int, float | None]:

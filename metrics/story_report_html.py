@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from metrics.correlation import describe_methods
 from metrics.html.page import esc, html_page
 from metrics.html.plots import bar_chart, histogram, scatter
 from metrics.story_stats import TIER_NAMES
@@ -26,7 +27,9 @@ def _value(value: Any, digits: int = 3) -> str:
 
 
 def _p_value(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1e}"
+    if value is None:
+        return "—"
+    return "< 1e-300" if value == 0 else f"{value:.1e}"  # only an approximation's p-value underflows to 0
 
 
 def _tiers_section(report: dict[str, Any]) -> str:
@@ -103,6 +106,11 @@ def _agreement_section(report: dict[str, Any]) -> str:
             f"<td class=num>{_value(agreement['bleu4_corpus'])}</td></tr></table>{figure}")
 
 
+def _methods(table: dict[str, Any]) -> str:
+    methods = describe_methods(table.values())
+    return f" ({esc(methods)})" if methods else ""
+
+
 def _correlations_section(report: dict[str, Any]) -> str:
     correlations = report["correlations"]
     if not correlations:
@@ -126,7 +134,7 @@ def _correlations_section(report: dict[str, Any]) -> str:
                      "METEOR against the mean human rating, one dot per story.") if points else ""
     n = next(iter(table.values()))["n"] if table else 0
     return ("<h2>Table 4: correlation with human ratings</h2>"
-            f"<p>{esc(n)} stories with a rating and scores; p-values in parentheses.</p>"
+            f"<p>{esc(n)} stories with a rating and scores; two-sided p-values in parentheses{_methods(table)}.</p>"
             f'<table><tr><th></th>{header}</tr>{"".join(rows)}</table>'
             f'{f"<ul>{notes}</ul>" if notes else ""}{figure}')
 

@@ -8,15 +8,23 @@ from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from metrics.human_eval.significance import EXACT_ITEMS, PERMUTATION_RESAMPLES
+from mturk.views.exports_page import REPORT_CSP
+
 from .exports import analysis_json, judgements_csv, judgements_jsonl, report_html
 from .models import HumanEvaluation
 from .selectors import leaderboard, test_set_leaderboard
-from .services.analysis import AnalysisError, analyse_evaluation
+from .services.analysis import (
+    PERMUTATION_RESAMPLES_MAX,
+    PERMUTATION_RESAMPLES_MIN,
+    AnalysisError,
+    analyse_evaluation,
+)
 
 
 def _evaluation(pk: int) -> HumanEvaluation:
@@ -49,14 +57,25 @@ class TestSetLeaderboardView(APIView):
         return Response(board)
 
 
+class AnalyseSerializer(serializers.Serializer):
+    permutation_resamples = serializers.IntegerField(
+        required=False, help_text=f"random sign patterns of the permutation tests on more than {EXACT_ITEMS} items "
+                                  f"(exact up to there), {PERMUTATION_RESAMPLES_MIN:,} to "
+                                  f"{PERMUTATION_RESAMPLES_MAX:,}; else the last analysis's, else "
+                                  f"{PERMUTATION_RESAMPLES:,}")
+
+
 class AnalyseView(APIView):
-    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=AnalyseSerializer, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
-        """Analyse every judgement stored so far (synchronously: a few seconds for 100,000 judgements), store the
-        analysis and return it; a 400 says why when there is nothing to analyse."""
+        """Analyse every judgement stored so far (synchronously: seconds for 100,000 judgements), store the analysis
+        and return it; a 400 says why when there is nothing to analyse or a setting is out of range."""
         evaluation = _evaluation(pk)
+        serializer = AnalyseSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
         try:
-            analysis = analyse_evaluation(evaluation)
+            analysis = analyse_evaluation(
+                evaluation, permutation_resamples=serializer.validated_data.get("permutation_resamples"))
         except AnalysisError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"analysed_judgements": evaluation.analysed_judgements,
@@ -66,9 +85,10 @@ class AnalyseView(APIView):
 class ReportView(APIView):
     @extend_schema(responses={(200, "text/html"): OpenApiTypes.STR})
     def get(self, request: Request, pk: int) -> HttpResponse:
-        """The self-contained HTML report of the stored analysis."""
+        """The self-contained HTML report of the stored analysis (the reports' Content-Security-Policy)."""
         evaluation = _evaluation(pk)
         response = HttpResponse(report_html(evaluation), content_type="text/html; charset=utf-8")
+        response["Content-Security-Policy"] = REPORT_CSP
         _attachment(response, evaluation, "report.html")
         return response
 

@@ -1,4 +1,5 @@
-"""The console's forms of human evaluation: a new evaluation, a system's outputs, the budget and the launch. They
+"""The console's forms of human evaluation: a new evaluation, a system's outputs, the budget, the launch and the
+analysis. They
 only read the fields; the services (evaluations, uploads, budget, launch) check everything else, as for the API
 and the commands."""
 from __future__ import annotations
@@ -77,3 +78,11 @@ class LaunchForm(BudgetForm):
         if self.cleaned_data.get("estimated_minutes"):
             settings["qualifications"] = {"estimated_minutes": self.cleaned_data["estimated_minutes"]}
         return settings
+
+
+class AnalyseForm(forms.Form):
+    permutation_resamples = forms.IntegerField(
+        required=False, label="Permutation resamples",
+        help_text="Random sign patterns of each permutation test on more than 20 items (exact up to 20); the "
+                  "Monte-Carlo error of a p-value shrinks with their square root (empty: the last analysis's, else "
+                  "100,000).")

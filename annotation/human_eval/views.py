@@ -16,15 +16,16 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from metrics.html.page import with_back_link
+from mturk.views.exports_page import REPORT_CSP
 from mturk.views.researcher import researcher_required
 
 from .aspects import ASPECTS
 from .budget import Budget, estimate
 from .exports import report_html
-from .forms import BudgetForm, LaunchForm, NewEvaluationForm, UploadForm
+from .forms import AnalyseForm, BudgetForm, LaunchForm, NewEvaluationForm, UploadForm
 from .models import Design, EvaluatedSystem, HumanEvaluation
 from .selectors import human_evaluations, leaderboard, test_set_leaderboard
-from .services.analysis import AnalysisError, analyse_evaluation
+from .services.analysis import AnalysisError, analyse_evaluation, permutation_resamples_of
 from .services.evaluations import EvaluationError, create_evaluation
 from .services.launch import launch_evaluation
 from .services.uploads import UploadError, upload_outputs
@@ -126,7 +127,8 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
         "evaluation": evaluation, "board": board, "table": leaderboard_table(board), "systems": systems,
         "questions": _questions(evaluation), "items": evaluation.items.count(), "upload": upload,
         "launch": launch, "errors": errors, "action": request.POST.get("action", ""), "budget_form": budget_form,
-        "budget": budget, "budget_error": budget_error,
+        "budget": budget, "budget_error": budget_error, "analyse_form": AnalyseForm(
+            initial={"permutation_resamples": permutation_resamples_of(evaluation)}, auto_id="analyse_%s"),
         "draft": evaluation.status == HumanEvaluation.Status.DRAFT}, status=400 if errors else 200)
 
 
@@ -135,8 +137,12 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
 def analyse(request: HttpRequest, pk: int) -> HttpResponse:
     """Analyse the judgements stored so far (the same service as the API and the CLI), then back to the page."""
     evaluation = get_object_or_404(HumanEvaluation, pk=pk)
+    form = AnalyseForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Permutation resamples: a whole number.")
+        return redirect("human-evaluation-page", pk=evaluation.pk)
     try:
-        analyse_evaluation(evaluation)
+        analyse_evaluation(evaluation, permutation_resamples=form.cleaned_data["permutation_resamples"])
     except AnalysisError as exc:
         messages.error(request, str(exc))
     else:
@@ -147,11 +153,15 @@ def analyse(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @researcher_required
 def report(request: HttpRequest, pk: int) -> HttpResponse:
-    """The HTML report as the console shows it: the file the API and the CLI give, with a link back."""
+    """The HTML report as the console shows it: the file the API and the CLI give, with a link back, served with
+    the other reports' Content-Security-Policy (no script, no outside resource, in a sandbox)."""
     evaluation = get_object_or_404(HumanEvaluation, pk=pk)
     page = with_back_link(report_html(evaluation), reverse("human-evaluation-page", args=[evaluation.pk]),
                           evaluation.name)
-    return HttpResponse(page, content_type="text/html; charset=utf-8")
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response["Content-Security-Policy"] = REPORT_CSP
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @require_GET

@@ -253,9 +253,10 @@ def _spearman(systems: list[dict[str, Any]]) -> dict[str, float | None]:
 
 
 def _kappa(votes: dict[tuple[int, int], Votes]) -> dict[str, Any]:
-    """Cohen's kappa of the binary majority vs imported grades at each threshold (pairs having both); None at a
+    """Cohen's kappa of the binary majority vs imported grades at each threshold (pairs having both, a pair's
+    grade the median of its experts', the better middle one for an even number: `ranking.expert_grade`); None at a
     threshold where it is undefined (both constant and equal)."""
-    both = [(v.majority, sorted(v.grades)[(len(v.grades) - 1) // 2]) for v in votes.values()
+    both = [(v.majority, ranking.expert_grade(v.grades)) for v in votes.values()
             if v.majority is not None and v.grades]
     if not both:
         return {"pairs": 0, "thresholds": {}}

@@ -17,14 +17,19 @@ from metrics.human_eval.records import Preference, Rating, by_aspect, parse
 
 
 def analyse(records: Iterable[Mapping[str, Any]], *, seed: int = 0, resamples: int = RESAMPLES,
-            confidence: float = CONFIDENCE, resample: str = "items", scale: Sequence[float] | None = None,
+            permutation_resamples: int = significance.PERMUTATION_RESAMPLES, confidence: float = CONFIDENCE,
+            resample: str = "items", scale: Sequence[float] | None = None,
             automatic: correlation.SegmentScores | None = None,
             automatic_systems: correlation.SystemScores | None = None) -> dict[str, Any]:
     """The analysis dict. `automatic` holds segment scores {metric: {system: {item: score}}}, `automatic_systems`
     system scores {metric: {system: score}} (else the mean of the segment scores); `scale` the rating scale (else
-    the values seen); `resample` "items" or "items+judges" for the rating intervals."""
+    the values seen); `resample` "items" or "items+judges" for the rating intervals; `resamples` the bootstrap's,
+    `permutation_resamples` the random sign patterns of a permutation test on more than
+    significance.EXACT_ITEMS items (exact by enumeration up to there)."""
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
+    if permutation_resamples < 1:
+        raise ValueError(f"permutation_resamples must be at least 1, got {permutation_resamples}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     if resample not in ratings.RESAMPLING:
@@ -34,27 +39,30 @@ def analyse(records: Iterable[Mapping[str, Any]], *, seed: int = 0, resamples: i
     system_automatic = correlation.system_scores_of(automatic or {}, automatic_systems) if (
         automatic or automatic_systems) else {}
     result: dict[str, Any] = {
-        "settings": {"seed": seed, "resamples": resamples, "confidence": confidence,
+        "settings": {"seed": seed, "resamples": resamples, "permutation_resamples": permutation_resamples,
+                     "permutation_exact_items": significance.EXACT_ITEMS, "confidence": confidence,
                      "rating_resampling": resample, "preference_resampling": "items", "interval": "percentile",
                      "ties": "half a win to each side", "bradley_terry": "choix.ilsr_pairwise_dense"},
-        "ratings": {aspect: _ratings(group, rng, resamples, confidence, resample, scale, automatic or {},
-                                     system_automatic)
+        "ratings": {aspect: _ratings(group, rng, resamples, permutation_resamples, confidence, resample, scale,
+                                     automatic or {}, system_automatic)
                     for aspect, group in by_aspect(rating_records).items()},
-        "preferences": {aspect: _preferences(group, rng, resamples, confidence, system_automatic)
+        "preferences": {aspect: _preferences(group, rng, resamples, permutation_resamples, confidence,
+                                             system_automatic)
                         for aspect, group in by_aspect(preference_records).items()},
     }
     return result
 
 
-def _ratings(group: list[Rating], rng: np.random.Generator, resamples: int, confidence: float, resample: str,
-             scale: Sequence[float] | None, automatic: correlation.SegmentScores,
+def _ratings(group: list[Rating], rng: np.random.Generator, resamples: int, permutation_resamples: int,
+             confidence: float, resample: str, scale: Sequence[float] | None, automatic: correlation.SegmentScores,
              system_automatic: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:
     systems = ratings.rating_summary(group, rng, resamples, confidence, resample)
     per_item = ratings.system_item_means(group)
     result: dict[str, Any] = {
         "judges": len({rating.judge for rating in group}), "items": len({rating.item for rating in group}),
         "ratings": len(group), "systems": systems,
-        "comparisons": significance.compare_all(per_item, list(systems), rng, resamples, confidence, wilcoxon=True),
+        "comparisons": significance.compare_all(per_item, list(systems), rng, resamples, confidence, wilcoxon=True,
+                                                permutation_resamples=permutation_resamples),
         "alpha_ordinal": agreement.rating_alpha(group, scale),
     }
     if automatic or system_automatic:
@@ -64,8 +72,8 @@ def _ratings(group: list[Rating], rng: np.random.Generator, resamples: int, conf
     return result
 
 
-def _preferences(group: list[Preference], rng: np.random.Generator, resamples: int, confidence: float,
-                 system_automatic: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:
+def _preferences(group: list[Preference], rng: np.random.Generator, resamples: int, permutation_resamples: int,
+                 confidence: float, system_automatic: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:
     fitted = preferences.bradley_terry(group, rng, resamples, confidence)
     systems = preferences.systems_of(group)
     items, wins = preferences.item_wins(group, systems)
@@ -83,7 +91,7 @@ def _preferences(group: list[Preference], rng: np.random.Generator, resamples: i
         "regularised_resamples": fitted["regularised_resamples"],
         "pairs": preferences.pair_table(group), "win_matrix": fitted["win_matrix"],
         "comparisons": significance.compare_all({}, order, rng, resamples, confidence, wilcoxon=False,
-                                                difference=difference),
+                                                difference=difference, permutation_resamples=permutation_resamples),
         "alpha_nominal": agreement.preference_alpha(group),
     }
     if system_automatic:

@@ -11,6 +11,7 @@ from metrics.ranking import (
     cohen_kappa,
     description_ranks,
     evaluate_matrix,
+    expert_grade,
     kappa_at_thresholds,
     median_rank,
     original_mask,
@@ -207,6 +208,20 @@ def test_kappa_at_thresholds_by_hand() -> None:
     assert kappa_at_thresholds(np.array([True, True]), np.array([4, 4])) == {4: None, 3: None, 2: None}
     # Graded 2: t=4, 3 expert says no to all, crowd yes to all -> 0; t=2 both yes to all -> undefined.
     assert kappa_at_thresholds(np.array([True, True]), np.array([2, 2])) == {4: 0.0, 3: 0.0, 2: None}
+
+
+@pytest.mark.parametrize("grades, grade", [
+    ([3], 3), ([4, 2, 1], 2),
+    ([4, 3], 4), ([3, 4], 4), ([1, 2], 2), ([2, 2], 2),  # two grades: the better one
+    ([4, 4, 2, 1], 4), ([1, 2, 3, 4], 3), ([2, 1, 1, 3], 2),  # four: the better of the two middle ones
+])
+def test_the_expert_grade_of_a_pair_is_the_median_and_the_better_middle_grade_of_an_even_number(grades, grade):
+    assert expert_grade(grades) == grade
+
+
+def test_expert_grade_of_no_grade_is_an_error() -> None:
+    with pytest.raises(ValueError, match="at least one grade"):
+        expert_grade([])
 
 
 def test_spearman_on_two_orderings_of_systems() -> None:

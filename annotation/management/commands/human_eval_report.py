@@ -16,8 +16,14 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, required=True, help="the folder to write into (made if missing)")
         parser.add_argument("--analyse", action="store_true",
                             help="analyse the judgements stored so far before writing (else the stored analysis)")
+        parser.add_argument("--permutation-resamples", type=int, default=None, metavar="N",
+                            help="with --analyse: the random sign patterns of the permutation tests on more than "
+                                 "20 items (exact up to 20); default the last analysis's, else 100,000")
 
-    def handle(self, *args, evaluation: str, out: Path, analyse: bool, **options):
+    def handle(self, *args, evaluation: str, out: Path, analyse: bool, permutation_resamples: int | None,
+               **options):
+        if permutation_resamples is not None and not analyse:
+            raise CommandError("--permutation-resamples applies to an analysis: add --analyse")
         found = find_evaluation(evaluation)
         if found is None:
             raise CommandError(f"no human evaluation '{evaluation}'")
@@ -25,7 +31,7 @@ class Command(BaseCommand):
             raise CommandError(f"{out} is a file, not a folder")
         if analyse:
             try:
-                analyse_evaluation(found)
+                analyse_evaluation(found, permutation_resamples=permutation_resamples)
             except AnalysisError as exc:
                 raise CommandError(str(exc)) from None
         elif not found.analysis:

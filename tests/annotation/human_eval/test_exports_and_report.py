@@ -69,6 +69,31 @@ def test_report_holds_the_figures_of_the_analysis():
     assert "BLEU-4 against mean rating, one dot per system." in page
 
 
+def test_report_p_values_are_exact_for_three_systems_and_say_how_they_were_computed():
+    evaluation = build_evaluation()
+    analysis = analyse_evaluation(evaluation)
+    page = report_html(evaluation)
+    system = analysis["ratings"]["describes"]["correlation"]["system"]["bleu4"]
+    # BLEU-4 orders the three systems as their mean ratings do: rho = tau = 1, exact p = 2 / 3! = 1/3, never "(0)"
+    assert system["n"] == 3 and system["spearman_rho"] == pytest.approx(1.0)
+    assert system["spearman_p"] == pytest.approx(1 / 3) and system["spearman_method"] == "exact: all 6 orderings"
+    assert '<td class="num">1.000 (0.333)</td><td class="num">1.000 (0.333)</td>' in page
+    assert "(0)" not in page
+    assert ("computed as follows: system level, Pearson and Spearman: exact: all 6 orderings, Kendall: exact: "
+            "Kendall&#x27;s distribution (no ties); segment level, Pearson: t test, Spearman: t approximation, "
+            "Kendall: normal approximation.") in page
+    # 4 items: every permutation test enumerates its 16 sign patterns, and the report says so
+    comparisons = analysis["ratings"]["describes"]["comparisons"]
+    assert {row["permutation_patterns"] for row in comparisons} == {16}
+    assert page.count("<small>exact</small>") == 2 * len(comparisons)  # the permutation and Wilcoxon p-values
+    assert all(row["wilcoxon_exact"] for row in comparisons)
+    assert "every one of the 2<sup>n</sup> ways of swapping or keeping" in page
+    assert "multiply a p-value by the number of pairs (Bonferroni)" in page
+    assert "cannot be smaller than 2 / (1,000 + 1) = 0.002" in page
+    assert "Permutation tests</th><td>exact (every sign pattern) for a pair judged on up to 20 items; above, " \
+           "100,000 random sign patterns" in page
+
+
 def test_report_of_preferences_has_the_win_matrix_with_counts():
     evaluation = build_evaluation(design="pairwise")
     analysis = analyse_evaluation(evaluation)
@@ -94,6 +119,25 @@ def test_command_writes_the_four_files(tmp_path):
     evaluation.refresh_from_db()
     assert json.loads((out / "analysis.json").read_text())["analysis"] == json.loads(json.dumps(evaluation.analysis))
     assert len((out / "judgements.jsonl").read_text().splitlines()) == HumanJudgement.objects.count()
+
+
+def test_command_sets_the_permutation_resamples_of_the_analysis(tmp_path):
+    evaluation = build_evaluation()
+    call_command("human_eval_report", "captions", "--out", str(tmp_path / "a"), "--analyse",
+                 "--permutation-resamples", "20000", stdout=io.StringIO())
+    evaluation.refresh_from_db()
+    assert evaluation.analysis["settings"]["permutation_resamples"] == 20000
+    call_command("human_eval_report", "captions", "--out", str(tmp_path / "b"), "--analyse", stdout=io.StringIO())
+    evaluation.refresh_from_db()
+    assert evaluation.analysis["settings"]["permutation_resamples"] == 20000  # kept when not given again
+    stored = evaluation.analysed_at
+    with pytest.raises(CommandError, match="permutation resamples: a whole number from 1,000 to 1,000,000, not 10"):
+        call_command("human_eval_report", "captions", "--out", str(tmp_path / "c"), "--analyse",
+                     "--permutation-resamples", "10")
+    with pytest.raises(CommandError, match="--permutation-resamples applies to an analysis: add --analyse"):
+        call_command("human_eval_report", "captions", "--out", str(tmp_path / "d"), "--permutation-resamples", "5000")
+    evaluation.refresh_from_db()
+    assert evaluation.analysed_at == stored and not (tmp_path / "c").exists() and not (tmp_path / "d").exists()
 
 
 def test_command_errors(tmp_path):

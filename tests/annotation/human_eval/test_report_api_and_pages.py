@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from annotation.human_eval.exports import report_html
 from annotation.human_eval.models import HumanEvaluation, HumanJudgement
 from annotation.human_eval.services.analysis import analyse_evaluation
+from mturk.views.exports_page import REPORT_CSP
 from tests.annotation.human_eval.report_data import build_evaluation, judges
 from tests.queries import queries_for
 
@@ -59,6 +60,37 @@ def test_analyse_then_read_the_leaderboard(api):
     shown = sorted(best_first, key=lambda name: report.index(f">{name}<"))
     assert shown == best_first  # the report lists them best first too
     assert api.get("/api/human-evaluations/999999/leaderboard/").status_code == 404
+
+
+def test_analyse_takes_the_permutation_resamples_and_refuses_them_out_of_range(api):
+    evaluation = build_evaluation()
+    url = f"/api/human-evaluations/{evaluation.pk}/analyse/"
+    response = api.post(url, {"permutation_resamples": 250000}, format="json")
+    assert response.status_code == 200
+    assert response.json()["analysis"]["settings"]["permutation_resamples"] == 250000
+    evaluation.refresh_from_db()
+    stored = evaluation.analysed_at
+    for bad, message in ((999, "from 1,000 to 1,000,000, not 999"), (2_000_000, "not 2000000")):
+        refused = api.post(url, {"permutation_resamples": bad}, format="json")
+        assert refused.status_code == 400 and message in refused.json()["detail"]
+    assert api.post(url, {"permutation_resamples": "many"}, format="json").status_code == 400
+    evaluation.refresh_from_db()
+    assert evaluation.analysed_at == stored and evaluation.analysis["settings"]["permutation_resamples"] == 250000
+
+
+def test_console_analyse_form_sets_the_permutation_resamples(researcher_client):
+    evaluation = build_evaluation()
+    page = researcher_client.get(f"/human-evaluations/{evaluation.pk}/").content.decode()
+    assert 'name="permutation_resamples" value="100000"' in page  # the default until an analysis sets one
+    response = researcher_client.post(f"/human-evaluations/{evaluation.pk}/analyse/",
+                                      {"permutation_resamples": "30000"}, follow=True)
+    assert "Analysed 36 judgements." in response.content.decode()
+    evaluation.refresh_from_db()
+    assert evaluation.analysis["settings"]["permutation_resamples"] == 30000
+    assert 'name="permutation_resamples" value="30000"' in response.content.decode()
+    refused = researcher_client.post(f"/human-evaluations/{evaluation.pk}/analyse/",
+                                     {"permutation_resamples": "5"}, follow=True).content.decode()
+    assert "from 1,000 to 1,000,000, not 5" in refused
 
 
 def test_analyse_with_nothing_to_analyse_is_a_400(api):
@@ -116,6 +148,18 @@ def test_console_pages_and_the_analyse_button(researcher_client):
     assert f'{best[1]["mean"]:.2f} <small>[{best[1]["low"]:.2f}, {best[1]["high"]:.2f}]</small>' in page
     report = researcher_client.get(f"/human-evaluations/{large.pk}/report/")
     assert report.status_code == 200 and b"Back" in report.content
+
+
+def test_the_report_is_served_with_the_reports_content_security_policy(researcher_client, api):
+    evaluation = build_evaluation()
+    analyse_evaluation(evaluation)
+    page = researcher_client.get(f"/human-evaluations/{evaluation.pk}/report/")
+    download = api.get(f"/api/human-evaluations/{evaluation.pk}/report.html")
+    for response in (page, download):
+        assert response.status_code == 200
+        assert response["Content-Security-Policy"] == REPORT_CSP  # the exports' and compositional reports' policy
+        assert "script-src" not in REPORT_CSP and "default-src 'none'" in REPORT_CSP and "sandbox" in REPORT_CSP
+    assert page["X-Content-Type-Options"] == "nosniff"
 
 
 def test_console_analyse_with_nothing_to_analyse_says_why(researcher_client):

@@ -65,6 +65,27 @@ def test_judged_metrics_follow_the_majority():
     assert board["kappa"] == {"pairs": 2, "thresholds": {"4": 0.0, "3": 1.0, "2": 1.0}}
 
 
+def test_kappa_takes_the_better_middle_grade_of_a_pair_graded_an_even_number_of_times():
+    pool, images, captions = build_pool()
+    a, b, c = images
+    a1, a2, b1, b2, c1, _ = captions
+    for image, caption, answer, grades in ((a, a1, True, (4, 3)), (b, b1, True, (4, 4)),
+                                           (c, c1, False, (1, 1)), (a, b2, False, (2, 2))):
+        votes(image, caption, answer)
+        for value in grades:
+            grade(image, caption, value)
+    # The expert grades are 4, 4, 1, 2 (the better middle grade of {4, 3} is 4): at t=4 and t=3 the experts say
+    # yes, yes, no, no as the crowd does -> 1; at t=2, yes, yes, no, yes -> p_o 3/4, p_e 1/2 * 3/4 + 1/2 * 1/4
+    # = 1/2 -> 1/2. (The worse middle grade, 3, would give 0.5 at t=4.)
+    assert leaderboard(pool)["kappa"] == {"pairs": 4, "thresholds": {"4": 1.0, "3": 1.0, "2": 0.5}}
+    # Four grades {4, 4, 2, 1}: the middle ones are 2 and 4, the better is 4 (the worse, 2, would be "no" at t=4).
+    # t=2: crowd y y n n y, experts y y n y y -> p_o 4/5, p_e 3/5 * 4/5 + 2/5 * 1/5 = 14/25 -> (6/25) / (11/25).
+    votes(b, a2, True)
+    for value in (4, 2, 1, 4):
+        grade(b, a2, value)
+    assert leaderboard(pool)["kappa"] == {"pairs": 5, "thresholds": {"4": 1.0, "3": 1.0, "2": pytest.approx(6 / 11)}}
+
+
 def test_an_undefined_kappa_is_none_in_the_data_null_in_the_api_and_a_dash_on_the_page(api, researcher_client):
     pool, images, captions = build_pool()
     a, b, _ = images
