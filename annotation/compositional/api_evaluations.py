@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
+from mturk.views.exports_page import REPORT_CSP
 
 from .models import CompositionalEvaluation
 from .services.evaluations import (
@@ -30,8 +31,6 @@ from .services.evaluations import (
     submit_evaluation,
 )
 
-# The report is a self-contained page: no script, no outside resource, only its inline styles.
-REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 LISTED = ["id", "system", "k", "pairs", "status", "error", "done", "total", "created_at", "finished_at"]
 
 
