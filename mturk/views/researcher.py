@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
-from ..publication import preview_publication
+from ..publication import preview_publication, publication_summary
 from ..selectors import (
     CampaignWithProgress,
     campaigns_with_progress,
@@ -193,19 +193,13 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "GET":
         return render_confirmation(request, campaign, campaign_confirm.publish(campaign, request.GET))
     sandbox = campaign_confirm.ENVIRONMENTS.get(request.POST.get("environment", ""))
-    was_paused = campaign.status == CampaignStatus.PAUSED
     try:
         result = publish_campaign(campaign, sandbox=sandbox)
     except (CampaignError, InvalidTransition) as exc:
         messages.error(request, str(exc))
     else:
-        note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
-        queued = " Their creation on the marketplace is queued." if result.queued else ""
-        published = (f"Published {result.published} HIT(s), cost up to {campaign_confirm.currency(campaign)}"
-                     f"{result.cost.total}.{note}{queued}")
-        if was_paused:
-            published = f"Campaign {campaign.name} resumed." + (f" {published}" if result.published else "")
-        messages.success(request, published)
+        campaign.refresh_from_db()
+        messages.success(request, " ".join(publication_summary(campaign, result)))
     return redirect("campaign-page", pk=pk)
 
 
