@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from celery import Task
@@ -94,10 +95,15 @@ class FireAndForget(Task):
 
     # Celery's hooks, called by a worker (in-process runs are reported by send_after_commit)
     def on_retry(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
-        cause = getattr(exc, "exc", None) or exc  # celery.exceptions.Retry carries the cause
-        when = getattr(exc, "when", None)
-        retry_in = float(when) if isinstance(when, int | float) else 0.0
-        self.failed(args, cause, retry_in=retry_in, attempt=self.request.retries + 1)
+        """`exc`: the cause; `einfo` holds the Retry, which knows when the retry comes (a countdown or a time)."""
+        retry = getattr(einfo, "exception", None)
+        retry = getattr(retry, "exc", retry)  # billiard wraps it (ExceptionWithTraceback)
+        when = getattr(retry, "when", None)
+        if isinstance(when, datetime):
+            retry_in = max(0.0, (when - datetime.now(when.tzinfo)).total_seconds())
+        else:
+            retry_in = float(when) if isinstance(when, int | float) else 0.0
+        self.failed(args, exc, retry_in=retry_in, attempt=self.request.retries + 1)
 
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         self.failed(args, exc, attempt=self.request.retries + 1)
