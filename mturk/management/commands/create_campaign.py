@@ -29,7 +29,8 @@ def json_arg(flag: str, value: str | None):
 
 class Command(BaseCommand):
     help = ("Create a draft campaign. HITs come from --all-images, from the image selector (--image-set, --tag, "
-            "--search, --state, --not-in), or later from import_images --campaign.")
+            "--search, --state, --not-in), or later from import_images --campaign. A selection that matches nothing "
+            "is refused (no campaign is created).")
 
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True)
