@@ -70,7 +70,8 @@ class FireAndForget(Task):
         if retry_in is not None:
             total = (self.max_retries or 0) + 1
             return f"{line} (attempt {attempt} of {total}); tried again automatically in {round(retry_in)} s"
-        if in_process:
+        if in_process and isinstance(exc, tuple(getattr(self, "autoretry_for", None) or ())):
+            # a worker would have tried again later; here nothing would run that retry
             return f"{line}; not tried again (tasks run in-process, without a task queue): {self.recovery}"
         if attempt > 1:
             return f"{line}; given up after {attempt} attempts: {self.recovery}"

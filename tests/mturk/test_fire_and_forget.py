@@ -17,6 +17,7 @@ from mturk.models import Campaign
 from mturk.providers.base import ProviderUnavailable
 from mturk.providers.mturk.tasks import create_marketplace_hits
 from mturk.providers.prolific.tasks import prolific_publish, prolific_push_decisions
+from mturk.services.campaigns import CampaignError
 from mturk.tasks import grant_participation, publish_new_hits
 from tests.factories import make_campaign, make_image
 
@@ -54,6 +55,16 @@ def test_a_campaign_task_failing_in_process_is_recorded_on_the_campaign_and_not_
     campaign.refresh_from_db()
     assert campaign.marketplace_error == line
     assert [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR] == [f"job {task.name}: {line}"]
+
+
+def test_a_failure_no_worker_would_retry_is_not_blamed_on_the_missing_task_queue(
+        monkeypatch, django_capture_on_commit_callbacks):
+    campaign = make_campaign(images=1)
+    monkeypatch.setattr("mturk.tasks.publish_campaign", failing(CampaignError("the stage is closed")))
+    with django_capture_on_commit_callbacks(execute=True):
+        handoff = send_after_commit(publish_new_hits, campaign.pk)
+    assert handoff.error == (f"Publishing the HITs the earlier stage added failed: the stage is closed; "
+                             f"{publish_new_hits.recovery}")
 
 
 def test_the_campaign_page_shows_a_local_campaigns_background_error(researcher_client, monkeypatch,
