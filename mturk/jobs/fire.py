@@ -31,20 +31,20 @@ def reason_of(exc: BaseException) -> str:
 @dataclass
 class Handoff:
     """A fire-and-forget task asked for in this transaction. `in_process`: it runs here when the transaction
-    commits (no broker); then `ran` and `error` say how that went. Otherwise it was handed to the broker (`sent`
-    False: the broker could not be reached; the task's recovery does the work)."""
+    commits (no broker); then `ran` and `error` say how that went. Otherwise it is handed to the broker when the
+    transaction commits (`sent` False: the broker could not be reached; the task's recovery does the work)."""
 
     task: str
     label: str
     in_process: bool
-    sent: bool = False
+    sent: bool | None = None  # None: to be handed to the broker when the transaction commits
     ran: bool = False
     error: str = ""  # the in-process run's failure, as recorded
 
     @property
     def queued(self) -> bool:
-        """Waiting on the task queue (handed to a broker), not done yet."""
-        return not self.in_process and self.sent
+        """On (or on its way to) the task queue: not done yet. False once the broker could not take it."""
+        return not self.in_process and self.sent is not False
 
 
 class FireAndForget(Task):

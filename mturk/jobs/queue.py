@@ -69,6 +69,7 @@ def send_after_commit(task: Any, *args: Any, countdown: float | None = None) -> 
         try:
             task.apply_async(args=args, countdown=countdown)
         except Exception as exc:
+            handoff.sent = False
             log.warning("task %s%r could not be queued (%s: %s); the periodic task that covers it will do the work",
                         task.name, args, type(exc).__name__, exc)
         else:

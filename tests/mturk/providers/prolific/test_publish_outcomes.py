@@ -110,3 +110,24 @@ def test_an_active_campaign_with_no_draft_has_nothing_to_publish(prolific_fake, 
         call_command("publish", campaign.name, stdout=out)
     assert out.getvalue() == f"Nothing to publish: every HIT of '{campaign.name}' is published already.\n"
     assert callbacks == [] and len(prolific_fake.calls) == calls
+
+
+@pytest.mark.django_db
+def test_with_a_broker_the_study_job_is_said_to_be_queued_and_the_study_row_says_so(
+        prolific_fake, monkeypatch, researcher_client, django_capture_on_commit_callbacks):
+    from config.celery import app
+    from mturk.providers.prolific.tasks import prolific_publish
+
+    campaign = prolific_draft()
+    app.conf.task_always_eager = False  # restored by the celery_in_process fixture
+    sent: list[tuple] = []
+    monkeypatch.setattr(prolific_publish, "apply_async", lambda args=None, **options: sent.append(tuple(args)))
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("publish", campaign.name, stdout=out)
+    assert sent == [(campaign.pk,)]
+    assert out.getvalue().splitlines()[1:] == [
+        "Queued on the task queue: Creating or updating the Prolific study. Follow it on the campaign page or with "
+        "`sync_assignments`."]
+    page = researcher_client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert "being created (a background job creates and publishes it)" in page
