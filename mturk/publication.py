@@ -20,6 +20,7 @@ from .services.campaigns import (
     PublishResult,
     committed_spend,
     estimate_cost,
+    nothing_offered,
     plan_publication,
     settle_environment,
 )
@@ -109,6 +110,10 @@ def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
         errors.append(f"{provider.name}: {exc}")
         pricing, fee, rule = get_provider("local"), Decimal("0.00"), "unknown (see the error)"
     to_publish, drafts = plan_publication(candidate, pricing)
+    if not to_publish and campaign.status == CampaignStatus.DRAFT:
+        refusal = nothing_offered(candidate, pricing, drafts)
+        if refusal:
+            errors.append(refusal)
     return PublicationPreview(
         provider=provider.name,
         sandbox=candidate.sandbox,

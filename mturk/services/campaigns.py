@@ -291,7 +291,7 @@ def _check_provider(campaign: Campaign, provider: CrowdProvider) -> None:
         raise CampaignError(f"{provider.name}: {exc}") from None
 
 
-def _nothing_offered(campaign: Campaign, provider: CrowdProvider, drafts: list[HIT]) -> str | None:
+def nothing_offered(campaign: Campaign, provider: CrowdProvider, drafts: list[HIT]) -> str | None:
     """Why a first publication that would publish no HIT is refused (None: a stage waiting for its source)."""
     if drafts:
         return (f"campaign '{campaign.name}' has nothing to publish within its budget cap: ${campaign.budget_cap} "
@@ -332,7 +332,7 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
             raise CampaignError(f"{provider.name}: {exc}") from None
         previous = campaign.status
         if not to_publish and previous == CampaignStatus.DRAFT:
-            refusal = _nothing_offered(campaign, provider, drafts)
+            refusal = nothing_offered(campaign, provider, drafts)
             if refusal:
                 raise CampaignError(refusal)
         for hit in to_publish:

@@ -76,8 +76,14 @@ def test_the_api_answers_502_with_the_cause(prolific_fake, api):
 
 
 @pytest.mark.django_db
-def test_a_campaign_with_nothing_to_publish_is_refused_and_stays_a_draft(prolific_fake):
+def test_a_campaign_with_nothing_to_publish_is_refused_and_stays_a_draft(prolific_fake, api):
     campaign = prolific_draft(images=0)
+    with pytest.raises(CommandError, match=f"^publishing '{campaign.name}' would be refused: campaign "
+                                           f"'{campaign.name}' has no HIT to publish"):
+        call_command("publish", campaign.name, "--dry-run", stdout=StringIO())
+    assert "has no HIT to publish" in api.get(f"/api/campaigns/{campaign.pk}/estimate/").json()["error"]
+    refused = api.post(f"/api/campaigns/{campaign.pk}/publish/", {}, format="json")
+    assert refused.status_code == 400 and "has no HIT to publish" in refused.json()["detail"]
     with pytest.raises(CommandError, match=f"^campaign '{campaign.name}' has no HIT to publish: add HITs first"):
         call_command("publish", campaign.name, stdout=StringIO())
     campaign.refresh_from_db()
