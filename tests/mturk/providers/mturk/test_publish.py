@@ -383,7 +383,7 @@ def test_a_refusal_is_stored_on_the_campaign_and_the_hit_stays_pending(stub, dja
     campaign.refresh_from_db()
     assert campaign.marketplace_error.startswith(
         "Creating the published HITs on MTurk failed: MTurk refused create_hit_with_hit_type: You do not have enough "
-        "funds to create this HIT.; not tried again (tasks run in-process, without a task queue): the marketplace sync")
+        "funds to create this HIT.; the marketplace sync does it")  # a refusal: no worker would retry it either
 
     # Once the account is funded, running the job again creates the rest and clears the error.
     stub.add_response("create_hit_with_hit_type", hit_response(hit_id(2), type_id(1)),
