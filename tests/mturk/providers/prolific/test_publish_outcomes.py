@@ -137,3 +137,19 @@ def test_with_a_broker_the_study_job_is_said_to_be_queued_and_the_study_row_says
         "`sync_assignments`."]
     page = researcher_client.get(f"/campaigns/{campaign.pk}/").content.decode()
     assert "being created (a background job creates and publishes it)" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_wizard_says_the_study_failed_after_creating_and_publishing(prolific_fake, researcher_client):
+    from tests.factories import make_image
+
+    make_image("one.png")
+    prolific_fake.fail("studies/", "503", method="POST")
+    response = researcher_client.post("/campaigns/new/", {
+        "step": "publish", "flow": "campaign", "kind": "describe_image", "source": "all_images",
+        "provider": "prolific", "name": "Wizard study", "reward": "0.50", "tasks_per_submission": "1",
+        "qualifications-estimated_minutes": "2"}, follow=True)
+    page = response.content.decode()
+    assert "Created: campaign &#x27;Wizard study&#x27; is published here, but creating or updating the Prolific " \
+           "study failed: Prolific refused POST studies/ (503)" in page
+    assert "not created: the last attempt failed" in page
