@@ -46,7 +46,16 @@ class AllImages(ItemSource):
         return f"{select_images(ImageCriteria()).count()} image(s), one HIT each"
 
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
-        return [{"image": pk} for pk in select_images(ImageCriteria()).values_list("pk", flat=True)]
+        return _selected_images(ImageCriteria())
+
+
+def _selected_images(criteria: ImageCriteria) -> list[dict[str, Any]]:
+    """One item per image the criteria match; a selection that matches nothing is refused (never an empty
+    campaign), with the same message wherever it comes from (the wizard, the API, the CLI)."""
+    items = [{"image": pk} for pk in select_images(criteria).values_list("pk", flat=True)]
+    if not items:
+        raise ValueError(f"no image matches ({criteria.describe()})")
+    return items
 
 
 def _sets() -> list[tuple[str, str]]:
@@ -88,11 +97,7 @@ class ImageSelection(ItemSource):
         return ChoicePage([_choice(image) for image in found.images], found.total, None, found.next_after)
 
     def select(self, kind: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
-        criteria = criteria_from(params)
-        items = [{"image": pk} for pk in select_images(criteria).values_list("pk", flat=True)]
-        if not items:
-            raise ValueError(f"no image matches ({criteria.describe()})")
-        return items
+        return _selected_images(criteria_from(params))
 
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
         if not selected:
@@ -110,7 +115,10 @@ class WaitingDescriptions(ItemSource):
         return f"{_waiting_descriptions().count()} description(s), one HIT each"
 
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
-        return [{"description": pk} for pk in _waiting_descriptions().order_by("pk").values_list("pk", flat=True)]
+        items = [{"description": pk} for pk in _waiting_descriptions().order_by("pk").values_list("pk", flat=True)]
+        if not items:
+            raise ValueError("no description matches (not linked yet, of an image with boxes)")
+        return items
 
 
 def _first_image() -> Sample | None:

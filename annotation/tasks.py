@@ -1,11 +1,15 @@
 """Background work for images."""
 from celery import shared_task
 
+from mturk.jobs import FireAndForget
+
 from .models import Image, RenditionJob
 from .services.renditions import ensure_thumbnails, render_batch
 
 
-@shared_task(autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
+@shared_task(base=FireAndForget, autoretry_for=(OSError,), retry_backoff=True, max_retries=5,
+             label="Making an image's thumbnails",
+             recovery="`manage.py render_images` makes the missing renditions")
 def make_thumbnails(image_id: int) -> None:
     image = Image.objects.filter(pk=image_id).first()
     if image is not None:

@@ -84,7 +84,8 @@ class ItemSource(ABC):
 
     @abstractmethod
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
-        """One item per HIT; `selected`: the ids ticked (selections). Raise ValueError for a bad choice."""
+        """One item per HIT; `selected`: the ids ticked (selections). Raise ValueError for a bad choice or when
+        nothing matches (never an empty list: a campaign is not made of an empty selection)."""
 
 
 @dataclass(frozen=True)

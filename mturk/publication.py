@@ -17,8 +17,10 @@ from .providers.registry import get_provider
 from .services.campaigns import (
     CampaignError,
     CostEstimate,
+    PublishResult,
     committed_spend,
     estimate_cost,
+    nothing_offered,
     plan_publication,
     settle_environment,
 )
@@ -108,6 +110,10 @@ def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
         errors.append(f"{provider.name}: {exc}")
         pricing, fee, rule = get_provider("local"), Decimal("0.00"), "unknown (see the error)"
     to_publish, drafts = plan_publication(candidate, pricing)
+    if not to_publish and campaign.status == CampaignStatus.DRAFT:
+        refusal = nothing_offered(candidate, pricing, drafts)
+        if refusal:
+            errors.append(refusal)
     return PublicationPreview(
         provider=provider.name,
         sandbox=candidate.sandbox,
@@ -150,3 +156,31 @@ def preview_dict(preview: PublicationPreview) -> dict[str, Any]:
         "participation": preview.participation,
         "error": preview.error,
     }
+
+
+def publication_summary(campaign: Campaign, result: PublishResult) -> list[str]:
+    """What a publication did, as it is (the command's lines, the console's message): nothing is said to be
+    published or queued that is not. `campaign`: as saved after publishing."""
+    provider = get_provider(campaign.provider)
+    money_prefix = provider.currency_prefix(campaign)
+    where = f" on {provider.name} ({'sandbox' if campaign.sandbox else 'production'})" if provider.has_sandbox else ""
+    if result.nothing_to_publish:
+        return [f"Nothing to publish: every HIT of '{campaign.name}' is published already."]
+    if result.unpaused and not result.published:
+        lines = [f"Campaign '{campaign.name}' is active again (no new HIT to publish)."]
+    elif result.waiting_for_stage:
+        source = f"'{campaign.source_stage.name}'" if campaign.source_stage else "its source stage"
+        lines = [f"'{campaign.name}' is active with no HIT yet: its HITs are added and published as {source} "
+                 "approves results."]
+    else:
+        lines = [f"Published {result.published} HIT(s) of '{campaign.name}'{where}: up to {result.cost.assignments} "
+                 f"assignments, {money_prefix}{result.cost.total} with fees."]
+    if result.stopped_by_budget:
+        lines.append(f"Stopped at the budget cap: {result.left_in_draft} HIT(s) left in draft.")
+    if result.resumed:
+        lines.append(f"{result.resumed} published HIT(s) were not on {provider.name} yet (an earlier job did not "
+                     f"finish): handed to the job again ({result.job_label}).")
+    if result.queued:
+        lines.append(f"Queued on the task queue: {result.job_label}. Follow it on the campaign page or with "
+                     "`sync_assignments`.")
+    return lines

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from .jobs import BY_THE_SYNC, CampaignTask
 from .models import Campaign
 from .providers.base import ProviderUnavailable
 from .services.campaigns import publish_campaign
 
 
-@shared_task(autoretry_for=(ConnectionError, TimeoutError), retry_backoff=True, max_retries=5)
+@shared_task(base=CampaignTask, autoretry_for=(ConnectionError, TimeoutError), retry_backoff=True, max_retries=5,
+             label="Publishing the HITs the earlier stage added",
+             recovery="publish the campaign to publish its draft HITs (`manage.py publish` or the Publish button)")
 def publish_new_hits(campaign_id: int) -> int:
     """Publish the draft HITs a stage gained (within the budget cap)."""
     campaign = Campaign.objects.get(pk=campaign_id)
@@ -37,7 +40,9 @@ def build_dataset_export(export_id: int) -> str:
     return build_export(DatasetExport.objects.get(pk=export_id)).status
 
 
-@shared_task(acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=60, max_retries=5)
+@shared_task(base=CampaignTask, acks_late=True, autoretry_for=(ProviderUnavailable,), retry_backoff=60,
+             max_retries=5, label="Granting the participation qualifications on the marketplace",
+             recovery=BY_THE_SYNC)
 def grant_participation(campaign_id: int) -> int:
     """Grant the campaign's stored participation qualifications on its marketplace (silently)."""
     from .services.participation import grant_pending

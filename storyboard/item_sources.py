@@ -23,7 +23,10 @@ class AllAlbums(ItemSource):
         return f"{Album.objects.count()} album(s), one HIT each"
 
     def items(self, kind: str, selected: list[int]) -> list[dict[str, Any]]:
-        return [{"album": pk} for pk in Album.objects.order_by("pk").values_list("pk", flat=True)]
+        items = [{"album": pk} for pk in Album.objects.order_by("pk").values_list("pk", flat=True)]
+        if not items:
+            raise ValueError("no album matches (there is no album yet: import albums first)")
+        return items
 
 
 @register_source

@@ -53,7 +53,10 @@ class ImageCriteria:
             parts.append(f"with fewer than {self.captions_below} caption(s)")
         if self.not_in_campaign is not None:
             parts.append(f"not in campaign #{self.not_in_campaign}")
-        return "; ".join(parts) or "every image outside the demo"
+        if not self.sets:
+            parts.append("the demo collection included" if self.include_demo else
+                         "the demo collection left out unless asked for")
+        return "; ".join(parts)
 
 
 def _values(raw: Any) -> tuple[str, ...]:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import contextvars
 import logging
 import os
+import sys
 import time
 from typing import Any
 
+from celery.exceptions import Retry
 from celery.signals import (
     before_task_publish,
     setup_logging,
@@ -53,16 +55,36 @@ def _job_started(task_id: str = "", task: Any = None, **kwargs: Any) -> None:
         logger.info("job %s started", task.name, extra={"job": task.name, "job_id": task_id})
 
 
+def _outcome(state: str | None, retval: Any) -> tuple[str, str]:
+    """(outcome, reason): a run that raised in-process (no broker) ends without a state while its exception is
+    on its way to the caller; a failed or retried run's reason is its exception's message."""
+    error: BaseException | None = retval if isinstance(retval, BaseException) else None
+    if state is None:
+        error = sys.exc_info()[1]
+        state = "FAILURE" if error is not None else None
+    if isinstance(error, Retry) and error.exc is not None:
+        error = error.exc
+    outcome = (state or "unknown").lower()
+    reason = ""
+    if error is not None and outcome in ("failure", "retry"):
+        reason = " ".join(str(error).split()) or type(error).__name__
+    return outcome, reason
+
+
 @task_postrun.connect
-def _job_finished(task_id: str = "", task: Any = None, state: str | None = None, **kwargs: Any) -> None:
+def _job_finished(task_id: str = "", task: Any = None, state: str | None = None, retval: Any = None,
+                  **kwargs: Any) -> None:
     started, token = _running.pop(task_id, (None, None))
     if started is not None and task is not None:
         seconds = time.perf_counter() - started
-        outcome = (state or "unknown").lower()
+        outcome, reason = _outcome(state, retval)
         JOB_SECONDS.labels(job=task.name, outcome=outcome).observe(seconds)
-        logger.info("job %s finished: %s", task.name, outcome, extra={
-            "job": task.name, "job_id": task_id, "outcome": outcome, "duration_ms": round(seconds * 1000, 1),
-        })
+        extra = {"job": task.name, "job_id": task_id, "outcome": outcome, "duration_ms": round(seconds * 1000, 1)}
+        if reason:
+            extra["error"] = reason
+            logger.info("job %s finished: %s (%s)", task.name, outcome, reason, extra=extra)
+        else:
+            logger.info("job %s finished: %s", task.name, outcome, extra=extra)
     if token is not None:
         current_request_id.reset(token)
 

@@ -71,8 +71,9 @@ class CampaignCreateSerializer(StrictSerializer):
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
     instructions = serializers.CharField(required=False, allow_blank=True)
     options = serializers.DictField(required=False)
-    items = serializers.ListField(child=serializers.DictField(), required=False,
-                                  help_text="One object per HIT, e.g. {\"image\": 12}.")
+    items = serializers.ListField(child=serializers.DictField(), required=False, allow_empty=False,
+                                  help_text="One object per HIT, e.g. {\"image\": 12}; leave it out to add HITs "
+                                            "later (an empty list is refused).")
     select = serializers.DictField(
         required=False,
         help_text="Instead of items: every item an item source's selector matches, one HIT each, e.g. "

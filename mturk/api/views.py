@@ -19,7 +19,14 @@ from ..providers.base import ProviderError
 from ..providers.registry import UnknownProvider, get_provider
 from ..publication import preview_dict, preview_publication
 from ..selectors import CampaignWithProgress, campaigns_with_progress
-from ..services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign, set_campaign_status
+from ..services.campaigns import (
+    CampaignError,
+    PublicationFailed,
+    add_hits,
+    create_campaign,
+    publish_campaign,
+    set_campaign_status,
+)
 from ..services.hits import (
     HITError,
     add_assignments_everywhere,
@@ -123,11 +130,17 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(request=PublishSerializer, responses={200: CampaignSerializer})
     @action(detail=True, methods=["post"])
     def publish(self, request: Request, pk: str) -> Response:
-        """Publish the draft HITs within the budget cap. On a marketplace, `queued` says a background job
-        creates them there (follow `pending_creation` and `marketplace_error`)."""
+        """Publish the draft HITs within the budget cap. On a marketplace, `queued` says a background job on the
+        task queue does the marketplace's half (`queued_job` says what; follow `pending_creation` and
+        `marketplace_error`). Without a task queue that job runs before the answer: its failure answers 502 with
+        the cause (the campaign stays published here, the failure is its `marketplace_error`; publishing again
+        tries again). A first publication with no HIT to offer is refused (400); a stage with no HIT yet becomes
+        active (`waiting_for_stage`); an active campaign with no draft HIT answers `nothing_to_publish`."""
         data = _valid(PublishSerializer, request)
         try:
             result = publish_campaign(self.get_object(), data.get("provider"), sandbox=data.get("sandbox"))
+        except PublicationFailed as exc:  # in-process: the marketplace's job failed (recorded on the campaign)
+            return _marketplace_failed(exc)
         except REFUSED as exc:
             return _refused(exc)
         body = self.get_serializer(self.get_queryset().get(pk=pk)).data
@@ -135,6 +148,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         body["left_in_draft"] = result.left_in_draft
         body["stopped_by_budget"] = result.stopped_by_budget
         body["queued"] = result.queued
+        body["queued_job"] = result.job_label if result.queued else None
+        body["nothing_to_publish"] = result.nothing_to_publish
+        body["waiting_for_stage"] = result.waiting_for_stage
         body["cost"] = {"assignments": result.cost.assignments, "rewards": str(result.cost.rewards),
                         "fees": str(result.cost.fees), "total": str(result.cost.total)}
         return Response(body)

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models_jobs import BackgroundJob
+from .fire import FireAndForget, Handoff, run_in_process
 
 log = logging.getLogger(__name__)
 
@@ -53,18 +54,26 @@ def dispatch(job: BackgroundJob, robust: bool = False) -> None:
     transaction.on_commit(lambda: hand_off(model, pk), robust=robust)
 
 
-def send_after_commit(task: Any, *args: Any, countdown: float | None = None) -> None:
+def send_after_commit(task: Any, *args: Any, countdown: float | None = None) -> Handoff:
     """Queue a fire-and-forget task once the transaction commits; a broker error is logged, not raised (a periodic
-    task derives the same work again)."""
+    task or an action derives the same work again). Without a broker the task runs here when the transaction
+    commits, and a failure is recorded (fire.FireAndForget), not raised. The returned Handoff tells how it went
+    once the transaction has committed."""
+    label = task.describe() if isinstance(task, FireAndForget) else task.name
+    handoff = Handoff(task=task.name, label=label, in_process=_eager())
 
     def send() -> None:
-        if _eager():
-            task.apply_async(args=args, countdown=countdown)
+        if handoff.in_process:
+            run_in_process(task, args, handoff)
             return
         try:
             task.apply_async(args=args, countdown=countdown)
         except Exception as exc:
+            handoff.sent = False
             log.warning("task %s%r could not be queued (%s: %s); the periodic task that covers it will do the work",
                         task.name, args, type(exc).__name__, exc)
+        else:
+            handoff.sent = True
 
     transaction.on_commit(send)
+    return handoff

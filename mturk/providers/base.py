@@ -13,6 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..jobs import Handoff
     from ..models import HIT, Assignment, Bonus, Campaign, Worker
 
 CENT = Decimal("0.01")
@@ -26,7 +27,14 @@ def money(value: Decimal) -> Decimal:
 class PublishOutcome:
     published: int
     worker_link: str | None = None
-    queued: bool = False  # the marketplace calls run in a background job
+    # The background job that does the marketplace's half (mturk.jobs.Handoff): queued on the broker, or run
+    # in-process once the publication commits (its failure then recorded in `job.error`).
+    job: Handoff | None = None
+
+    @property
+    def queued(self) -> bool:
+        """The marketplace's half waits on the task queue (not done yet)."""
+        return self.job is not None and self.job.queued
 
 
 @dataclass(frozen=True)
@@ -155,10 +163,10 @@ class CrowdProvider(ABC):
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """Make the HITs available to workers. The HITs are already marked published in our DB."""
 
-    def resume_publishing(self, campaign: Campaign) -> int:
-        """Queue again the marketplace's half of publishing for published HITs it does not have yet (a lost
-        job); how many HITs wait for it."""
-        return 0
+    def resume_publishing(self, campaign: Campaign) -> PublishOutcome:
+        """Queue again the marketplace's half of publishing for published HITs it does not have yet (a lost or
+        failed job): how many HITs wait for it, and the job."""
+        return PublishOutcome(published=0)
 
     def create_pending_hits(self, campaign: Campaign) -> int:
         """Create now the published HITs the marketplace does not have yet (the periodic sync); how many."""

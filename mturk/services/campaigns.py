@@ -13,7 +13,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from ..models import HIT, Bonus, Campaign
-from ..providers.base import CrowdProvider, ProviderError, money
+from ..providers.base import CrowdProvider, ProviderError, PublishOutcome, money
 from ..providers.registry import get_provider
 from ..states import HIT_MACHINE, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
@@ -240,8 +240,18 @@ class PublishResult:
     cost: CostEstimate
     worker_link: str | None
     stopped_by_budget: bool
+    # The marketplace's half (a study, HITs on the marketplace) waits on the task queue: `job_label` says what.
     queued: bool = False
-    resumed: int = 0  # published HITs a lost creation job had left without a marketplace id, queued again
+    resumed: int = 0  # published HITs a lost or failed marketplace job had left undone, handed to it again
+    job_label: str = ""
+    nothing_to_publish: bool = False  # an active campaign with no draft HIT: nothing was done
+    waiting_for_stage: bool = False  # a stage with no HIT yet: active, its HITs come from its source stage
+    unpaused: bool = False  # a paused campaign made active again
+
+
+class PublicationFailed(CampaignError):
+    """The campaign is published here, but the marketplace's half failed (run in-process, without a task queue);
+    the failure is recorded on the campaign and publishing again tries again."""
 
 
 def settle_environment(campaign: Campaign, provider: CrowdProvider, sandbox: bool | None) -> None:
@@ -281,12 +291,28 @@ def _check_provider(campaign: Campaign, provider: CrowdProvider) -> None:
         raise CampaignError(f"{provider.name}: {exc}") from None
 
 
+def nothing_offered(campaign: Campaign, provider: CrowdProvider, drafts: list[HIT]) -> str | None:
+    """Why a first publication that would publish no HIT is refused (None: a stage waiting for its source)."""
+    if drafts:
+        return (f"campaign '{campaign.name}' has nothing to publish within its budget cap: ${campaign.budget_cap} "
+                f"(with ${money(committed_spend(campaign, provider))} committed) leaves none of its {len(drafts)} "
+                "draft HIT(s) room; raise the cap")
+    if campaign.source_stage_id is None:
+        return (f"campaign '{campaign.name}' has no HIT to publish: add HITs first (a selection of items, "
+                "`import_images --campaign`, or the API's /hits/)")
+    return None
+
+
 def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
                      sandbox: bool | None = None) -> PublishResult:
     """Publish the campaign's draft HITs, stopping before the budget cap would be crossed.
 
     The HITs are marked published (the intent) before the provider is asked to publish them;
-    marketplace providers create them in a background job that can be re-run safely."""
+    marketplace providers create them in a background job that can be re-run safely. A first publication with
+    nothing to publish is refused (CampaignError; the campaign stays a draft), except for a stage, which waits for
+    the HITs its source stage adds; an active campaign with no draft HIT reports `nothing_to_publish`. Without a
+    task queue the marketplace's job runs when the publication commits, and its failure raises PublicationFailed
+    (the campaign stays published here, the failure is recorded on it)."""
     provider = get_provider(provider_name or campaign.provider)
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -304,6 +330,11 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
             to_publish, drafts = plan_publication(campaign, provider)
         except ProviderError as exc:  # e.g. the marketplace's fees could not be learnt: no budget check possible
             raise CampaignError(f"{provider.name}: {exc}") from None
+        previous = campaign.status
+        if not to_publish and previous == CampaignStatus.DRAFT:
+            refusal = nothing_offered(campaign, provider, drafts)
+            if refusal:
+                raise CampaignError(refusal)
         for hit in to_publish:
             HIT_MACHINE.check(hit.status, HITStatus.PUBLISHED)
         now = timezone.now()
@@ -316,18 +347,30 @@ def publish_campaign(campaign: Campaign, provider_name: str | None = None, *,
             campaign.transition(CampaignStatus.ACTIVE)
             campaign.published_at = campaign.published_at or now
         campaign.save()
-        outcome = provider.publish(campaign, to_publish)
-        resumed = 0
-        if provider.has_marketplace and not outcome.queued:
+        if to_publish or previous == CampaignStatus.PAUSED:  # new HITs, or a paused campaign that starts again
+            outcome = provider.publish(campaign, to_publish)
+        else:
+            outcome = PublishOutcome(published=0, worker_link=provider.worker_link(campaign))
+        resumed = PublishOutcome(published=0)
+        if provider.has_marketplace and outcome.job is None:
             resumed = provider.resume_publishing(campaign)
+    for job in (outcome.job, resumed.job):  # in-process jobs ran as the transaction committed
+        if job is not None and job.error:
+            raise PublicationFailed(f"campaign '{campaign.name}' is published here, but "
+                                    f"{job.error[:1].lower()}{job.error[1:]}")
+    job = outcome.job or resumed.job
     return PublishResult(
         published=outcome.published,
         left_in_draft=len(drafts) - len(to_publish),
         cost=estimate_cost(campaign, sum(h.max_assignments for h in to_publish), provider),
         worker_link=outcome.worker_link,
         stopped_by_budget=len(to_publish) < len(drafts),
-        queued=outcome.queued or bool(resumed),
-        resumed=resumed,
+        queued=outcome.queued or resumed.queued,
+        resumed=resumed.published,
+        job_label=job.label if job is not None else "",
+        nothing_to_publish=not to_publish and previous == CampaignStatus.ACTIVE and not resumed.published,
+        waiting_for_stage=not to_publish and previous == CampaignStatus.DRAFT,
+        unpaused=previous == CampaignStatus.PAUSED,
     )
 
 

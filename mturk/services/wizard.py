@@ -11,7 +11,7 @@ from django.db.models import Count, Q
 
 from ..models import Campaign
 from ..publication import PublicationPreview, preview_publication
-from .campaigns import CampaignError, PublishResult, publish_campaign
+from .campaigns import CampaignError, PublicationFailed, PublishResult, publish_campaign
 
 Creator = Callable[[], dict[str, Campaign]]  # creates the campaign(s), by stage ("" for a single campaign)
 
@@ -51,6 +51,7 @@ class Created:
     campaigns: dict[str, Campaign]
     published: list[PublishResult]
     publish_error: str | None  # created, but publishing was refused: the rest stay drafts
+    published_here: bool = False  # the refusal came after publishing here: the marketplace's job failed
 
 
 def create_and_maybe_publish(create: Creator, publish: bool) -> Created:
@@ -62,6 +63,8 @@ def create_and_maybe_publish(create: Creator, publish: bool) -> Created:
         for campaign in campaigns.values():
             try:
                 results.append(publish_campaign(campaign))
+            except PublicationFailed as exc:  # in-process: the marketplace's job failed (recorded on the campaign)
+                return Created(campaigns, results, str(exc), published_here=True)
             except CampaignError as exc:
                 return Created(campaigns, results, str(exc))
     return Created(campaigns, results, None)

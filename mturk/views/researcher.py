@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError
 from ..providers.registry import get_provider
-from ..publication import preview_publication
+from ..publication import preview_publication, publication_summary
 from ..selectors import (
     CampaignWithProgress,
     campaigns_with_progress,
@@ -25,7 +25,7 @@ from ..selectors import (
     stage_chain,
 )
 from ..selectors_run import run_actions
-from ..services.campaigns import CampaignError, publish_campaign, set_campaign_status
+from ..services.campaigns import CampaignError, PublishResult, publish_campaign, set_campaign_status
 from ..services.hits import HITError, add_assignments_everywhere, delete_decided_hits, expire_campaign
 from ..services.marketplace_sync import sync_campaign
 from ..services.review import (
@@ -185,6 +185,20 @@ def approve_all(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("campaign-page", pk=pk)
 
 
+def _published(campaign: Campaign, result: PublishResult) -> str:
+    """What publishing did, as it is (the command's wording: publication.publication_summary)."""
+    if result.nothing_to_publish or result.waiting_for_stage:
+        campaign.refresh_from_db()
+        return " ".join(publication_summary(campaign, result))
+    note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
+    queued = f" Queued on the task queue: {result.job_label}." if result.queued else ""
+    published = (f"Published {result.published} HIT(s), cost up to {campaign_confirm.currency(campaign)}"
+                 f"{result.cost.total}.{note}{queued}")
+    if result.unpaused:
+        return f"Campaign {campaign.name} resumed." + (f" {published}" if result.published else queued)
+    return published
+
+
 @confirmed_action
 @researcher_required
 def publish(request: HttpRequest, pk: int) -> HttpResponse:
@@ -193,19 +207,12 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "GET":
         return render_confirmation(request, campaign, campaign_confirm.publish(campaign, request.GET))
     sandbox = campaign_confirm.ENVIRONMENTS.get(request.POST.get("environment", ""))
-    was_paused = campaign.status == CampaignStatus.PAUSED
     try:
         result = publish_campaign(campaign, sandbox=sandbox)
     except (CampaignError, InvalidTransition) as exc:
         messages.error(request, str(exc))
     else:
-        note = f" {result.left_in_draft} HIT(s) left in draft by the budget cap." if result.stopped_by_budget else ""
-        queued = " Their creation on the marketplace is queued." if result.queued else ""
-        published = (f"Published {result.published} HIT(s), cost up to {campaign_confirm.currency(campaign)}"
-                     f"{result.cost.total}.{note}{queued}")
-        if was_paused:
-            published = f"Campaign {campaign.name} resumed." + (f" {published}" if result.published else "")
-        messages.success(request, published)
+        messages.success(request, _published(campaign, result))
     return redirect("campaign-page", pk=pk)
 
 

@@ -254,7 +254,8 @@ def index(request: HttpRequest) -> HttpResponse:
             return render(request, "mturk/wizard/form.html", _context(post, found), status=400)
         created_first = next(iter(created.campaigns.values()))
         if created.publish_error:
-            messages.error(request, f"Created, but not published: {created.publish_error}")
+            verdict = "Created:" if created.published_here else "Created, but not published:"
+            messages.error(request, f"{verdict} {created.publish_error}")
         elif step == "publish":
             messages.success(request, f"Created and published {len(created.campaigns)} campaign(s).")
         else:

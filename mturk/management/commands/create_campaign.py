@@ -29,7 +29,8 @@ def json_arg(flag: str, value: str | None):
 
 class Command(BaseCommand):
     help = ("Create a draft campaign. HITs come from --all-images, from the image selector (--image-set, --tag, "
-            "--search, --state, --not-in), or later from import_images --campaign.")
+            "--search, --state, --not-in), or later from import_images --campaign. A selection that matches nothing "
+            "is refused (no campaign is created).")
 
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True)
@@ -91,10 +92,14 @@ class Command(BaseCommand):
         options = json_arg("--options", o["options"])
         qualifications = json_arg("--qualifications", o["qualifications"])
         items = None
-        if o["all_images"]:  # the item sources the dataset apps register (annotation.item_sources)
-            items = get_source("all_images").items(o["kind"], [])
-        if o["all_descriptions"]:
-            items = get_source("descriptions").items(o["kind"], [])
+        # the item sources the dataset apps register (annotation.item_sources); a source matching nothing refuses
+        for flag, source, hint in (("all_images", "all_images", "; --include-demo alone takes every image, the "
+                                    "demo's included"), ("all_descriptions", "descriptions", "")):
+            if o[flag]:
+                try:
+                    items = get_source(source).items(o["kind"], [])
+                except ValueError as exc:
+                    raise CommandError(f"--{flag.replace('_', '-')}: {exc}{hint}") from None
         selection = {key: value for key, value in (
             ("set", o["image_set"]), ("tag", o["tag"]), ("search", o["search"]), ("state", o["state"]),
             ("captions", o["captions"]), ("not_in_campaign", o["not_in"]), ("include_demo", o["include_demo"]),

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...models import Campaign
 from ...providers.registry import UnknownProvider, get_provider, provider_names
-from ...publication import PublicationPreview, preview_publication
+from ...publication import PublicationPreview, preview_publication, publication_summary
 from ...services.campaigns import CampaignError, publish_campaign
 from ...states import InvalidTransition
 from ._common import find_campaign
@@ -12,7 +12,8 @@ from ._common import find_campaign
 
 class Command(BaseCommand):
     help = ("Publish a campaign's draft HITs (within its budget cap) and print the worker link. "
-            "On a marketplace (mturk) the HITs are created by a background job.")
+            "On a marketplace a background job creates the HITs (mturk) or the study (prolific); without a task "
+            "queue it runs before the command ends, and its failure ends the command with an error.")
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="campaign name or id")
@@ -39,17 +40,8 @@ class Command(BaseCommand):
         except (CampaignError, UnknownProvider, InvalidTransition) as exc:
             raise CommandError(str(exc)) from None
         target = Campaign.objects.get(pk=target.pk)
-        self.stdout.write(f"Published {result.published} HIT(s) of '{target.name}': up to "
-                          f"{result.cost.assignments} assignments, ${result.cost.total} with fees")
-        if result.stopped_by_budget:
-            self.stdout.write(f"Stopped at the budget cap: {result.left_in_draft} HIT(s) left in draft")
-        if result.resumed:
-            self.stdout.write(f"Resuming creation of {result.resumed} published HIT(s) the marketplace does not "
-                              "have yet (an earlier creation job did not finish).")
-        if result.queued:
-            where = "the sandbox" if target.sandbox else "production"
-            self.stdout.write(f"Creation on {target.provider} ({where}) is queued: a background job creates the "
-                              "HITs; follow it with the campaign page or `sync_assignments`.")
+        for line in publication_summary(target, result):
+            self.stdout.write(line)
         if result.worker_link:
             self.stdout.write(f"Worker link: {result.worker_link}")
 

@@ -190,11 +190,10 @@ class MTurkProvider(CrowdProvider):
 
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """The HITs are marked published in our database; a background job creates them on MTurk."""
-        if hits:
-            send_after_commit(create_marketplace_hits, campaign.pk)
-        return PublishOutcome(published=len(hits), queued=bool(hits))
+        job = send_after_commit(create_marketplace_hits, campaign.pk) if hits else None
+        return PublishOutcome(published=len(hits), job=job)
 
-    def resume_publishing(self, campaign: Campaign) -> int:
+    def resume_publishing(self, campaign: Campaign) -> PublishOutcome:
         return resume_creation(campaign)
 
     def create_pending_hits(self, campaign: Campaign) -> int:

@@ -22,7 +22,7 @@ from ...jobs import send_after_commit
 from ...models import HIT, Campaign, MarketplaceHITType
 from ...services.participation import in_stage_chain, participation_scopes, qualification_for
 from ...states import HITStatus
-from ..base import ProviderError
+from ..base import ProviderError, PublishOutcome
 from ..registry import get_provider
 from .notifications import configure_hit_type
 from .qualifications import not_participated
@@ -40,12 +40,11 @@ def pending_hits(campaign: Campaign):
     return HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, external_id="").order_by("position", "id")
 
 
-def resume_creation(campaign: Campaign) -> int:
-    """Queue the creation job again for published HITs the marketplace does not have yet; how many."""
+def resume_creation(campaign: Campaign) -> PublishOutcome:
+    """Queue the creation job again for published HITs the marketplace does not have yet: how many, and the job."""
     pending = pending_hits(campaign).count()
-    if pending:
-        send_after_commit(create_marketplace_hits, campaign.pk)
-    return pending
+    job = send_after_commit(create_marketplace_hits, campaign.pk) if pending else None
+    return PublishOutcome(published=pending, job=job)
 
 
 def _config_hash(params: dict[str, Any]) -> str:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from ...jobs import BY_THE_SYNC, CampaignTask
 from ...models import Campaign
 from ..base import ProviderUnavailable
 
 
-@shared_task(name="mturk.tasks.create_marketplace_hits", acks_late=True, reject_on_worker_lost=True,
-             autoretry_for=(ProviderUnavailable, ConnectionError), retry_backoff=30, retry_backoff_max=900,
-             max_retries=10)
+@shared_task(name="mturk.tasks.create_marketplace_hits", base=CampaignTask, acks_late=True,
+             reject_on_worker_lost=True, autoretry_for=(ProviderUnavailable, ConnectionError), retry_backoff=30,
+             retry_backoff_max=900, max_retries=10, label="Creating the published HITs on MTurk",
+             recovery=f"{BY_THE_SYNC}, or publish the campaign again")
 def create_marketplace_hits(campaign_id: int) -> int:
     """Create a campaign's published HITs on its marketplace. Re-running it never duplicates a HIT."""
     from .publish import create_pending_hits

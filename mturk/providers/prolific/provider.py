@@ -24,7 +24,7 @@ from .events import handle_pending_events
 from .groups import block_list_group
 from .requirements import clean_prolific_requirements
 from .selectors import REJECTION_CHOICES, prolific_facts
-from .studies import queue_study_update, study_filters
+from .studies import queue_study_update, resume_study, study_filters
 from .sync import sync_study
 from .tasks import prolific_publish
 from .terms import MIN_HOURLY, MIN_REJECTION_MESSAGE, REJECTION_CATEGORIES, bundle_reward, estimated_minutes, major
@@ -152,8 +152,12 @@ class ProlificProvider(CrowdProvider):
 
     # ---- the provider interface: our services drive Prolific themselves -----------------------------
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
-        send_after_commit(prolific_publish, campaign.pk)
-        return PublishOutcome(published=len(hits), queued=True)
+        """The HITs are ours; a background job creates the study (once), publishes it and gives it the places the
+        open slots need (studies.ensure_study)."""
+        return PublishOutcome(published=len(hits), job=send_after_commit(prolific_publish, campaign.pk))
+
+    def resume_publishing(self, campaign: Campaign) -> PublishOutcome:
+        return resume_study(campaign)
 
     def approve(self, assignment: Assignment, feedback: str, override_rejection: bool = False) -> None:
         before_decision(assignment, override_rejection)

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Exists, Min, OuterRef, Q
+from django.db.models import Count, Exists, F, Min, OuterRef, Q
 
-from ...models import Assignment, Bonus, Campaign
-from ...states import ANSWERED
+from ...models import HIT, Assignment, Bonus, Campaign
+from ...states import ANSWERED, CampaignStatus, HITStatus
 from .models import ProlificStudy, ProlificSubmission
 from .terms import AUTO_APPROVAL_DAYS, REJECTION_CATEGORIES, major
 
@@ -32,13 +32,30 @@ class ProlificFacts:
     fee_share: Decimal | None = None
     total_cost: Decimal | None = None  # the study's total with fees and VAT, in major units, as Prolific reported it
     rejection_categories: tuple[tuple[str, str], ...] = REJECTION_CHOICES
+    not_created: str = ""  # why the study has no Prolific id yet, when it has none
+
+
+def not_created(campaign: Campaign, study: ProlificStudy | None) -> str:
+    """Why the campaign has no study on Prolific, as it is (empty once the study exists)."""
+    if study is not None and study.external_id:
+        return ""
+    if study is None and campaign.status == CampaignStatus.DRAFT:
+        return "not created yet (publish the campaign)"
+    if campaign.marketplace_error:
+        return "not created: the last attempt failed (see the last marketplace error below)"
+    if campaign.status != CampaignStatus.ACTIVE:
+        return f"not created (the campaign is {campaign.status})"
+    if not HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, onboarding=False,
+                              taken_slots__lt=F("max_assignments")).exists():
+        return "not created yet: the campaign has no task to offer (it is created when HITs are published)"
+    return "being created (a background job creates and publishes it)"
 
 
 def prolific_facts(campaign: Campaign) -> ProlificFacts:
     """A constant number of queries, whatever the study's size."""
     study = ProlificStudy.objects.filter(campaign=campaign).first()
     if study is None:
-        return ProlificFacts(None, None)
+        return ProlificFacts(None, None, not_created=not_created(campaign, study))
     submissions = ProlificSubmission.objects.filter(study=study)
     by_status = dict(submissions.order_by().values_list("status").annotate(n=Count("pk")))
     has_work = Assignment.objects.filter(hit__campaign=campaign, external_id=OuterRef("submission_id"),
@@ -62,4 +79,5 @@ def prolific_facts(campaign: Campaign) -> ProlificFacts:
         bonuses_needing_attention=bonuses,
         fee_share=(study.fee_ratio * 100).quantize(Decimal("0.1")) if study.fee_ratio is not None else None,
         total_cost=major(study.costs["total_cost"]) if study.costs.get("total_cost") is not None else None,
+        not_created=not_created(campaign, study),
     )

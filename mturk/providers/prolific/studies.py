@@ -17,12 +17,12 @@ from django.db.models import F, Sum
 from django.urls import reverse
 from django.utils import timezone
 
-from ...jobs import send_after_commit
+from ...jobs import Handoff, send_after_commit
 from ...models import HIT, Bonus, Campaign
 from ...states import CampaignStatus, HITStatus
 from ...task_kinds import get_task_kind
 from ...tokens import campaign_token
-from ..base import ProviderError
+from ..base import ProviderError, PublishOutcome
 from ..registry import get_provider
 from .client import ProlificError, ProlificUnavailable
 from .groups import block_list_group, chain_of, stage_group
@@ -233,6 +233,16 @@ def _status_step(campaign: Campaign, study: ProlificStudy) -> bool:
     return True
 
 
-def queue_study_update(campaign: Campaign) -> None:
+def queue_study_update(campaign: Campaign) -> Handoff:
     """Hand the study's update to the background job once the current transaction commits."""
-    send_after_commit(prolific_publish, campaign.pk)
+    return send_after_commit(prolific_publish, campaign.pk)
+
+
+def resume_study(campaign: Campaign) -> PublishOutcome:
+    """An active campaign whose study was never created (its job failed or was lost) while it has tasks to offer:
+    the job is queued again. How many published HITs wait for the study, and the job."""
+    if campaign.status != CampaignStatus.ACTIVE or ProlificStudy.objects.filter(
+            campaign=campaign).exclude(external_id="").exists() or not open_slots(campaign):
+        return PublishOutcome(published=0)
+    waiting = HIT.objects.filter(campaign=campaign, status=HITStatus.PUBLISHED, onboarding=False).count()
+    return PublishOutcome(published=waiting, job=queue_study_update(campaign))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from ...jobs import BY_THE_SYNC, CampaignTask
 from ...models import Campaign
 from ..base import ProviderUnavailable
 
 
-@shared_task(name="mturk.tasks.prolific_publish", acks_late=True, reject_on_worker_lost=True,
-             autoretry_for=(ProviderUnavailable,), retry_backoff=30, retry_backoff_max=900, max_retries=10)
+@shared_task(name="mturk.tasks.prolific_publish", base=CampaignTask, acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(ProviderUnavailable,), retry_backoff=30, retry_backoff_max=900, max_retries=10,
+             label="Creating or updating the Prolific study",
+             recovery="publish the campaign again to retry (`manage.py publish` or the Publish button)")
 def prolific_publish(campaign_id: int) -> str:
     """Create (exactly once), publish and size a campaign's Prolific study. Re-running it is harmless."""
     from .studies import ensure_study
@@ -17,8 +20,10 @@ def prolific_publish(campaign_id: int) -> str:
     return ensure_study(Campaign.objects.get(pk=campaign_id)).status
 
 
-@shared_task(name="mturk.tasks.prolific_push_decisions", acks_late=True, autoretry_for=(ProviderUnavailable,),
-             retry_backoff=30, max_retries=10)
+@shared_task(name="mturk.tasks.prolific_push_decisions", base=CampaignTask, acks_late=True,
+             autoretry_for=(ProviderUnavailable,), retry_backoff=30, max_retries=10,
+             label="Sending the review decisions to Prolific",
+             recovery=BY_THE_SYNC)
 def prolific_push_decisions(campaign_id: int) -> int:
     """Send the stored approve/reject decisions of a campaign's Prolific submissions, then read them back."""
     from .decisions import push_decisions

@@ -102,3 +102,53 @@ def test_create_campaign_takes_the_same_selector(images):
         call_command("create_campaign", "--name", "Bad", "--kind", "describe_image", "--image-set", "Nope")
     with pytest.raises(CommandError, match="no image matches"):
         call_command("create_campaign", "--name", "Bad", "--kind", "describe_image", "--search", "zebra")
+
+
+# ---- a selection that matches nothing is refused the same way everywhere, never an empty campaign ---------------
+
+NOTHING = "no image matches (the demo collection left out unless asked for)"
+
+
+@pytest.fixture
+def demo_only() -> int:
+    """After `seed_demo`: the only images are the demo collection's, which every selection leaves out unless asked."""
+    image = make_image("scene-1.png").pk
+    file_images(demo_set_spec(), [image])
+    return image
+
+
+def test_all_images_from_the_cli_with_only_the_demo_is_refused_and_creates_nothing(demo_only):
+    with pytest.raises(CommandError) as refused:
+        call_command("create_campaign", "--name", "Boxes", "--kind", "draw_boxes", "--all-images", stdout=StringIO())
+    assert str(refused.value) == (f"--all-images: {NOTHING}; --include-demo alone takes every image, the demo's "
+                                  "included")
+    assert not Campaign.objects.exists()
+    call_command("create_campaign", "--name", "Demo boxes", "--kind", "draw_boxes", "--include-demo",
+                 stdout=StringIO())
+    assert hit_images("Demo boxes") == [demo_only]
+
+
+def test_all_descriptions_from_the_cli_with_none_waiting_is_refused(demo_only):
+    with pytest.raises(CommandError, match=r"^--all-descriptions: no description matches \(not linked yet, of an "
+                                           r"image with boxes\)$"):
+        call_command("create_campaign", "--name", "Links", "--kind", "link_words", "--all-descriptions")
+    assert not Campaign.objects.exists()
+
+
+def test_the_wizard_refuses_all_images_with_only_the_demo(researcher_client, demo_only):
+    for step in ("review", "draft", "publish"):
+        response = researcher_client.post(URL, {"step": step, "flow": "campaign", "kind": "draw_boxes",
+                                                "source": "all_images", "provider": "local", "name": "Boxes"})
+        assert response.status_code == 400 and NOTHING in response.content.decode()
+    assert not Campaign.objects.exists()
+
+
+def test_the_api_refuses_a_selection_or_an_item_list_that_is_empty(api, demo_only):
+    selected = api.post("/api/campaigns/", {"name": "Boxes", "task_kind": "draw_boxes",
+                                            "select": {"source": "images"}}, format="json")
+    assert selected.status_code == 400 and selected.json() == {"select": [NOTHING]}
+    listed = api.post("/api/campaigns/", {"name": "Boxes", "task_kind": "draw_boxes", "items": []}, format="json")
+    assert listed.status_code == 400 and "items" in listed.json()
+    assert not Campaign.objects.exists()
+    later = api.post("/api/campaigns/", {"name": "Boxes", "task_kind": "draw_boxes"}, format="json")
+    assert later.status_code == 201  # no items at all: HITs are added later (POST /hits/, import_images)

@@ -158,7 +158,7 @@ def test_publish_to_the_sandbox_queues_the_creation(api, sandbox_stub, django_ca
     assert response.status_code == 200, response.json()
     body = response.json()
     assert (body["published"], body["queued"], body["sandbox"], body["status"], body["pending_creation"]) == (
-        1, True, True, "active", 1)  # the body is built before the job ran
+        1, False, True, "active", 1)  # in-process (no broker): not queued; here the body is built before it ran
     assert body["cost"] == {"assignments": 2, "rewards": "0.20", "fees": "0.04", "total": "0.24"}
     after = api.get(f"/api/campaigns/{campaign.pk}/").json()
     assert (after["pending_creation"], after["marketplace_error"]) == (0, "")

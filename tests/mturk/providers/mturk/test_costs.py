@@ -9,7 +9,13 @@ from django.utils import timezone
 from mturk.models import HIT, Assignment, Bonus, Campaign, Worker
 from mturk.providers.mturk.provider import MTurkProvider
 from mturk.providers.registry import get_provider
-from mturk.services.campaigns import committed_spend, estimate_cost, plan_publication, publish_campaign
+from mturk.services.campaigns import (
+    CampaignError,
+    committed_spend,
+    estimate_cost,
+    plan_publication,
+    publish_campaign,
+)
 from mturk.states import HITStatus
 from tests.factories import make_campaign
 
@@ -92,7 +98,7 @@ def test_publishing_stops_before_crossing_the_budget_cap(django_capture_on_commi
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         result = publish_campaign(campaign)
     assert statuses(campaign) == [HITStatus.PUBLISHED, HITStatus.PUBLISHED, HITStatus.DRAFT, HITStatus.DRAFT]
-    assert (result.published, result.left_in_draft, result.stopped_by_budget, result.queued) == (2, 2, True, True)
+    assert (result.published, result.left_in_draft, result.stopped_by_budget) == (2, 2, True)
     assert (result.cost.assignments, result.cost.total) == (6, D("0.72"))
     assert len(callbacks) == 1  # the job that creates the two HITs on MTurk
     assert committed_spend(campaign, get_provider("mturk")) == D("0.72")
@@ -107,12 +113,15 @@ def test_a_budget_cap_reached_exactly_is_not_crossed(django_capture_on_commit_ca
 
 
 @pytest.mark.django_db
-def test_a_cap_below_one_hit_publishes_nothing_and_queues_nothing(django_capture_on_commit_callbacks):
+def test_a_cap_below_one_hit_is_refused_and_the_campaign_stays_a_draft(django_capture_on_commit_callbacks):
     campaign = make_campaign(images=2, publish=False, assignments=3, provider="mturk", budget_cap=D("0.35"))
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        result = publish_campaign(campaign)
+        with pytest.raises(CampaignError, match=r"nothing to publish within its budget cap: \$0.35 \(with \$0.00 "
+                                                r"committed\) leaves none of its 2 draft HIT\(s\) room"):
+            publish_campaign(campaign)
     assert statuses(campaign) == [HITStatus.DRAFT, HITStatus.DRAFT]
-    assert (result.published, result.stopped_by_budget, result.queued) == (0, True, False)
+    campaign.refresh_from_db()
+    assert (campaign.status, campaign.published_at) == ("draft", None)
     assert callbacks == []
 
 
