@@ -28,12 +28,14 @@ install-dev: $(VENV)/.dev
 system-deps:
 	bash scripts/install-system-deps.sh
 
+# Quiet until the login and the links: the commands themselves are not echoed, migrate says nothing unless it fails.
 demo: install
-	$(BIN)/python -m config.secret_key  # a random signing key in $$VAR_DIR/secret_key, made once, kept
-	$(BIN)/python manage.py migrate --noinput
-	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py seed_demo
+	@$(BIN)/python -m config.secret_key  # a random signing key in $$VAR_DIR/secret_key, made once, kept
+	@echo "Setting up the database and the demo data (a minute or so)"
+	@$(BIN)/python manage.py migrate --noinput -v0
+	@PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py seed_demo
 	@echo "Starting the server on http://$(HOST):$(PORT)/ (links: $(PUBLIC_BASE_URL); Ctrl-C stops it)"
-	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	@PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
 # The production-like stack from the Procfile (gunicorn, a Celery worker, Celery beat), run by honcho; Ctrl-C
 # stops all three. Needs PostgreSQL and a broker: DATABASE_URL and CELERY_BROKER_URL (docs/deployment.md).

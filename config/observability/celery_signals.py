@@ -44,13 +44,20 @@ def request_id_of(task: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _in_process(task: Any) -> bool:
+    """A job run in the process that asked for it (no broker: CELERY_TASK_ALWAYS_EAGER), inside a command or a
+    request that reports its outcome itself."""
+    return bool(getattr(task.request, "is_eager", False))
+
+
 @task_prerun.connect
 def _job_started(task_id: str = "", task: Any = None, **kwargs: Any) -> None:
     request_id = request_id_of(task) if task is not None else ""
     token = current_request_id.set(request_id) if request_id else None  # in-process jobs keep the request's
     _running[task_id] = (time.perf_counter(), token)
-    if task is not None:
-        logger.info("job %s started", task.name, extra={"job": task.name, "job_id": task_id})
+    if task is not None:  # an in-process job's start is a step of its command or request: DEBUG
+        logger.log(logging.DEBUG if _in_process(task) else logging.INFO, "job %s started", task.name,
+                   extra={"job": task.name, "job_id": task_id})
 
 
 @task_postrun.connect
@@ -60,7 +67,8 @@ def _job_finished(task_id: str = "", task: Any = None, state: str | None = None,
         seconds = time.perf_counter() - started
         outcome = (state or "unknown").lower()
         JOB_SECONDS.labels(job=task.name, outcome=outcome).observe(seconds)
-        logger.info("job %s finished: %s", task.name, outcome, extra={
+        quiet = _in_process(task) and outcome == "success"  # a step of its command or request, which says so
+        logger.log(logging.DEBUG if quiet else logging.INFO, "job %s finished: %s", task.name, outcome, extra={
             "job": task.name, "job_id": task_id, "outcome": outcome, "duration_ms": round(seconds * 1000, 1),
         })
     if token is not None:
