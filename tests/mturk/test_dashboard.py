@@ -79,6 +79,9 @@ def test_the_page_counts_the_workers_of_the_submissions_it_counts(researcher_cli
     assert re.search(r"<dt>Submissions</dt><dd>2<small>2 to review; 2 simulated</small>", page)
     assert re.search(r"<dt>Workers</dt><dd>2<small>with at least one submission; 2 of them simulated</small>", page)
     assert page.count("(simulated)") == 1  # the name once, marked once
+    # no cost on its row, as none in the totals: the results were generated, no one was paid
+    row = re.search(r">Generated</a>.*?</tr>", page, re.S)
+    assert row is not None and "none: simulated, no one was paid" in row.group(0) and "$" not in row.group(0)
 
 
 def _done(campaign: Campaign) -> None:

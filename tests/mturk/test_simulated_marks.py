@@ -28,3 +28,11 @@ def test_a_real_campaign_is_not_marked(researcher_client):
     submitted(campaign)
     for page in ("campaign-page", "campaign-review", "campaign-quality-page"):
         assert "(simulated)" not in researcher_client.get(reverse(page, args=[campaign.pk])).content.decode()
+
+
+def test_a_simulated_campaign_costs_nothing_on_its_page(researcher_client):
+    campaign = make_campaign(images=1, assignments=1, name="Generated captions")
+    Assignment.objects.filter(pk=submitted(campaign).pk).update(is_simulated=True)
+    Campaign.objects.filter(pk=campaign.pk).update(is_simulated=True)
+    body = researcher_client.get(reverse("campaign-page", args=[campaign.pk])).content.decode()
+    assert "<dt>Cost</dt><dd>none: the results were generated, no one was paid</dd>" in body
