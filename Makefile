@@ -10,13 +10,15 @@ PUBLIC_BASE_URL ?= http://$(HOST):$(PORT)
 .PHONY: demo stack test install install-dev system-deps lint bench docs screenshots scaleout
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+	@echo "Making the virtual environment $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/pip install -q --upgrade pip
 
 $(VENV)/.runtime: requirements.txt requirements-parser.txt | $(BIN)/python
-	$(BIN)/pip install -q -r requirements.txt
-	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-parser.txt
-	touch $@
+	@echo "Installing the runtime requirements into $(VENV) (pip, quietly)"
+	@$(BIN)/pip install -q -r requirements.txt
+	@$(BIN)/pip install -q --no-deps --require-hashes -r requirements-parser.txt
+	@touch $@
 
 $(VENV)/.dev: requirements.txt requirements-dev.txt $(VENV)/.runtime
 	$(BIN)/pip install -q -r requirements-dev.txt
