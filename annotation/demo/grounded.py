@@ -19,6 +19,8 @@ from ..models import Box, Concept, Description, Image
 
 DESCRIBE = "Demo: grounded descriptions, 1 describe"  # marked simulated by the campaigns' flag, not their names
 LINK = "Demo: grounded descriptions, 2 link words"
+# The names a demo database seeded before carries (the flag alone marks them now): renamed, not seeded again.
+EARLIER_NAMES = {f"{DESCRIBE} (simulated)": DESCRIBE, f"{LINK} (simulated)": LINK}
 WORKERS = 5
 VERBS = ("is next to", "stands near", "is beside", "can be seen with", "appears in front of")
 SETTINGS = ("on a bright day", "in a quiet park", "in this colourful picture", "out in the open air")
@@ -68,8 +70,11 @@ def simulated_description(image: Image, boxes: list[Box], names: dict[int, Conce
 
 def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
     """Create (once) the two simulated campaigns over images that have boxes, work them and close them."""
+    for earlier, name in EARLIER_NAMES.items():
+        Campaign.objects.filter(name=earlier, is_simulated=True).update(name=name)
     existing = Campaign.objects.filter(name__in=[DESCRIBE, LINK]).order_by("name")
     if len(existing) == 2:
+        close_simulated(existing)  # seeded before they were closed once done
         return existing[0], existing[1]
     describe = create_campaign(name=DESCRIBE, task_kind="describe_image", assignments_per_hit=WORKERS,
                                is_simulated=True, items=[{"image": image.pk} for image in images])

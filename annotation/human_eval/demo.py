@@ -79,6 +79,8 @@ def seed_evaluation(name: str, design: str, scenes: dict[int, int], *, include_r
     """The evaluation, created, uploaded, launched, judged, approved and analysed (what is missing of it)."""
     evaluation = HumanEvaluation.objects.filter(name=name).first()
     if evaluation is not None and evaluation.analysed_at is not None:
+        if evaluation.campaign is not None:
+            close_simulated([evaluation.campaign])  # seeded before it was closed once done
         return evaluation
     if evaluation is None:
         collection = file_images(SetSpec(COLLECTION, ("demo",), "demo", is_demo=True), sorted(scenes))
