@@ -10,13 +10,15 @@ PUBLIC_BASE_URL ?= http://$(HOST):$(PORT)
 .PHONY: demo stack test install install-dev system-deps lint bench docs screenshots scaleout
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+	@echo "Making the virtual environment $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/pip install -q --upgrade pip
 
 $(VENV)/.runtime: requirements.txt requirements-parser.txt | $(BIN)/python
-	$(BIN)/pip install -q -r requirements.txt
-	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-parser.txt
-	touch $@
+	@echo "Installing the runtime requirements into $(VENV) (pip, quietly)"
+	@$(BIN)/pip install -q -r requirements.txt
+	@$(BIN)/pip install -q --no-deps --require-hashes -r requirements-parser.txt
+	@touch $@
 
 $(VENV)/.dev: requirements.txt requirements-dev.txt $(VENV)/.runtime
 	$(BIN)/pip install -q -r requirements-dev.txt
@@ -28,12 +30,14 @@ install-dev: $(VENV)/.dev
 system-deps:
 	bash scripts/install-system-deps.sh
 
+# Quiet until the login and the links: the commands themselves are not echoed, migrate says nothing unless it fails.
 demo: install
-	$(BIN)/python -m config.secret_key  # a random signing key in $$VAR_DIR/secret_key, made once, kept
-	$(BIN)/python manage.py migrate --noinput
-	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py seed_demo
+	@$(BIN)/python -m config.secret_key  # a random signing key in $$VAR_DIR/secret_key, made once, kept
+	@echo "Setting up the database and the demo data (a minute or so)"
+	@$(BIN)/python manage.py migrate --noinput -v0
+	@PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py seed_demo
 	@echo "Starting the server on http://$(HOST):$(PORT)/ (links: $(PUBLIC_BASE_URL); Ctrl-C stops it)"
-	PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	@PUBLIC_BASE_URL='$(PUBLIC_BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
 # The production-like stack from the Procfile (gunicorn, a Celery worker, Celery beat), run by honcho; Ctrl-C
 # stops all three. Needs PostgreSQL and a broker: DATABASE_URL and CELERY_BROKER_URL (docs/deployment.md).

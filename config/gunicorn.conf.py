@@ -10,6 +10,8 @@ import math
 import os
 from pathlib import Path
 
+from config.observability.logs import default_log_format
+
 
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name, "")
@@ -34,10 +36,10 @@ keepalive = _int("WEB_KEEPALIVE", 5)  # seconds an idle client connection is kep
 if Path("/dev/shm").is_dir():
     worker_tmp_dir = "/dev/shm"
 
-# Gunicorn's own lines (start, worker timeouts) as JSON objects like the application's (LOG_FORMAT, see
-# config.observability.logs); the application logs one line per request itself, so no access log here.
+# Gunicorn's own lines (start, worker timeouts) as JSON objects when the application's are (LOG_FORMAT, the same
+# default: config.observability.logs); the application logs one line per request itself, so no access log here.
 _debug = os.environ.get("DEBUG", "").strip().lower() in {"1", "true", "yes", "on"}
-if os.environ.get("LOG_FORMAT", "text" if _debug else "json") == "json":
+if (os.environ.get("LOG_FORMAT", "") or default_log_format(_debug)) == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .database import database_settings
 from .env import env_bool, env_int, env_list, env_str
-from .observability.logs import logging_config
+from .observability.logs import default_log_format, logging_config
 from .paths import BASE_DIR, VAR_DIR
 from .secret_key import read_secret_key
 
@@ -143,7 +143,8 @@ AXES_SENSITIVE_PARAMETERS: list[str] = []  # the log names the username and addr
 
 # Celery: no broker -> tasks run in-process, synchronously.
 _broker = env_str("CELERY_BROKER_URL", "")
-CELERY_BROKER_URL = _broker or "memory://"  # never used when eager; keeps kombu from guessing a broker
+# Never used when eager; names its host so that kombu neither guesses a broker nor warns that it has to.
+CELERY_BROKER_URL = _broker or "memory://localhost/"
 CELERY_TASK_ALWAYS_EAGER = not _broker
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
@@ -273,9 +274,10 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
-# Logs: one JSON object per line with the request id (LOG_FORMAT=json, the default outside DEBUG) or plain text;
-# Celery workers log the same way, with the id of the request that queued the job (config.observability).
-LOG_FORMAT = env_str("LOG_FORMAT", "text" if DEBUG else "json")
+# Logs: one JSON object per line with the request id (LOG_FORMAT=json) or plain lines for people (LOG_FORMAT=text);
+# unset: text with DEBUG or on a terminal, else JSON. Celery workers log the same way, with the id of the request
+# that queued the job (config.observability).
+LOG_FORMAT = env_str("LOG_FORMAT", "") or default_log_format(DEBUG)
 LOGGING = logging_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO"))
 
 # Prometheus metrics at /metrics, only with `Authorization: Bearer $METRICS_TOKEN` (unset: no /metrics at all).

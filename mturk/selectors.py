@@ -24,7 +24,7 @@ from .models import HIT, Assignment, Bonus, Campaign
 from .providers.base import money
 from .providers.registry import get_provider, provider_names
 from .selectors_quality import crowd_quality
-from .states import ANSWERED, AssignmentStatus, HITStatus
+from .states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 
 
 class ProgressCounts(TypedDict):
@@ -103,10 +103,22 @@ class CampaignProgress:
     cost_so_far: Decimal
     max_cost: Decimal
     fees_known: bool = True  # False: the marketplace's fees are not known yet and are left out of the costs
+    # The status as the console shows it: "Completed" for a closed campaign whose work was done (every required
+    # assignment answered, none waiting for review or in progress), else the status's own label.
+    status_label: str = ""
 
     @property
     def percent(self) -> int:
         return 0 if not self.required else min(100, round(100 * self.answered / self.required))
+
+
+COMPLETED = "Completed"
+
+
+def _status_label(campaign: CampaignWithProgress) -> str:
+    done = (campaign.required > 0 and campaign.answered >= campaign.required and not campaign.pending_review
+            and not campaign.in_progress)
+    return COMPLETED if campaign.status == CampaignStatus.CLOSED and done else campaign.get_status_display()
 
 
 def progress_of(campaign: CampaignWithProgress) -> CampaignProgress:
@@ -128,6 +140,7 @@ def progress_of(campaign: CampaignWithProgress) -> CampaignProgress:
         cost_so_far=money(per_assignment * payable + bonus_total + bonus_fees),
         max_cost=money(per_assignment * campaign.required),
         fees_known=fees_known,
+        status_label=_status_label(campaign),
     )
 
 

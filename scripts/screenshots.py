@@ -29,7 +29,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 USERNAME, PASSWORD = "researcher", "researcher-demo"
-GROUNDED_REVIEW = "Demo: grounded descriptions, 2 link words (simulated)"
+GROUNDED_REVIEW = "Demo: grounded descriptions, 2 link words"
 HUMAN_EVAL = "Demo: captions (rating)"
 
 

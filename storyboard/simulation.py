@@ -12,7 +12,7 @@ from typing import Any
 from mturk.models import Campaign
 from mturk.services.campaigns import publish_campaign
 from mturk.services.review import approve_submitted
-from mturk.services.simulated_work import work_simulated
+from mturk.services.simulated_work import close_simulated, work_simulated
 from mturk.task_kinds import get_task_kind
 
 from .models import Album
@@ -105,14 +105,19 @@ def run_story_workflow(campaigns: dict[str, Campaign], seed: int = 4) -> dict[st
     return done
 
 
-DEMO_WORKFLOW = "Demo: visual stories (simulated)"
+DEMO_WORKFLOW = "Demo: visual stories"  # its stages are marked simulated by their flag, not their names
 
 
 def seed_story_demo(albums: list[Album]) -> dict[str, Campaign]:
-    """Create (once) a completed, simulated story workflow with ratings over the demo albums."""
+    """Create (once) a completed, simulated story workflow with ratings over the demo albums (its stages closed)."""
+    earlier = "Demo: visual stories (simulated) · "  # a demo database seeded before the flag alone marked them
+    for campaign in Campaign.objects.filter(name__startswith=earlier, is_simulated=True):
+        Campaign.objects.filter(pk=campaign.pk).update(name=DEMO_WORKFLOW + " · " + campaign.name[len(earlier):])
     existing = {c.name.rsplit(" · ", 1)[1]: c for c in Campaign.objects.filter(name__startswith=DEMO_WORKFLOW + " · ")}
     if existing:
+        close_simulated(existing.values())  # seeded before they were closed once done
         return existing
     campaigns = create_story_workflow(DEMO_WORKFLOW, albums, ratings=True, publish=True, is_simulated=True)
     run_story_workflow(campaigns)
+    close_simulated(campaigns.values())
     return campaigns

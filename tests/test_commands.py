@@ -1,5 +1,6 @@
 """Management commands: import, create, publish, export, seed_demo."""
 import json
+import logging
 import zipfile
 from io import StringIO
 
@@ -8,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Box, Concept, Correspondence, Description, Image
 from mturk.models import Assignment, Campaign
+from mturk.selectors import campaigns_with_progress, progress_of
 from storyboard.models import Album, Story, StoryRating
 from tests.factories import image_bytes, submitted
 
@@ -95,9 +97,16 @@ def test_export_assignments_jsonl(tmp_path):
     assert not (tmp_path / "out" / "answers.zip.partial").exists()
 
 
-def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):
+def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks, caplog):
+    caplog.set_level(logging.INFO)
     with django_capture_on_commit_callbacks(execute=True):
         first = run("seed_demo")
+    # What `make demo` prints before the login, the links and the token: its two lines (the key file, "Setting
+    # up"), the summary and what to try; no log line (there were 281, one per in-process job and a broker warning)
+    logged = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.INFO]
+    assert logged == []
+    before_login = first.split("Researcher login: ")[0].splitlines()
+    assert 2 + len(before_login) <= 20 and before_login[0].startswith("Demo data: ")
     counts = (Image.objects.count(), Box.objects.count(), Concept.objects.count(), Album.objects.count(),
               Campaign.objects.count())
     second = run("seed_demo")
@@ -108,9 +117,15 @@ def test_seed_demo_is_idempotent(django_capture_on_commit_callbacks):
     link = [line for line in first.splitlines() if line.startswith("Worker link: ")]
     assert link and link == [line for line in second.splitlines() if line.startswith("Worker link: ")]
     assert Campaign.objects.get(name="Demo: describe images").status == "active"
+    # the simulated campaigns are marked by their flag (the pages add "(simulated)"), not by their names too, and
+    # closed once their work is done: shown completed, not active
+    simulated = Campaign.objects.filter(is_simulated=True)
+    assert simulated.count() == 2 + 5 + 2 and not Campaign.objects.filter(name__contains="(simulated)").exists()
+    assert {progress_of(c).status_label for c in campaigns_with_progress().filter(is_simulated=True)} == {
+        "Completed"}
     # the completed grounded campaign: 12 images x 5 simulated descriptions, each linked, all approved
-    described = Campaign.objects.get(name="Demo: grounded descriptions, 1 describe (simulated)")
-    linked = Campaign.objects.get(name="Demo: grounded descriptions, 2 link words (simulated)")
+    described = Campaign.objects.get(name="Demo: grounded descriptions, 1 describe")
+    linked = Campaign.objects.get(name="Demo: grounded descriptions, 2 link words")
     assert described.is_simulated and linked.is_simulated and linked.source_stage == described
     assert Description.objects.filter(source="simulated", assignment__hit__campaign=described).count() == 60
     # the completed story workflow: every stage done by simulated workers, marked simulated

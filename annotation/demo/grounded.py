@@ -13,11 +13,14 @@ from mturk.models import Assignment, Campaign
 from mturk.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.review import approve_submitted
+from mturk.services.simulated_work import close_simulated
 
 from ..models import Box, Concept, Description, Image
 
-DESCRIBE = "Demo: grounded descriptions, 1 describe (simulated)"
-LINK = "Demo: grounded descriptions, 2 link words (simulated)"
+DESCRIBE = "Demo: grounded descriptions, 1 describe"  # marked simulated by the campaigns' flag, not their names
+LINK = "Demo: grounded descriptions, 2 link words"
+# The names a demo database seeded before carries (the flag alone marks them now): renamed, not seeded again.
+EARLIER_NAMES = {f"{DESCRIBE} (simulated)": DESCRIBE, f"{LINK} (simulated)": LINK}
 WORKERS = 5
 VERBS = ("is next to", "stands near", "is beside", "can be seen with", "appears in front of")
 SETTINGS = ("on a bright day", "in a quiet park", "in this colourful picture", "out in the open air")
@@ -66,9 +69,12 @@ def simulated_description(image: Image, boxes: list[Box], names: dict[int, Conce
 
 
 def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
-    """Create (once) the two simulated campaigns over images that have boxes."""
+    """Create (once) the two simulated campaigns over images that have boxes, work them and close them."""
+    for earlier, name in EARLIER_NAMES.items():
+        Campaign.objects.filter(name=earlier, is_simulated=True).update(name=name)
     existing = Campaign.objects.filter(name__in=[DESCRIBE, LINK]).order_by("name")
     if len(existing) == 2:
+        close_simulated(existing)  # seeded before they were closed once done
         return existing[0], existing[1]
     describe = create_campaign(name=DESCRIBE, task_kind="describe_image", assignments_per_hit=WORKERS,
                                is_simulated=True, items=[{"image": image.pk} for image in images])
@@ -106,4 +112,5 @@ def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
         submit_answer(assignment_id=assignment.pk, worker_external_id=linker.external_id,
                       answer={"links": {str(i): n for i, n in plan.links.items()}})
     approve_submitted(link)
+    close_simulated([describe, link])
     return describe, link

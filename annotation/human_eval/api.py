@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from mturk.api.fields import upload_too_large
 
 from .budget import estimate
-from .listing import evaluation_rows, test_sets
+from .listing import evaluation_rows, is_simulated, test_sets
 from .models import Design, EvaluatedSystem, HumanEvaluation
 from .services.evaluations import EvaluationError, create_evaluation
 from .services.launch import launch_evaluation
@@ -33,11 +33,17 @@ LISTED = ["id", "name", "output_kind", "test_set", "test_set_label", "design", "
 class HumanEvaluationSerializer(serializers.ModelSerializer):
     items = serializers.IntegerField(source="item_count", read_only=True)
     systems = serializers.IntegerField(source="system_count", read_only=True)
+    simulated = serializers.SerializerMethodField(help_text="Whether the judgements were generated for "
+                                                            "demonstration (a simulated campaign, as the demo's), "
+                                                            "not collected from people")
 
     class Meta:
         model = HumanEvaluation
-        fields = [*LISTED, "items", "systems"]
+        fields = [*LISTED, "simulated", "items", "systems"]
         read_only_fields = fields
+
+    def get_simulated(self, evaluation: HumanEvaluation) -> bool:
+        return is_simulated(evaluation)
 
 
 class HumanEvaluationSystemSerializer(serializers.ModelSerializer):

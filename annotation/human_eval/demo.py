@@ -10,9 +10,9 @@ captioners of visibly different quality are uploaded, each built from the demo s
   similar pictures;
 - "generic captioner": one sentence for every picture, as a collapsed captioner writes.
 The evaluation (design rating, the default question, 3 judges per output, attention checks) is launched on the
-local provider, judged by simulated judges (demo_judges.py) through the crowd core's services, approved and
-analysed. A pairwise evaluation of the three captioners (the reference is not compared: half the tasks) is run
-the same way.
+local provider, judged by simulated judges (demo_judges.py) through the crowd core's services, approved, closed
+(its work is done) and analysed. A pairwise evaluation of the three captioners (the reference is not compared:
+half the tasks) is run the same way.
 
 Idempotent: an analysed evaluation is left as it is; one left half-way (an interrupted seeding) is taken up where
 it stopped (missing uploads, the launch, the remaining tasks, the approvals, the analysis)."""
@@ -31,6 +31,7 @@ from annotation.models import Image
 from mturk.demo_parts import DemoSeeded, register_demo_part
 from mturk.models import Campaign
 from mturk.services.review import approve_submitted
+from mturk.services.simulated_work import close_simulated
 
 from .demo_judges import judge_campaign
 from .models import HumanEvaluation
@@ -78,6 +79,8 @@ def seed_evaluation(name: str, design: str, scenes: dict[int, int], *, include_r
     """The evaluation, created, uploaded, launched, judged, approved and analysed (what is missing of it)."""
     evaluation = HumanEvaluation.objects.filter(name=name).first()
     if evaluation is not None and evaluation.analysed_at is not None:
+        if evaluation.campaign is not None:
+            close_simulated([evaluation.campaign])  # seeded before it was closed once done
         return evaluation
     if evaluation is None:
         collection = file_images(SetSpec(COLLECTION, ("demo",), "demo", is_demo=True), sorted(scenes))
@@ -102,6 +105,7 @@ def seed_evaluation(name: str, design: str, scenes: dict[int, int], *, include_r
         image.display_url: scene_contents(scenes[image.pk]) for image in Image.objects.filter(pk__in=scenes)}
     judge_campaign(campaign, shown.__getitem__, judges=CROWD, seed=f"{SEED}:{name}")
     approve_submitted(campaign)
+    close_simulated([campaign])
     analyse_evaluation(evaluation)
     return evaluation
 

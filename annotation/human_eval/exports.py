@@ -13,6 +13,7 @@ from typing import Any
 from metrics.human_eval.report_html import human_eval_report_html
 
 from .aspects import ASPECTS
+from .listing import SIMULATED, is_simulated
 from .models import Design, HumanEvaluation
 from .selectors import EXPORT_COLUMNS, judgement_rows, leaderboard, stored_analysis
 
@@ -47,7 +48,8 @@ def analysis_document(evaluation: HumanEvaluation) -> dict[str, Any]:
     return {"evaluation": evaluation.name, "test_set": evaluation.test_set, "output_kind": evaluation.output_kind,
             "design": evaluation.design, "aspects": evaluation.aspects, "seed": evaluation.seed,
             "analysed_at": evaluation.analysed_at.isoformat() if evaluation.analysed_at else None,
-            "analysed_judgements": evaluation.analysed_judgements, "analysis": stored_analysis(evaluation) or None}
+            "analysed_judgements": evaluation.analysed_judgements, "simulated": is_simulated(evaluation),
+            "analysis": stored_analysis(evaluation) or None}
 
 
 def analysis_json(evaluation: HumanEvaluation) -> str:
@@ -64,7 +66,8 @@ def report_html(evaluation: HumanEvaluation) -> str:
                    "design": evaluation.get_design_display(), "output_kind": evaluation.get_output_kind_display(),
                    "judges": evaluation.judges, "seed": seed_text,
                    "analysed_at": evaluation.analysed_at.strftime("%Y-%m-%d %H:%M UTC") if evaluation.analysed_at
-                   else None, "judgements": evaluation.analysed_judgements}
+                   else None, "judgements": evaluation.analysed_judgements,
+                   "simulated": f"yes: {SIMULATED}" if is_simulated(evaluation) else None}
     asked = [ASPECTS[name] for name in evaluation.aspects or [] if name in ASPECTS]
     questions = {aspect.name: aspect.comparison if evaluation.design == Design.PAIRWISE else aspect.question
                  for aspect in asked}

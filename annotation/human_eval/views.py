@@ -23,6 +23,7 @@ from .aspects import ASPECTS
 from .budget import Budget, estimate
 from .exports import report_html
 from .forms import AnalyseForm, BudgetForm, LaunchForm, NewEvaluationForm, UploadForm
+from .listing import SIMULATED, is_simulated, status_labels
 from .models import Design, EvaluatedSystem, HumanEvaluation
 from .selectors import human_evaluations, leaderboard, test_set_leaderboard
 from .services.analysis import AnalysisError, analyse_evaluation, permutation_resamples_of
@@ -48,9 +49,11 @@ def evaluations(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Human evaluation '{evaluation.name}' created: upload the systems' outputs.")
             return redirect("human-evaluation-page", pk=evaluation.pk)
-    return render(request, "annotation/human_eval/evaluations.html", {"evaluations": human_evaluations(),
-                                                                        "form": form},
-                  status=400 if request.method == "POST" else 200)
+    rows = list(human_evaluations())
+    statuses = status_labels(rows)
+    return render(request, "annotation/human_eval/evaluations.html", {
+        "evaluations": [(evaluation, statuses[evaluation.pk], is_simulated(evaluation)) for evaluation in rows],
+        "form": form, "simulated_note": SIMULATED}, status=400 if request.method == "POST" else 200)
 
 
 def _questions(evaluation: HumanEvaluation) -> list[dict[str, Any]]:
@@ -124,7 +127,9 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
                for system in evaluation.systems.order_by("id").values("name", "role", "file_name", "scoring__status",
                                                                       "scoring__error")]
     return render(request, "annotation/human_eval/evaluation.html", {
-        "evaluation": evaluation, "board": board, "table": leaderboard_table(board), "systems": systems,
+        "evaluation": evaluation, "status": status_labels([evaluation])[evaluation.pk],
+        "simulated": SIMULATED if is_simulated(evaluation) else "", "board": board,
+        "table": leaderboard_table(board), "systems": systems,
         "questions": _questions(evaluation), "items": evaluation.items.count(), "upload": upload,
         "launch": launch, "errors": errors, "action": request.POST.get("action", ""), "budget_form": budget_form,
         "budget": budget, "budget_error": budget_error, "analyse_form": AnalyseForm(

@@ -204,7 +204,7 @@ def set_page(image_set: ImageSet, after: int = 0, size: int = PAGE_SIZE) -> SetP
     members = Image.objects.filter(pk__in=in_set)
     page = image_page(members, after, size)
     campaigns = list(Campaign.objects.filter(pk__in=_campaigns_using(in_set)).order_by("-pk")
-                     .only("pk", "name", "task_kind", "status"))
+                     .only("pk", "name", "task_kind", "status", "is_simulated"))
     return SetPage(
         image_set=image_set,
         tags=list(image_set.tags.values_list("name", flat=True)),

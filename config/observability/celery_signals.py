@@ -46,13 +46,20 @@ def request_id_of(task: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _in_process(task: Any) -> bool:
+    """A job run in the process that asked for it (no broker: CELERY_TASK_ALWAYS_EAGER), inside a command or a
+    request that reports its outcome itself."""
+    return bool(getattr(task.request, "is_eager", False))
+
+
 @task_prerun.connect
 def _job_started(task_id: str = "", task: Any = None, **kwargs: Any) -> None:
     request_id = request_id_of(task) if task is not None else ""
     token = current_request_id.set(request_id) if request_id else None  # in-process jobs keep the request's
     _running[task_id] = (time.perf_counter(), token)
-    if task is not None:
-        logger.info("job %s started", task.name, extra={"job": task.name, "job_id": task_id})
+    if task is not None:  # an in-process job's start is a step of its command or request: DEBUG
+        logger.log(logging.DEBUG if _in_process(task) else logging.INFO, "job %s started", task.name,
+                   extra={"job": task.name, "job_id": task_id})
 
 
 def _outcome(state: str | None, retval: Any) -> tuple[str, str]:
@@ -80,11 +87,13 @@ def _job_finished(task_id: str = "", task: Any = None, state: str | None = None,
         outcome, reason = _outcome(state, retval)
         JOB_SECONDS.labels(job=task.name, outcome=outcome).observe(seconds)
         extra = {"job": task.name, "job_id": task_id, "outcome": outcome, "duration_ms": round(seconds * 1000, 1)}
+        quiet = _in_process(task) and outcome == "success"  # a step of its command or request, which says so
+        level = logging.DEBUG if quiet else logging.INFO
         if reason:
             extra["error"] = reason
-            logger.info("job %s finished: %s (%s)", task.name, outcome, reason, extra=extra)
+            logger.log(level, "job %s finished: %s (%s)", task.name, outcome, reason, extra=extra)
         else:
-            logger.info("job %s finished: %s", task.name, outcome, extra=extra)
+            logger.log(level, "job %s finished: %s", task.name, outcome, extra=extra)
     if token is not None:
         current_request_id.reset(token)
 

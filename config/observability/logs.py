@@ -1,8 +1,10 @@
-"""JSON log lines (python-json-logger): one object per line with time, level, logger, message, the request id and
-whatever a call adds with `extra=` (LOG_FORMAT=json, the default outside DEBUG; LOG_FORMAT=text for people)."""
+"""Log lines: JSON (python-json-logger, LOG_FORMAT=json), one object per line with time, level, logger, message, the
+request id and whatever a call adds with `extra=`, for a log collector; or plain text (LOG_FORMAT=text) for people.
+The default (default_log_format): text with DEBUG or when standard error is a terminal, else JSON."""
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, TextIO
 
 from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
 
@@ -17,6 +19,14 @@ class JsonFormatter(_JsonFormatter):
         kwargs.setdefault("rename_fields", {"levelname": "level", "name": "logger"})
         kwargs.setdefault("timestamp", "time")
         super().__init__(*args, **kwargs)
+
+
+def default_log_format(debug: bool, stream: TextIO | None = None) -> str:
+    """LOG_FORMAT when it is not set: "text" with DEBUG or when `stream` (standard error, where the lines go) is a
+    terminal, a person reading; else "json" (a service manager, a container or a pipe collecting the lines)."""
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    return "text" if debug or (callable(isatty) and isatty()) else "json"
 
 
 def logging_config(log_format: str, level: str) -> dict[str, Any]:

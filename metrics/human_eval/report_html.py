@@ -19,7 +19,7 @@ METRIC_LABELS = {"bleu4": "BLEU-4", "cider": "CIDEr", "meteor": "METEOR", "rouge
                  "compositional_recall": "Compositional Recall@K"}
 DESCRIPTION_LABELS = (("test_set", "Test set"), ("output_kind", "Outputs"), ("design", "Design"),
                       ("judges", "Judges per output or pair"), ("judgements", "Judgements analysed"),
-                      ("analysed_at", "Analysed"))
+                      ("analysed_at", "Analysed"), ("simulated", "Simulated"))
 STYLE = """<style>
 td.num { white-space: nowrap; } td.rate { text-align: center; } td.rate small { display: block; color: #444; }
 td.diagonal { background: #f3f3f3; } p.note { color: #444; font-size: 0.95rem; }

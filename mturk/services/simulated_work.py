@@ -1,13 +1,16 @@
 """Simulated workers for the demo data: each takes and answers every HIT of a campaign it can, through the same
-services a real worker's requests go through (assign_next_hit, submit_answer), its assignments marked simulated."""
+services a real worker's requests go through (assign_next_hit, submit_answer), its assignments marked simulated;
+a simulated campaign whose work is done is then closed (the console shows it completed)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..models import Assignment, Campaign
+from ..states import CampaignStatus
 from ..task_kinds import get_task_kind
 from .assignments import NoTaskAvailable, assign_next_hit, get_or_create_worker, submit_answer
+from .campaigns import set_campaign_status
 
 # (the worker's number from 1, the HIT's page payload) -> the answer
 AnswerFor = Callable[[int, dict[str, Any]], dict[str, Any]]
@@ -30,3 +33,12 @@ def work_simulated(campaign: Campaign, worker_ids: list[str], answer_for: Answer
             submit_answer(assignment_id=assignment.pk, worker_external_id=worker.external_id, answer=answer)
             answered += 1
     return answered
+
+
+def close_simulated(campaigns: Iterable[Campaign]) -> None:
+    """Close the simulated campaigns among `campaigns` once their work is done and decided: nothing more comes to
+    them, and the console shows them completed, not active. Closed ones are left as they are."""
+    for campaign in campaigns:
+        campaign.refresh_from_db(fields=["status", "is_simulated"])
+        if campaign.is_simulated and campaign.status != CampaignStatus.CLOSED:
+            set_campaign_status(campaign, CampaignStatus.CLOSED)

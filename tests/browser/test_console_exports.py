@@ -61,7 +61,7 @@ def test_request_follow_download_and_read_an_imageclef_export(browser, live_serv
     expect(bar).to_have_attribute("aria-valuenow", "0")
     row = page.locator("tr.export-row", has=bar)
     expect(row).to_contain_text("Queued")
-    expect(row).to_contain_text(f"{DESCRIBE}, {LINK}")  # the campaigns, by name
+    expect(row).to_contain_text(f"{DESCRIBE} (simulated), {LINK} (simulated)")  # the campaigns, by name, marked
     assert fits_width(page)
     shot(page, tmp_path, f"exports-queued-{name}")
 

@@ -107,10 +107,11 @@ def test_a_job_without_a_request_is_sent_without_an_id(memory_broker):
 
 @pytest.mark.django_db
 def test_a_job_logs_with_the_id_it_was_queued_with(caplog):
-    """What the worker does with such a message: the job's lines carry the id, and it is gone after the job."""
+    """What the worker does with such a message: the job's lines carry the id, and it is gone after the job (run
+    in-process here, where they are DEBUG lines: test_quiet_commands)."""
     from mturk.tasks import release_idle_tasks
 
-    caplog.set_level(logging.INFO, logger="config.observability.celery_signals")
+    caplog.set_level(logging.DEBUG, logger="config.observability.celery_signals")
     release_idle_tasks.apply(headers={HEADER: "req-from-the-web"})
     lines = [r for r in caplog.records if r.name == "config.observability.celery_signals"]
     assert [(r.getMessage(), r.request_id) for r in lines] == [

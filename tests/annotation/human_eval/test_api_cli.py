@@ -163,3 +163,34 @@ def test_each_launch_mixes_in_its_own_attention_checks_only(caption_set):
         assert set(campaign.hits.filter(gold_item__isnull=False).values_list("gold_item", flat=True)) <= \
             set(scoped.values_list("pk", flat=True)) and scoped.exists()
     assert not GoldItem.objects.filter(task_kind="compare_outputs", scope="").exists()
+
+
+def test_the_status_follows_the_campaign_and_simulated_judgements_are_said(api, researcher_client, caption_set):
+    """Launched, paused or closed as its campaign stands (Completed once every judgement is in and the campaign
+    closed: the demo's, test_demo); simulated when its campaign is, in the API and on the pages."""
+    from django.urls import reverse
+
+    from annotation.human_eval.listing import status_labels
+    from mturk.models import Campaign
+    from mturk.services.campaigns import set_campaign_status
+
+    collection, images = caption_set
+    pk = create(api, collection).json()["id"]
+    for system in ("a", "b"):
+        assert upload(api, pk, system, json.dumps(entries(images, system)).encode()).status_code == 201
+    evaluation = HumanEvaluation.objects.get(pk=pk)
+    assert status_labels([evaluation]) == {pk: "Collecting outputs"}
+    assert api.post(f"{URL}{pk}/launch/", {"provider": "local", "reward": "0.10", "publish": True},
+                    format="json").status_code == 201
+    evaluation.refresh_from_db()
+    assert status_labels([evaluation]) == {pk: "Launched"}
+    set_campaign_status(evaluation.campaign, "paused")
+    assert status_labels([evaluation]) == {pk: "Launched, paused"}
+    set_campaign_status(evaluation.campaign, "closed")  # no judgement in
+    assert status_labels([evaluation]) == {pk: "Launched, closed before every judgement was in"}
+    assert api.get(f"{URL}{pk}/").json()["simulated"] is False
+    assert "(simulated)" not in researcher_client.get(reverse("human-evaluations-page")).content.decode()
+    Campaign.objects.filter(pk=evaluation.campaign_id).update(is_simulated=True)
+    assert api.get(URL).json()["results"][0]["simulated"] is True
+    page = researcher_client.get(reverse("human-evaluation-page", args=[pk])).content.decode()
+    assert "(simulated: the judgements were generated for demonstration, not collected from people)" in page

@@ -3,6 +3,7 @@ leaderboards ordered as the captioners' simulated quality, seeded once, and thei
 researcher. METEOR is the conftest's stand-in (no JVM); shared_meteor gives the scores one scorer would."""
 from __future__ import annotations
 
+import json
 import re
 from io import StringIO
 from statistics import fmean
@@ -16,7 +17,7 @@ from django.urls import reverse
 from annotation.demo.grounded import seed_grounded_demo
 from annotation.demo.scenes import scene_contents
 from annotation.demo.seed import BOXED_IMAGE_COUNT, seed_concepts, seed_images
-from annotation.human_eval import demo
+from annotation.human_eval import demo, exports
 from annotation.human_eval.demo_judges import opinion
 from annotation.human_eval.models import EvaluatedSystem, HumanEvaluation, HumanJudgement, SystemOutput
 from annotation.human_eval.selectors import leaderboard
@@ -130,3 +131,14 @@ def test_the_console_page_of_the_demo_evaluation_loads_for_the_demo_researcher(d
     assert all(name in body for name in CAPTIONERS) and "human reference" in body
     report = client.get(reverse("human-evaluation-report-page", args=[rating.pk]))
     assert report.status_code == 200 and demo.ACCURATE in report.content.decode()
+    # simulated, and said so wherever the evaluation shows; completed (its campaign closed with every judgement
+    # in), not just "Launched"
+    assert re.search(r"<dt>Status</dt><dd>Completed: <a [^>]+>Human evaluation: Demo: captions \(rating\)</a> "
+                     r"\(simulated: the judgements were generated", body)
+    assert re.search(r"<th scope=\"row\">Simulated</th><td>yes: the judgements were generated", report.content.decode())
+    listing = client.get(reverse("human-evaluations-page")).content.decode()
+    for evaluation in HumanEvaluation.objects.all():
+        row = re.search(rf">{re.escape(evaluation.name)}</a>(.*?)</tr>", listing, re.S)
+        assert row is not None and row.group(1).startswith(" <em") and "(simulated)" in row.group(1)
+        assert "<td>Completed</td>" in row.group(1) and "Launched" not in row.group(1)
+    assert json.loads(exports.analysis_json(rating))["simulated"] is True
