@@ -31,7 +31,7 @@ from metrics.categorical import dawid_skene
 from mturk.exports import ExportError
 from mturk.states import AssignmentStatus
 
-from ..exports.common import by_reference_note, key_problem
+from ..exports.common import by_reference_note, formula_like, formula_note, key_problem
 from ..models import Description, Image, ImageOrigin
 from .models import CaptionJudgement, PoolImage, TestPool
 
@@ -271,12 +271,13 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     with_images = bool(bundle.options.get("images"))
     aggregation = str(bundle.options.get("aggregation") or "majority")
     bundle.add_steps(len(data.images) + 2)
-    captions = 0
+    captions = formulas = 0
     with bundle.open_text(TOKEN_FILE) as handle:
         for image in data.images:
             for pk, text in image.captions:
                 handle.write(f"{data.caption_ids[pk]}\t{text}\n")
                 captions += 1
+                formulas += formula_like(text)
     without_file = 0
     for image in data.images:  # an archive member is written at a time: the files once the token file is closed
         if with_images and image.original:
@@ -318,4 +319,8 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
         + (f"Images are in `{IMAGES_FOLDER}/` (sic, the original's folder name)." if with_images else
            "Images are not included (option `images`).")
     )
+    if formulas:
+        bundle.counts["formula-like cells"] = formulas
+        bundle.notes.append(formula_note(formulas, f"caption{'s' if formulas != 1 else ''} of `{TOKEN_FILE}`",
+                                         "docs/formats/flickr8k.md"))
     return captions
