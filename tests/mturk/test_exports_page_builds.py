@@ -109,7 +109,8 @@ def test_status_endpoint_reports_state_progress_and_links(researcher_client, bui
     assert body == {"id": queued.pk, "status": "queued", "status_label": "Queued", "done": 1, "total": 4,
                     "percent": 25, "records": None, "error": "", "download_url": None, "reports": []}
     body = researcher_client.get(reverse("export-status", args=[built.pk])).json()
-    assert (body["status"], body["percent"], body["done"], body["total"], body["records"]) == ("done", 100, 4, 4, 11)  # 6 boxes and 5 descriptions
+    # records: the 6 boxes and 5 descriptions written
+    assert (body["status"], body["percent"], body["done"], body["total"], body["records"]) == ("done", 100, 4, 4, 11)
     assert body["download_url"] == f"/api/exports/{built.pk}/download/"
     assert [r["name"] for r in body["reports"]] == ["README.md", "content_selection.html", "content_selection.json",
                                                     "crowd.json"]
