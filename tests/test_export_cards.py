@@ -293,12 +293,13 @@ def _demo() -> list[Campaign]:
 
 def _described_with_judgements() -> list[Campaign]:
     """A describe_image campaign (one caption starting like a formula) and a test pool of its images, with crowd
-    and expert judgements of the captions."""
+    judgements from a judge_caption campaign (two workers judging every caption) and imported expert grades."""
     from annotation.models import Description
     from annotation.ranking.models import CaptionJudgement
     from annotation.ranking.services.pools import create_test_pool
-    from mturk.services.review import approve_assignment
+    from mturk.services.review import approve_assignment, approve_submitted
     from tests.factories import make_campaign, submitted
+    from tests.mturk.review_builders import answer, published
 
     campaign = make_campaign(images=3, assignments=2)
     texts = ["=SUM(A1) a brown dog runs along the sandy beach", "Two children play football on a green field.",
@@ -307,12 +308,16 @@ def _described_with_judgements() -> list[Campaign]:
     for text in texts:
         approve_assignment(submitted(campaign, text))
     create_test_pool("judged", all_descriptions=True)
-    for n, description in enumerate(Description.objects.order_by("pk")):
-        CaptionJudgement.objects.create(image=description.image, description=description, source="crowd",
-                                        relevant=n % 2 == 0)
+    captions = list(Description.objects.order_by("pk"))
+    judging = published("judging", "judge_caption",
+                        [{"pairs": [{"image": d.image_id, "description": d.pk} for d in captions]}], assignments=2)
+    for worker in range(2):
+        answer(judging, {"judgements": [{"relevant": (n + worker) % 3 != 0} for n in range(len(captions))]})
+    approve_submitted(judging)
+    for n, description in enumerate(captions):
         CaptionJudgement.objects.create(image=description.image, description=description, source="imported",
                                         grade=1 + n % 4, judge="e")
-    return [campaign]
+    return [campaign, judging]
 
 
 def _compositional() -> list[Campaign]:
