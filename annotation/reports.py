@@ -46,10 +46,28 @@ def write_grounded_report(bundle: ExportBundle, dataset: GroundedDataset) -> dic
     report = grounded_report(dataset)
     bundle.write_json("report/content_selection.json", report)
     bundle.write_text("report/content_selection.html", render_html(report, "Content selection"))
-    stats, upper = report["statistics"], report["upper_bound"]
-    bundle.notes.append(
-        f"Content selection (report/content_selection.html): human upper bound F = {upper['f_mean']:.2f} ± "
-        f"{upper['f_std']:.2f} over {upper['images']} images; {stats['mean_unique_boxes_per_description']:.2f} "
-        "unique boxes per description."
-    )
+    note = content_selection_note(dataset, report)
+    if note:
+        bundle.notes.append(note)
     return report
+
+
+def content_selection_note(dataset: GroundedDataset, report: dict[str, Any]) -> str | None:
+    """The card's line on content selection: the human upper bound when some image has two linked descriptions,
+    else why there is none; nothing for an export without descriptions (a box-only export), which the measure does
+    not apply to."""
+    descriptions = [row for rows in dataset.descriptions.values() for row in rows]
+    if not descriptions:
+        return None
+    linked = sum(row.links is not None for row in descriptions)
+    upper = report["upper_bound"]
+    if not linked:
+        return (f"Content selection: not measured: none of the {len(descriptions)} descriptions has word-to-box "
+                "links yet (collect them with a link_words campaign).")
+    if not upper["images"]:
+        return (f"Content selection (report/content_selection.html): {linked} linked descriptions; no human upper "
+                "bound: it needs an image with at least two linked descriptions, and no image has them.")
+    stats = report["statistics"]
+    return (f"Content selection (report/content_selection.html): human upper bound F = {upper['f_mean']:.2f} ± "
+            f"{upper['f_std']:.2f} over {upper['images']} images with at least two linked descriptions; "
+            f"{stats['mean_unique_boxes_per_description']:.2f} unique boxes per description with a correspondence.")

@@ -31,6 +31,7 @@ class BoxRow:
     width: int
     height: int
     source: str = "gold"
+    campaign: int | None = None  # the campaign whose answer made the box (None: imported)
 
 
 @dataclass
@@ -41,6 +42,8 @@ class DescriptionRow:
     source: str
     links: dict[int, int] | None = None  # the first correspondence (token -> box number); None = not linked yet
     other_links: list[dict[int, int]] = field(default_factory=list)  # later correspondences (agreement)
+    campaign: int | None = None  # the campaign whose answer made the description (None: imported)
+    links_campaign: int | None = None  # the campaign whose answer made `links` (None: imported or not linked)
 
 
 @dataclass
@@ -95,17 +98,18 @@ def grounded_dataset(campaigns: Iterable[Campaign] = ()) -> GroundedDataset:
     boxes: dict[int, list[BoxRow]] = {pk: [] for pk in ids}
     concept_ids: set[int] = set()
     for row in Box.objects.filter(image_id__in=ids).order_by("image_id", "number").values_list(
-        "image_id", "number", "concept_id", "concept__name", "x", "y", "width", "height", "source"
+        "image_id", "number", "concept_id", "concept__name", "x", "y", "width", "height", "source",
+        "assignment__hit__campaign_id",
     ):
-        image_id, number, concept_id, concept, x, y, width, height, source = row
+        image_id, number, concept_id, concept, x, y, width, height, source, campaign = row
         concept_ids.add(concept_id)
-        boxes[image_id].append(BoxRow(number, concept, x, y, width, height, source))
+        boxes[image_id].append(BoxRow(number, concept, x, y, width, height, source, campaign))
     descriptions: dict[int, list[DescriptionRow]] = {pk: [] for pk in ids}
     by_pk: dict[int, DescriptionRow] = {}
-    for pk, image_id, text, tokens, source in Description.objects.filter(image_id__in=ids).order_by(
+    for pk, image_id, text, tokens, source, campaign in Description.objects.filter(image_id__in=ids).order_by(
         "image_id", "pk"
-    ).values_list("pk", "image_id", "text", "tokens", "source"):
-        by_pk[pk] = DescriptionRow(pk, text, tokens, source)
+    ).values_list("pk", "image_id", "text", "tokens", "source", "assignment__hit__campaign_id"):
+        by_pk[pk] = DescriptionRow(pk, text, tokens, source, campaign=campaign)
         descriptions[image_id].append(by_pk[pk])
     _attach_links(by_pk)
     return GroundedDataset(images, _with_ancestors(concept_ids), boxes, descriptions)
@@ -119,13 +123,13 @@ def _attach_links(descriptions: dict[int, DescriptionRow]) -> None:
         correspondence__description_id__in=ids
     ).values_list("correspondence_id", "token_index", "box__number"):
         links.setdefault(correspondence, {})[token] = number
-    for correspondence, description in Correspondence.objects.filter(description_id__in=ids).order_by(
+    for correspondence, description, campaign in Correspondence.objects.filter(description_id__in=ids).order_by(
         "pk"
-    ).values_list("pk", "description_id"):
+    ).values_list("pk", "description_id", "assignment__hit__campaign_id"):
         row = descriptions[description]
         found = dict(sorted(links.get(correspondence, {}).items()))
         if row.links is None:
-            row.links = found
+            row.links, row.links_campaign = found, campaign
         else:
             row.other_links.append(found)
 

@@ -236,9 +236,13 @@ def content_selection_report(
         for name, ranking in system_rankings(image, priors, seed).items():
             curves[name].append(index.curves(ranking, k_max))
     upper_scores, skipped = upper_bound_scores(images)
-    upper = summarize(upper_scores).as_dict()
-    baselines = {name: _curve_summaries(system_curves, k_max) for name, system_curves in curves.items()}
-    table = [_table_row("human upper bound", None, upper)]
+    # A figure over no image does not exist: the upper bound's means are None and a system scored on no image has
+    # no rows (no image with a linked description, or none with two for the upper bound; `skipped` says why).
+    upper = summarize(upper_scores).as_dict() if upper_scores else {**dict.fromkeys(
+        ("p_mean", "p_std", "r_mean", "r_std", "f_mean", "f_std")), "images": 0}
+    baselines = {name: _curve_summaries(system_curves, k_max) if system_curves else []
+                 for name, system_curves in curves.items()}
+    table = [_table_row("human upper bound", None, upper)] if upper_scores else []
     for name, rows in baselines.items():
         table.extend(_table_row(name, row["k"], row) for row in rows)
     return {
@@ -249,6 +253,7 @@ def content_selection_report(
         "priors": ("leave-one-image-out" if priors_from is None
                    else f"development set of {len(priors_from)} images"),
         "statistics": dataset_statistics(images),
+        "scored_images": len(next(iter(curves.values()), [])),  # images with a linked description: the systems' n
         "upper_bound": upper,
         "baselines": baselines,
         "table": table,

@@ -103,6 +103,9 @@ def _upper_bound_section(upper: dict) -> str:
 
 
 def _table_section(table: list[dict]) -> str:
+    if not table:
+        return ("<h2>Table 1: content selection</h2><p>No figure: no image has a description with word-to-box "
+                "links, so neither the systems nor the human upper bound can be scored.</p>")
     rows, previous = [], None
     for row in table:
         css = ' class="first"' if row["name"] != previous else ""
@@ -137,12 +140,12 @@ def render_html(report: dict, title: str) -> str:
         f"<h3>Edge cases</h3><ul>{edge_cases}</ul>",
         _statistics_section(report.get("statistics", {})),
         _upper_bound_section(report.get("upper_bound", {})),
-        "<h2>Figures</h2>",
-        priors,
-        f_figure(report),
-        precision_recall_figure(report, TEXT_SYSTEMS, "P (solid) and R (dashed) against k, text priors (Figure 4a)."),
-        precision_recall_figure(report, VISUAL_SYSTEMS,
-                                "P (solid) and R (dashed) against k, visual cues (Figure 4b)."),
+        *(["<h2>Figures</h2>", priors, f_figure(report),
+           precision_recall_figure(report, TEXT_SYSTEMS,
+                                   "P (solid) and R (dashed) against k, text priors (Figure 4a)."),
+           precision_recall_figure(report, VISUAL_SYSTEMS,
+                                   "P (solid) and R (dashed) against k, visual cues (Figure 4b).")]
+          if any(report.get("baselines", {}).values()) else []),
         _table_section(report.get("table", [])),
         _images_section(report),
     ])

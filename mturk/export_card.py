@@ -22,6 +22,10 @@ def _number(value: float | None, unit: str = "") -> str:
     return "–" if value is None else f"{value:.1f}{unit}"
 
 
+def _count(value: int | None) -> str:
+    return "–" if value is None else str(value)
+
+
 CARD_WORKERS = 20  # rows of a campaign's worker-quality table in the card; every worker is in report/crowd.json
 
 
@@ -40,7 +44,9 @@ def quality_lines(stats: list[CrowdStatistics]) -> list[str]:
     lines = ["## Worker quality", "",
              "Workers are shown by a pseudonym (a keyed hash of their marketplace id, the same in every export of "
              "this installation). Gold accuracy: mean score on items with a known answer; agreement: mean "
-             "agreement with the other workers on the same items. Pay: approved rewards and bonuses, fees excluded.",
+             "agreement with the other workers on the same items (both as the last quality computation measured "
+             "them; – for a worker who answered after it). Answers, approved, rejected and pay (approved rewards "
+             "and bonuses, fees excluded) are as of this export, counted as in the table above.",
              ""]
     for s in stats:
         quality = s.quality or {}
@@ -48,28 +54,43 @@ def quality_lines(stats: list[CrowdStatistics]) -> list[str]:
             lines += [f"**{s.campaign}**: not computed.", ""]
             continue
         workers = quality.get("workers") or []
+        computed = quality.get("computed_at")
         lines += [f"**{s.campaign}**: {quality.get('measure') or 'no agreement measure'}"
-                  f"{_overall(quality.get('overall') or {})}; {len(workers)} workers.", ""]
+                  f"{_overall(quality.get('overall') or {})}{f', measured {computed}' if computed else ''}; "
+                  f"{len(workers)} workers.", ""]
         if not workers:
             continue
-        lines += ["| worker | items | gold items | gold accuracy | agreement | median time on task | pay (USD) "
-                  "| approved | rejected |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += ["| worker | answers | items | gold items | gold accuracy | agreement | median time on task "
+                  "| pay (USD) | approved | rejected |", "|---|---|---|---|---|---|---|---|---|---|"]
         for w in workers[:CARD_WORKERS]:
-            lines.append(f"| {w['worker']} | {w['items']} | {w['gold_items']} | {_score(w['gold_accuracy'])} "
-                         f"| {_score(w['agreement'])} | {_number(w['median_seconds'], ' s')} | {w['pay']} "
-                         f"| {w['approved']} | {w['rejected']} |")
+            lines.append(f"| {w['worker']} | {w['answered']} | {_count(w['items'])} | {_count(w['gold_items'])} "
+                         f"| {_score(w['gold_accuracy'])} | {_score(w['agreement'])} "
+                         f"| {_number(w['median_seconds'], ' s')} | {w['pay']} | {w['approved']} | {w['rejected']} |")
         if len(workers) > CARD_WORKERS:
             lines.append(f"\n{len(workers) - CARD_WORKERS} more workers in `report/crowd.json`.")
         lines.append("")
     return lines
 
 
+def described_campaigns(bundle: ExportBundle, export_format: ExportFormat, campaigns: list[Campaign]
+                        ) -> list[Campaign]:
+    """The campaigns the card describes: those asked for and every campaign whose answers made a record the export
+    wrote (e.g. the draw_boxes and describe_image stages behind a link_words stage's export), when the format
+    says which (bundle.contributors); else those asked for or, for the whole database, the format's own choice
+    (bundle.campaigns) or every campaign of its kinds."""
+    if bundle.contributors is not None:
+        wanted = {c.pk for c in campaigns} | bundle.contributors
+        return list(Campaign.objects.filter(pk__in=wanted).order_by("name"))
+    if campaigns:
+        return campaigns
+    everything = Campaign.objects.order_by("name")
+    return bundle.campaigns or list(
+        everything.filter(task_kind__in=export_format.kinds) if export_format.kinds else everything)
+
+
 def write_card_and_crowd_report(bundle: ExportBundle, export_format: ExportFormat, campaigns: list[Campaign],
                                 records: int) -> None:
-    if not campaigns:  # the whole database: the card describes every campaign that can have contributed
-        everything = Campaign.objects.order_by("name")
-        campaigns = bundle.campaigns or list(
-            everything.filter(task_kind__in=export_format.kinds) if export_format.kinds else everything)
+    campaigns = described_campaigns(bundle, export_format, campaigns)
     stats = bundle.crowd_statistics(campaigns)
     created = timezone.now().replace(microsecond=0).isoformat()
     bundle.write_json("report/crowd.json", {"created": created, "campaigns": [asdict(s) for s in stats]})

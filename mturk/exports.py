@@ -9,7 +9,7 @@ import io
 import json
 import shutil
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +54,9 @@ class ExportBundle:
         self.notes: list[str] = []  # format-specific paragraphs for the dataset card
         self.simulated = False  # set when any exported record was generated, not collected
         self.campaigns: list[Campaign] = []  # what the dataset card describes when no campaigns were given
+        # The campaigns whose answers made the records written (ids), gathered by the writer from those records;
+        # None when the format does not say (the card then describes the campaigns asked for, or self.campaigns).
+        self.contributors: set[int] | None = None
         self._crowd: dict[tuple[int, ...], list[CrowdStatistics]] = {}
 
     def add_steps(self, count: int) -> None:
@@ -69,6 +72,13 @@ class ExportBundle:
     def _report(self) -> None:
         if self._progress is not None:
             self._progress(self.steps_done, self.steps_total)
+
+    def contributed(self, campaign_ids: Iterable[int | None]) -> None:
+        """Note the campaigns whose answers made records just written (None: a record no campaign made, e.g.
+        imported)."""
+        if self.contributors is None:
+            self.contributors = set()
+        self.contributors.update(pk for pk in campaign_ids if pk is not None)
 
     def crowd_statistics(self, campaigns: list[Campaign]) -> list[CrowdStatistics]:
         """The campaigns' crowd figures, computed once per export (the card and a report both use them)."""
@@ -130,7 +140,9 @@ class ExportOption:
 class ExportFormat:
     name: str
     description: str
-    write: Callable[[ExportBundle, list[Campaign]], int]  # writes the files, returns the records written
+    # Writes the files; returns the records written (every annotation record of the data files: e.g. COCO's captions
+    # and boxes), counted as they are written, the figure of the card's "Records" line and of the exports list.
+    write: Callable[[ExportBundle, list[Campaign]], int]
     documentation: str = ""  # path of the format's documentation in the repository
     kinds: tuple[str, ...] = ()  # task kinds whose campaigns it exports (empty: any)
     options: tuple[ExportOption, ...] = ()  # the options it accepts (e.g. images, split_seed)

@@ -38,10 +38,12 @@ def write_assignments_jsonl(bundle: ExportBundle, campaigns: list[Campaign]) -> 
             }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1
+            bundle.contributed([a.hit.campaign_id])
             bundle.simulated |= a.is_simulated
             if count % PROGRESS_ROWS == 0:
                 bundle.advance(PROGRESS_ROWS)
     bundle.advance(count % PROGRESS_ROWS)
+    bundle.contributed([])  # the card describes the campaigns asked for and those the rows came from
     bundle.counts["assignments"] = count
     return count
 

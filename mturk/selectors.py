@@ -24,6 +24,7 @@ from .models import HIT, Assignment, Bonus, Campaign
 from .providers.base import money
 from .providers.registry import get_provider, provider_names
 from .selectors_quality import crowd_quality
+from .selectors_worker_pay import with_current_decisions, worker_tallies
 from .states import ANSWERED, AssignmentStatus, CampaignStatus, HITStatus
 
 
@@ -204,9 +205,12 @@ def time_and_pay(campaign: Campaign, seconds: list[float]) -> tuple[float | None
 
 
 def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
-    """Per campaign, in four queries plus one per campaign for the answered rows' times."""
+    """Per campaign, in six queries plus one per campaign for the answered rows' times. The worker rows of the
+    quality section carry each worker's approved, rejected and pay as they are now (the campaign figures beside
+    them are counted so too), not as the last quality computation found them."""
     annotated = {c.pk: c for c in campaigns_with_progress().filter(pk__in=[c.pk for c in campaigns])}
     quality = crowd_quality(list(annotated))
+    tallies = worker_tallies(list(annotated.values()))
     stats = []
     for campaign in sorted(annotated.values(), key=lambda c: c.name):
         rows = list(
@@ -231,7 +235,7 @@ def crowd_statistics(campaigns: list[Campaign]) -> list[CrowdStatistics]:
             effective_hourly_pay=hourly_pay,
             cost_so_far=str(progress_of(campaign).cost_so_far),
             simulated=campaign.is_simulated,
-            quality=quality[campaign.pk],
+            quality=with_current_decisions(quality[campaign.pk], tallies[campaign.pk]),
         ))
     return stats
 

@@ -268,6 +268,7 @@ def export_compositional(bundle: ExportBundle, campaigns: list[Campaign]) -> int
     bundle.write_text("dataset_splits.json", json.dumps(splits) + "\n")  # compact, as the authors' files
     bundle.advance()
     in_split = {key: scan.image_ids[key] for key in (*split.train, *split.val, *split.eval)}
+    bundle.contributed(pk for key in in_split for pk in scan.campaigns.get(key, ()))  # those of the split files
     records = image_records(in_split)
     texts = scan.texts or {}
     by_key = {image.key: image for image in images}

@@ -74,6 +74,7 @@ class _Image:
     subset: str
     analyses: list[CaptionAnalysis]
     texts: list[str]
+    campaigns: set[int] = field(default_factory=set)  # with_text: the campaigns whose answers made its captions
 
 
 @dataclass
@@ -92,7 +93,7 @@ def _scan(pairs: Sequence[ConceptPair], campaigns: Sequence[Campaign] | None, wi
     matcher = PairMatcher(pairs)
     columns = ["image_id", "image__key", "image__origin__external_id", "image__origin__subset", "stored__data"]
     if with_text:
-        columns.append("text")
+        columns += ["text", "assignment__hit__campaign_id"]
     rows = (corpus_descriptions(campaigns)
             .annotate(stored=FilteredRelation("parse", condition=Q(parse__parser=parser)))
             .order_by("image_id", "id").values_list(*columns).iterator(chunk_size=CHUNK))
@@ -112,6 +113,8 @@ def _scan(pairs: Sequence[ConceptPair], campaigns: Sequence[Campaign] | None, wi
         current.analyses.append(matcher.analyse(Parse.from_json(data)))
         if with_text:
             current.texts.append(row[5])
+            if row[6] is not None:
+                current.campaigns.add(row[6])
         totals.captions += 1
     if current is not None:
         yield current
@@ -122,6 +125,7 @@ class CorpusScan:
     images: list[ImageCaptions]  # ordered by image id; key = the COCO id when the image has one, else Image.key
     image_ids: dict[str, int]  # key -> Image primary key
     texts: dict[str, list[str]] | None  # key -> caption texts in the order of ImageCaptions.matches (with_text)
+    campaigns: dict[str, set[int]] = field(default_factory=dict)  # key -> campaigns that made its captions (with_text)
     captions: int = 0
     unparsed: int = 0  # descriptions of the corpus without a parse by the current parser (left out)
     parser: str = ""
@@ -148,6 +152,7 @@ def scan_corpus(pairs: Sequence[ConceptPair], *, campaigns: Sequence[Campaign] |
         scan.image_ids[image.key] = image.pk
         if scan.texts is not None:
             scan.texts[image.key] = image.texts
+            scan.campaigns[image.key] = image.campaigns
     scan.captions, scan.unparsed, scan.parser = totals.captions, totals.unparsed, totals.parser
     scan.notes = _unparsed_note(totals.unparsed)
     return scan

@@ -13,13 +13,22 @@ draw_boxes HIT with a stored aggregate get the aggregated boxes, each with an `a
 (coco_aggregated)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from .coco_aggregated import NOTE as AGGREGATED_NOTE
 from .coco_aggregated import aggregated_boxes, aggregated_option
-from .common import boxes_of, copy_image_files, descriptions_of, is_simulated, root_names, sorted_images
+from .common import (
+    Provenance,
+    boxes_of,
+    copy_image_files,
+    descriptions_of,
+    is_simulated,
+    root_names,
+    sorted_images,
+)
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
@@ -55,8 +64,9 @@ def _image_records(images: list[ImageRow]) -> Iterator[dict]:
 
 
 def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
-    """Write the COCO captions and instances files; returns the number of captions (descriptions)."""
+    """Write the COCO captions and instances files; returns the annotations written (captions and boxes)."""
     images = sorted_images(dataset)
+    provenance = Provenance()
     copy_image_files(bundle, images)
     with bundle.open_text("annotations/image_keys.json") as handle:
         handle.write("{")
@@ -69,6 +79,7 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         for image_id, image in enumerate(images, start=1):
             for description in descriptions_of(dataset, image):
                 number += 1
+                provenance.description(description)
                 yield {"id": number, "image_id": image_id, "caption": description.text}
 
     with bundle.open_text("annotations/captions.json") as handle:
@@ -87,8 +98,11 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         number = 0
         for image_id, image in enumerate(images, start=1):
             merged = aggregated.images.get(image.pk) if aggregated else None
-            for index, box in enumerate(merged.boxes if merged else boxes_of(dataset, image)):
+            own = boxes_of(dataset, image)
+            for index, box in enumerate(merged.boxes if merged else own):
                 number += 1
+                # an aggregated box is made from the answers to the HIT the image's own boxes came from
+                provenance.box(dataclasses.replace(box, campaign=own[0].campaign) if merged else box)
                 right, bottom = box.x + box.width, box.y + box.height
                 record = {
                     "id": number, "image_id": image_id, "category_id": category_ids[box.concept],
@@ -125,4 +139,5 @@ def write_coco(bundle: ExportBundle, dataset: GroundedDataset) -> int:
     )
     if aggregated is not None:
         bundle.notes.append(AGGREGATED_NOTE)
-    return caption_count
+    provenance.record(bundle)
+    return caption_count + box_count

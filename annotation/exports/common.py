@@ -5,6 +5,7 @@ concepts, and whether anything exported was simulated."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -16,6 +17,63 @@ if TYPE_CHECKING:
     from ..selectors import BoxRow, DescriptionRow, GroundedDataset, ImageRow
 
 SIMULATED = "simulated"
+# A spreadsheet reads a cell starting with one of these as a formula. Cells are written unchanged (importers, system
+# runs and every program reading the files get the text as it was written); the dataset card says how many written
+# cells start so and how to open the files safely (the format's page, section Spreadsheets).
+FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+def formula_like(text: str) -> bool:
+    """Whether a spreadsheet would read a cell of this text as a formula."""
+    return text.startswith(FORMULA_STARTS)
+
+
+def formula_note(count: int, what: str, documentation: str) -> str:
+    """The dataset card's paragraph on written cells that a spreadsheet would read as formulas."""
+    return (f"{count} {what} start{'s' if count == 1 else ''} with `=`, `+`, `-` or `@`, written as the workers typed "
+            "them: a spreadsheet may read such a cell as a formula. Open the files as text (every column of type "
+            f"Text), not by double-clicking them ({documentation}, Spreadsheets).")
+
+
+RECORD_NAMES = {"box": ("box", "boxes"), "description": ("description", "descriptions"),
+                "links": ("description's word-to-box links", "descriptions' word-to-box links")}
+
+
+class Provenance:
+    """Where the records a writer writes came from, gathered as it writes them (the same rows): the campaigns whose
+    answers made them, and per kind of record and source how many no campaign made (imported, or demo data)."""
+
+    def __init__(self) -> None:
+        self.campaigns: set[int] = set()
+        self.not_collected: Counter[tuple[str, str]] = Counter()
+
+    def _add(self, what: str, campaign: int | None, source: str) -> None:
+        if campaign is None:
+            self.not_collected[(what, source)] += 1
+        else:
+            self.campaigns.add(campaign)
+
+    def box(self, box: BoxRow) -> None:
+        self._add("box", box.campaign, box.source)
+
+    def description(self, description: DescriptionRow) -> None:
+        """A description written, with its links when it has some (they are written with it)."""
+        self._add("description", description.campaign, description.source)
+        if description.links is not None:
+            self._add("links", description.links_campaign, "")
+
+    def record(self, bundle: ExportBundle) -> None:
+        """Tell the bundle which campaigns contributed, and add the card's note on records no campaign made."""
+        bundle.contributed(self.campaigns)
+        if not self.not_collected:
+            return
+        order = list(RECORD_NAMES)
+        parts = []
+        for (what, source), count in sorted(self.not_collected.items(), key=lambda i: (order.index(i[0][0]), i[0][1])):
+            name = RECORD_NAMES[what][count != 1]
+            parts.append(f"{count} {name}" + (f" (source `{source}`)" if source else ""))
+        bundle.notes.append("Not collected by a campaign of this platform (imported, or made by its demo): "
+                            + "; ".join(parts) + ".")
 
 
 def key_problem(key: str) -> str | None:

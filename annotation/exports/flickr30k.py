@@ -14,9 +14,12 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 from .common import (
+    Provenance,
     boxes_of,
     by_reference_note,
     descriptions_of,
+    formula_like,
+    formula_note,
     image_path,
     is_simulated,
     root_names,
@@ -83,21 +86,26 @@ def annotation_xml(image: ImageRow, boxes: list[BoxRow]) -> str:
 
 
 def write_flickr30k(bundle: ExportBundle, dataset: GroundedDataset) -> int:
-    """Write Sentences/, Annotations/ and images/; returns the number of descriptions."""
+    """Write Sentences/, Annotations/ and images/; returns the records written (boxes and descriptions)."""
     images = sorted_images(dataset)
     roots = root_names(dataset.concepts)
-    box_count = description_count = phrase_count = without_file = 0
+    provenance = Provenance()
+    box_count = description_count = phrase_count = without_file = formulas = 0
     for image in images:
         boxes = boxes_of(dataset, image)
-        box_count += len(boxes)
         types = {box.number: entity_type(roots.get(box.concept, box.concept)) for box in boxes}
         with bundle.open_text(f"Sentences/{image.key}.txt") as handle:
             for description in descriptions_of(dataset, image):
                 sentence, phrases = phrase_sentence(description.tokens, description.links or {}, types)
                 handle.write(sentence + "\n")
+                provenance.description(description)
                 description_count += 1
                 phrase_count += phrases
+                formulas += formula_like(sentence)
         bundle.write_text(f"Annotations/{image.key}.xml", annotation_xml(image, boxes))
+        for box in boxes:
+            provenance.box(box)
+        box_count += len(boxes)
         if image.original:
             bundle.copy_stored_file(image_path(image), image.original)
         else:  # known only by reference: no file to copy
@@ -117,4 +125,9 @@ def write_flickr30k(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         "Square brackets typed in a description are written `-LSB-` and `-RSB-`. "
         "A description without a correspondence is written without phrases."
     )
-    return description_count
+    if formulas:
+        bundle.counts["formula-like cells"] = formulas
+        bundle.notes.append(formula_note(
+            formulas, f"line{'s' if formulas != 1 else ''} of `Sentences/*.txt`", "docs/formats/flickr30k.md"))
+    provenance.record(bundle)
+    return box_count + description_count

@@ -16,7 +16,17 @@ from typing import IO, TYPE_CHECKING
 from metrics.text.markup import render
 
 from ..services.concepts import concepts_tsv
-from .common import boxes_of, copy_image_files, descriptions_of, image_path, is_simulated, sorted_images
+from .common import (
+    Provenance,
+    boxes_of,
+    copy_image_files,
+    descriptions_of,
+    formula_like,
+    formula_note,
+    image_path,
+    is_simulated,
+    sorted_images,
+)
 
 if TYPE_CHECKING:
     from mturk.exports import ExportBundle
@@ -26,10 +36,6 @@ if TYPE_CHECKING:
 IMAGES_HEADER = ("image", "file", "width", "height")
 BOXES_HEADER = ("image", "box", "concept", "x", "y", "width", "height")
 DESCRIPTIONS_HEADER = ("image", "description", "source", "linked", "markup")
-# A spreadsheet reads a cell starting with one of these as a formula. Cells are written unchanged (the importer,
-# system runs and every program reading the files get the text as it was written); the dataset card says how
-# many markup cells start so and how to open the files safely (docs/formats/imageclef.md#spreadsheets).
-FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 def _line(cells: Iterable[object]) -> str:
@@ -46,18 +52,22 @@ def _write_rows(handle: IO[str], header: tuple[str, ...], rows: Iterable[Iterabl
 
 
 def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
-    """Write the ImageCLEF-style files; returns the number of descriptions."""
+    """Write the ImageCLEF-style files; returns the records written (boxes and descriptions)."""
     images = sorted_images(dataset)
+    provenance = Provenance()
     bundle.write_text("concepts.tsv", concepts_tsv(dataset.concepts))
     with bundle.open_text("images.tsv") as handle:
         _write_rows(handle, IMAGES_HEADER, ([i.key, image_path(i), i.width, i.height] for i in images))
     copy_image_files(bundle, images)
     with bundle.open_text("boxes.tsv") as handle:
-        boxes = _write_rows(handle, BOXES_HEADER, (
-            [image.key, box.number, box.concept, box.x, box.y, box.width, box.height]
-            for image in images for box in boxes_of(dataset, image)
-        ))
-    linked = links = formula_like = 0
+        handle.write(_line(BOXES_HEADER))
+        boxes = 0
+        for image in images:
+            for box in boxes_of(dataset, image):
+                handle.write(_line([image.key, box.number, box.concept, box.x, box.y, box.width, box.height]))
+                provenance.box(box)
+                boxes += 1
+    linked = links = formulas = 0
     with bundle.open_text("descriptions.tsv") as handle:
         handle.write(_line(DESCRIPTIONS_HEADER))
         descriptions = 0
@@ -67,7 +77,8 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
                 linked += found
                 links += len(description.links or {})
                 markup = render(description.tokens, description.links or {})
-                formula_like += markup.startswith(FORMULA_STARTS)
+                formulas += formula_like(markup)
+                provenance.description(description)
                 handle.write(_line([image.key, index, description.source, int(found), markup]))
                 descriptions += 1
     bundle.counts.update({
@@ -81,10 +92,9 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         "(tokens in the correspondence markup `A [woman]^2 in a [dress]^0 .`; `linked` = 0 when no word-to-box "
         "correspondence was collected yet). `python manage.py import_imageclef DIR` reads it back."
     )
-    if formula_like:
-        bundle.notes.append(
-            f"{formula_like} description{'s' if formula_like != 1 else ''} of `descriptions.tsv` start with `=`, `+`, "
-            "`-` or `@`, written as the workers typed them: a spreadsheet may read such a cell as a formula. Open the "
-            "`.tsv` files as text (every column of type Text), not by double-clicking them "
-            "(docs/formats/imageclef.md, Spreadsheets).")
-    return descriptions
+    if formulas:
+        bundle.counts["formula-like cells"] = formulas
+        bundle.notes.append(formula_note(
+            formulas, f"description{'s' if formulas != 1 else ''} of `descriptions.tsv`", "docs/formats/imageclef.md"))
+    provenance.record(bundle)
+    return boxes + descriptions

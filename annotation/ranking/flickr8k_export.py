@@ -31,7 +31,7 @@ from metrics.categorical import dawid_skene
 from mturk.exports import ExportError
 from mturk.states import AssignmentStatus
 
-from ..exports.common import by_reference_note, key_problem
+from ..exports.common import by_reference_note, formula_like, formula_note, key_problem
 from ..models import Description, Image, ImageOrigin
 from .models import CaptionJudgement, PoolImage, TestPool
 
@@ -67,6 +67,7 @@ class Flickr8kData:
     images: list[CaptionedImage]  # by key
     dropped_captions: int = 0  # approved descriptions beyond an image's fifth
     caption_ids: dict[int, str] = field(default_factory=dict)  # description pk -> "<image file>#<n>"
+    campaigns: dict[int, int] = field(default_factory=dict)  # description pk -> the campaign that made it, if any
 
 
 def caption_text(text: str, tokens: list[str]) -> str:
@@ -92,9 +93,13 @@ def flickr8k_data(campaigns: list[Campaign]) -> Flickr8kData:
         approved |= Q(source=RELEASE_SOURCE, external_id__isnull=False)
     by_image: dict[int, list[tuple[int, str]]] = defaultdict(list)
     released: dict[int, int] = {}  # description pk -> its released #n
-    for pk, image_id, text, tokens, source, external_id in Description.objects.filter(approved).order_by(
-            "image_id", "pk").values_list("pk", "image_id", "text", "tokens", "source", "external_id"):
+    made_by: dict[int, int] = {}  # description pk -> campaign
+    for pk, image_id, text, tokens, source, external_id, campaign in Description.objects.filter(approved).order_by(
+            "image_id", "pk").values_list("pk", "image_id", "text", "tokens", "source", "external_id",
+                                          "assignment__hit__campaign_id"):
         by_image[image_id].append((pk, caption_text(text, tokens)))
+        if campaign is not None:
+            made_by[pk] = campaign
         if source == RELEASE_SOURCE and external_id is not None:
             released[pk] = external_id % 10
     for captions in by_image.values():  # released captions first, by their #n; then the others as they came
@@ -108,7 +113,8 @@ def flickr8k_data(campaigns: list[Campaign]) -> Flickr8kData:
     problems = [problem for image in images if (problem := file_key_problem(image.key))]
     if problems:
         raise ExportError("images that cannot be exported: " + "; ".join(problems))
-    data = Flickr8kData(images, sum(max(0, len(c) - CAPTIONS_PER_IMAGE) for c in by_image.values()))
+    data = Flickr8kData(images, sum(max(0, len(c) - CAPTIONS_PER_IMAGE) for c in by_image.values()),
+                        campaigns=made_by)
     for image in images:
         taken = {released[pk] for pk, _ in image.captions if pk in released}
         free = (n for n in range(10) if n not in taken)
@@ -176,6 +182,7 @@ class PairJudgements:
     no: int = 0
     scores: list[int] = field(default_factory=list)  # the original's scale: 4 describes the image, 1 unrelated
     votes: list[tuple[Hashable, bool]] = field(default_factory=list)  # (who, yes/no) of each binary judgement
+    campaigns: set[int] = field(default_factory=set)  # the campaigns whose answers judged the pair
 
 
 def judge_of(pk: int, worker: int | None, judge: str) -> Hashable:
@@ -195,13 +202,16 @@ def pair_judgements(data: Flickr8kData, image_files: dict[int, str]) -> tuple[di
     outside = 0
     rows = CaptionJudgement.objects.exclude(source=CaptionJudgement.Source.GOLD).order_by(
         "image_id", "description_id", "pk").values_list("image_id", "description_id", "relevant", "grade", "pk",
-                                                        "assignment__worker_id", "judge")
-    for image_id, description_id, relevant, grade, pk, worker, judge in rows.iterator(chunk_size=5000):
+                                                        "assignment__worker_id", "judge",
+                                                        "assignment__hit__campaign_id")
+    for image_id, description_id, relevant, grade, pk, worker, judge, campaign in rows.iterator(chunk_size=5000):
         image_file, caption = image_files.get(image_id), data.caption_ids.get(description_id)
         if image_file is None or caption is None:
             outside += 1
             continue
         pair = pairs[(image_file, caption)]
+        if campaign is not None:
+            pair.campaigns.add(campaign)
         if grade is not None:
             pair.scores.append(grade)  # the released scale, as stored
         elif relevant is not None:
@@ -241,6 +251,7 @@ AGGREGATION_NOTES = {
 
 
 def write_judgements(bundle: ExportBundle, data: Flickr8kData, aggregation: str = "majority") -> dict[str, int]:
+    """Write the judgement files; note the campaigns whose answers judged the written pairs."""
     image_files = {image.pk: image.file_name for image in data.images}
     pairs, outside = pair_judgements(data, image_files)
     crowd = expert = 0
@@ -248,11 +259,13 @@ def write_judgements(bundle: ExportBundle, data: Flickr8kData, aggregation: str 
         for (image, caption), pair in pairs.items():
             if pair.scores:
                 handle.write("\t".join([image, caption, *map(str, pair.scores)]) + "\n")
+                bundle.contributed(pair.campaigns)
                 expert += 1
     voted = {key: pair for key, pair in pairs.items() if pair.yes + pair.no}
     with bundle.open_text(CROWD_FILE) as handle:
         for (image, caption), pair in voted.items():
             handle.write(f"{image}\t{caption}\t{_fraction(pair.yes, pair.no)}\t{pair.yes}\t{pair.no}\n")
+            bundle.contributed(pair.campaigns)
             crowd += 1
     labels = dawid_skene_labels(voted) if aggregation == "dawid_skene" else majority_labels(voted)
     with bundle.open_text(LABELS_FILE) as handle:
@@ -271,12 +284,14 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
     with_images = bool(bundle.options.get("images"))
     aggregation = str(bundle.options.get("aggregation") or "majority")
     bundle.add_steps(len(data.images) + 2)
-    captions = 0
+    captions = formulas = 0
     with bundle.open_text(TOKEN_FILE) as handle:
         for image in data.images:
             for pk, text in image.captions:
                 handle.write(f"{data.caption_ids[pk]}\t{text}\n")
+                bundle.contributed([data.campaigns.get(pk)])
                 captions += 1
+                formulas += formula_like(text)
     without_file = 0
     for image in data.images:  # an archive member is written at a time: the files once the token file is closed
         if with_images and image.original:
@@ -318,4 +333,8 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
         + (f"Images are in `{IMAGES_FOLDER}/` (sic, the original's folder name)." if with_images else
            "Images are not included (option `images`).")
     )
+    if formulas:
+        bundle.counts["formula-like cells"] = formulas
+        bundle.notes.append(formula_note(formulas, f"caption{'s' if formulas != 1 else ''} of `{TOKEN_FILE}`",
+                                         "docs/formats/flickr8k.md"))
     return captions

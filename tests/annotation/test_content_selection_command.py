@@ -67,7 +67,8 @@ def test_report_upper_bound_baselines_and_agreement(tmp_path, gold):
     #   charlie: one description -> skipped
     # Over alpha and bravo: P = R = 0.5417 ± 0.2083, F = 0.5 ± 0.1667.
     assert output.splitlines() == [
-        "3 images, 6 linked descriptions; human upper bound P = 0.54 ± 0.21, R = 0.54 ± 0.21, F = 0.50 ± 0.17",
+        "3 images, 6 linked descriptions; human upper bound P = 0.54 ± 0.21, R = 0.54 ± 0.21, F = 0.50 ± 0.17 "
+        "over 2 images",
         f"Wrote {out / 'report.json'} and {out / 'report.html'}",
     ]
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -115,7 +116,8 @@ def test_campaign_scope_and_k_max(tmp_path, gold):
     out = tmp_path / "alpha"
     output = run("--campaign", "alpha only", "--out", out, "--k-max", "3")
     assert output.splitlines()[0] == (
-        "1 images, 2 linked descriptions; human upper bound P = 0.75 ± 0.00, R = 0.75 ± 0.00, F = 0.67 ± 0.00")
+        "1 images, 2 linked descriptions; human upper bound P = 0.75 ± 0.00, R = 0.75 ± 0.00, F = 0.67 ± 0.00 "
+        "over 1 images")
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["k_max"] == 3
     assert all([row["k"] for row in rows] == [1, 2, 3] for rows in report["baselines"].values())
@@ -128,12 +130,16 @@ def test_unknown_campaign_is_refused_and_nothing_written(tmp_path, gold):
     assert not (tmp_path / "r").exists()
 
 
-def test_no_gold_data_still_writes_a_report(tmp_path):
+def test_no_gold_data_still_writes_a_report_with_no_figure_over_no_image(tmp_path):
     out = tmp_path / "empty"
     output = run("--out", out)
     assert output.splitlines()[0] == (
-        "0 images, 0 linked descriptions; human upper bound P = 0.00 ± 0.00, R = 0.00 ± 0.00, F = 0.00 ± 0.00")
+        "0 images, 0 linked descriptions; no human upper bound: it needs an image with at least two linked "
+        "descriptions")
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    assert report["upper_bound"]["images"] == 0
-    assert all(len(rows) == 15 for rows in report["baselines"].values())
-    assert (out / "report.html").exists()
+    assert report["upper_bound"] == {"images": 0, "p_mean": None, "p_std": None, "r_mean": None, "r_std": None,
+                                     "f_mean": None, "f_std": None}
+    assert report["scored_images"] == 0 and report["table"] == []
+    assert all(rows == [] for rows in report["baselines"].values())
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "No figure: no image has a description with word-to-box links" in page and "0.00 ± 0.00" not in page

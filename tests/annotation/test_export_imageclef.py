@@ -91,7 +91,7 @@ TEXT_FILES = ["concepts.tsv", "images.tsv", "boxes.tsv", "descriptions.tsv"]
 def test_imageclef_export_matches_golden_files():
     images = build_dataset()
     records, bundle, archive = export(write_imageclef)
-    assert records == 5
+    assert records == 6 + 5  # every record written: the boxes and the descriptions
     assert sorted(archive.namelist()) == sorted(TEXT_FILES + ["images/img-a.png", "images/img-b.jpg"])
     assert_golden(archive, "imageclef", TEXT_FILES)
     for key, image in images.items():
@@ -100,14 +100,17 @@ def test_imageclef_export_matches_golden_files():
     assert bundle.counts == {"images": 2, "concepts": 6, "boxes": 6, "descriptions": 5, "linked_descriptions": 4,
                              "links": 10}
     assert bundle.simulated
-    assert len(bundle.notes) == 1 and "imageclef.md" in bundle.notes[0]
+    assert len(bundle.notes) == 2 and "imageclef.md" in bundle.notes[0]
+    assert bundle.notes[1] == ("Not collected by a campaign of this platform (imported, or made by its demo): 6 boxes "
+                               "(source `gold`); 3 descriptions (source `crowd`); 1 description (source `gold`); "
+                               "1 description (source `simulated`); 4 descriptions' word-to-box links.")
 
 
 def test_imageclef_export_is_not_simulated_without_simulated_records():
     build_dataset()
     Description.objects.filter(source="simulated").delete()
     records, bundle, _ = export(write_imageclef)
-    assert records == 4 and not bundle.simulated
+    assert records == 6 + 4 and not bundle.simulated
 
 
 def test_markup_column_reads_back_as_the_tokens_and_first_links():

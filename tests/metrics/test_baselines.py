@@ -165,8 +165,8 @@ def test_report_shape_and_consistency_with_direct_scoring():
     images = report_images()
     report = content_selection_report(images, k_max=4)
     json.dumps(report)
-    assert set(report) == {"metric", "k_max", "seed", "priors", "statistics", "upper_bound", "baselines", "table",
-                           "per_image", "skipped"}
+    assert set(report) == {"metric", "k_max", "seed", "priors", "statistics", "scored_images", "upper_bound",
+                           "baselines", "table", "per_image", "skipped"}
     assert list(report["baselines"]) == list(SYSTEMS)
     assert report["priors"] == "leave-one-image-out"
     for rows in report["baselines"].values():
@@ -188,8 +188,8 @@ def test_report_shape_and_consistency_with_direct_scoring():
 def test_report_of_no_images():
     report = content_selection_report([], k_max=2)
     json.dumps(report)
-    assert report["upper_bound"]["images"] == 0
-    assert report["baselines"]["random"][0]["f_mean"] == 0.0
+    assert report["upper_bound"]["images"] == 0 and report["upper_bound"]["f_mean"] is None  # no figure, not 0
+    assert report["baselines"]["random"] == [] and report["table"] == [] and report["scored_images"] == 0
 
 
 def test_priors_without_held_out():

@@ -38,4 +38,6 @@ def test_data_strings_are_escaped():
 
 def test_empty_report_renders():
     page = render_html(content_selection_report([], k_max=3), "Empty")
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 0 and "0.00 ± 0.00" not in page  # no figure over no image
+    assert "No image has two gold descriptions that reference a box." in page
+    assert "No figure: no image has a description with word-to-box links" in page

@@ -109,7 +109,8 @@ def test_status_endpoint_reports_state_progress_and_links(researcher_client, bui
     assert body == {"id": queued.pk, "status": "queued", "status_label": "Queued", "done": 1, "total": 4,
                     "percent": 25, "records": None, "error": "", "download_url": None, "reports": []}
     body = researcher_client.get(reverse("export-status", args=[built.pk])).json()
-    assert (body["status"], body["percent"], body["done"], body["total"], body["records"]) == ("done", 100, 4, 4, 5)
+    # records: the 6 boxes and 5 descriptions written
+    assert (body["status"], body["percent"], body["done"], body["total"], body["records"]) == ("done", 100, 4, 4, 11)
     assert body["download_url"] == f"/api/exports/{built.pk}/download/"
     assert [r["name"] for r in body["reports"]] == ["README.md", "content_selection.html", "content_selection.json",
                                                     "crowd.json"]
@@ -166,7 +167,7 @@ def test_done_exports_are_listed_with_download_and_report_links(researcher_clien
     assert f'<a href="/api/exports/{built.pk}/download/" download>Download zip of export #{built.pk}</a>' in page
     assert f'aria-label="Reports of export #{built.pk}"' in page
     assert f'href="/exports/{built.pk}/report/content_selection.html"' in page
-    assert '<td data-label="Records" class="export-records">5</td>' in page
+    assert '<td data-label="Records" class="export-records">11</td>' in page  # 6 boxes and 5 descriptions
 
 
 def test_query_count_is_the_same_for_2_or_20_built_exports(researcher_client, built):

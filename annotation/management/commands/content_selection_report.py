@@ -26,9 +26,9 @@ class Command(BaseCommand):
         (out / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         (out / "report.html").write_text(render_html(report, "Content selection"), encoding="utf-8")
         upper, stats = report["upper_bound"], report["statistics"]
-        self.stdout.write(
-            f"{stats['images']} images, {stats['descriptions']} linked descriptions; human upper bound "
-            f"P = {upper['p_mean']:.2f} ± {upper['p_std']:.2f}, R = {upper['r_mean']:.2f} ± {upper['r_std']:.2f}, "
-            f"F = {upper['f_mean']:.2f} ± {upper['f_std']:.2f}"
-        )
+        bound = (f"human upper bound P = {upper['p_mean']:.2f} ± {upper['p_std']:.2f}, R = {upper['r_mean']:.2f} ± "
+                 f"{upper['r_std']:.2f}, F = {upper['f_mean']:.2f} ± {upper['f_std']:.2f} over {upper['images']} images"
+                 if upper["images"] else
+                 "no human upper bound: it needs an image with at least two linked descriptions")
+        self.stdout.write(f"{stats['images']} images, {stats['descriptions']} linked descriptions; {bound}")
         self.stdout.write(f"Wrote {out / 'report.json'} and {out / 'report.html'}")

@@ -233,3 +233,13 @@ def test_api_request_built_and_refusals(coco, api, django_capture_on_commit_call
     failed = request(api, django_capture_on_commit_callbacks, {"group": 1})
     assert failed["status"] == "failed"
     assert failed["error"].startswith("1 caption has no parse by spacy/") and "parse_captions" in failed["error"]
+
+
+def test_the_card_describes_the_campaigns_whose_captions_the_split_files_hold(coco):
+    from tests.export_cards import campaign_table
+
+    campaign = seeded_campaign()
+    idle = make_campaign(images=1, assignments=1, name="nothing approved yet")  # no caption of it is exported
+    parse_all()
+    card = export(pairs="black_cat").read("README.md").decode()  # the whole corpus: imported and collected
+    assert set(campaign_table(card)) == {campaign.name} and idle.name not in card

@@ -54,12 +54,13 @@ def test_each_campaign_gets_its_quality_or_not_computed(tmp_path, settings):
     first = quality["workers"][0]
     assert first == {"worker": good1, "items": 2, "compared_items": 2, "gold_items": 1, "gold_accuracy": 1.0,
                      "agreement": first["agreement"], "skill": 1.0, "median_seconds": 60.0, "pay": "0.35",
-                     "approved": 1, "rejected": 0}  # 0.10 approved reward and a 0.25 bonus
+                     "approved": 1, "rejected": 0, "answered": 3}  # 0.10 approved reward and a 0.25 bonus
     assert first["agreement"] == pytest.approx(2 / 3)
     assert "good1" not in json.dumps(crowd) and "newbie" not in json.dumps(crowd)
     assert "## Worker quality" in card
-    assert f"**{measured.name}**: exact text match (pair agreement 0.50); 5 workers." in card
-    assert f"| {good1} | 2 | 1 | 1.00 | 0.67 | 60.0 s | 0.35 | 1 | 0 |" in card
+    computed = quality["computed_at"]
+    assert f"**{measured.name}**: exact text match (pair agreement 0.50), measured {computed}; 5 workers." in card
+    assert f"| {good1} | 3 | 2 | 1 | 1.00 | 0.67 | 60.0 s | 0.35 | 1 | 0 |" in card
     assert f"**{never.name}**: not computed." in card
 
 
