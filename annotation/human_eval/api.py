@@ -23,7 +23,7 @@ from .budget import estimate
 from .listing import evaluation_rows, is_simulated, test_sets
 from .models import Design, EvaluatedSystem, HumanEvaluation
 from .services.evaluations import EvaluationError, create_evaluation
-from .services.launch import launch_evaluation
+from .services.launch import LaunchedNotPublished, launch_evaluation
 from .services.uploads import UploadError, upload_outputs
 
 LISTED = ["id", "name", "output_kind", "test_set", "test_set_label", "design", "aspects", "judges",
@@ -181,7 +181,9 @@ class BudgetView(APIView):
 class LaunchView(APIView):
     @extend_schema(request=HumanEvaluationLaunchSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
-        """Plan the HITs and make the campaign (a draft unless `publish`); 400 when the evaluation cannot launch."""
+        """Plan the HITs and make the campaign (a draft unless `publish`); 400 when the evaluation cannot launch.
+        Without a task queue the marketplace's job runs before the answer: its failure answers 502 with the cause
+        (the evaluation is launched and its campaign published here; publishing the campaign again retries)."""
         evaluation = get_object_or_404(HumanEvaluation, pk=pk)
         serializer = HumanEvaluationLaunchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -189,6 +191,9 @@ class LaunchView(APIView):
         try:
             campaign = launch_evaluation(evaluation, provider=data["provider"], reward=data.get("reward"),
                                          created_by=request.user, publish=data["publish"], settings=data["settings"])
+        except LaunchedNotPublished as exc:  # launched; the marketplace's job failed (recorded on the campaign)
+            return Response({"detail": str(exc), "evaluation": evaluation.pk, "campaign": exc.campaign.pk},
+                            status=status.HTTP_502_BAD_GATEWAY)
         except EvaluationError as exc:
             return _refused(str(exc))
         return Response({"evaluation": evaluation.pk, "campaign": campaign.pk, "campaign_name": campaign.name,

@@ -28,7 +28,7 @@ from .models import Design, EvaluatedSystem, HumanEvaluation
 from .selectors import human_evaluations, leaderboard, test_set_leaderboard
 from .services.analysis import AnalysisError, analyse_evaluation, permutation_resamples_of
 from .services.evaluations import EvaluationError, create_evaluation
-from .services.launch import launch_evaluation
+from .services.launch import LaunchedNotPublished, launch_evaluation
 from .services.uploads import UploadError, upload_outputs
 from .table import leaderboard_table, test_set_table
 
@@ -99,6 +99,9 @@ def _post(request: HttpRequest, evaluation: HumanEvaluation) -> tuple[UploadForm
                                      publish=launch.cleaned_data["publish"], settings=launch.campaign_settings())
     except EvaluationError as exc:
         return upload, launch, [str(exc)]
+    except LaunchedNotPublished as exc:  # launched: the page shows it, with the marketplace job's failure
+        messages.error(request, str(exc))
+        return upload, launch, []
     messages.success(request, f"Campaign '{campaign.name}' made ({campaign.get_status_display().lower()}).")
     return upload, launch, []
 

@@ -29,6 +29,16 @@ LAUNCH_SETTINGS = frozenset({"qualifications", "tasks_per_submission", "time_lim
                              "max_assignments_per_worker", "title", "description", "instructions"})
 
 
+class LaunchedNotPublished(Exception):
+    """The evaluation is launched and its campaign published here, but the marketplace's half failed (run
+    in-process, without a task queue): the failure is recorded on the campaign, and publishing it again retries.
+    Not an EvaluationError: the launch is not undone."""
+
+    def __init__(self, message: str, campaign: Campaign) -> None:
+        super().__init__(message)
+        self.campaign = campaign
+
+
 def campaign_name(evaluation: HumanEvaluation) -> str:
     return f"Human evaluation: {evaluation.name}"[:200]
 
@@ -38,7 +48,10 @@ def launch_evaluation(evaluation: HumanEvaluation, *, provider: str = "local", r
                       settings: dict[str, Any] | None = None) -> Campaign:
     """The evaluation's campaign (a draft, or published with `publish`); EvaluationError (nothing changed) when the
     evaluation is not a draft, has fewer than 2 judged systems, a setting is not one of LAUNCH_SETTINGS, or the core
-    refuses the campaign (or its publication, e.g. a reward below the marketplace's pay floor)."""
+    refuses the campaign (or its publication, e.g. a reward below the marketplace's pay floor).
+
+    The publication's marketplace job (a Prolific study, MTurk HITs) runs when the launch commits: in-process (no
+    task queue), its failure raises LaunchedNotPublished naming the cause; the launch itself stands."""
     settings = dict(settings or {})
     unknown = sorted(set(settings) - LAUNCH_SETTINGS)
     if unknown:
@@ -73,4 +86,8 @@ def launch_evaluation(evaluation: HumanEvaluation, *, provider: str = "local", r
                 raise EvaluationError(f"the campaign cannot be published: {exc}") from None
     if publish:
         campaign.refresh_from_db()
+        if campaign.marketplace_error:  # a new campaign: the error is this publication's job's
+            raise LaunchedNotPublished(
+                f"evaluation '{evaluation.name}' is launched and campaign '{campaign.name}' published here, but "
+                f"{campaign.marketplace_error[:1].lower()}{campaign.marketplace_error[1:]}", campaign)
     return campaign

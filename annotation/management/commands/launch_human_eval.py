@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from ...human_eval.services.evaluations import EvaluationError
-from ...human_eval.services.launch import launch_evaluation
+from ...human_eval.services.launch import LaunchedNotPublished, launch_evaluation
 from ._human_eval import evaluation_named
 
 
@@ -38,7 +38,7 @@ class Command(BaseCommand):
         try:
             campaign = launch_evaluation(evaluation, provider=provider, reward=amount, publish=publish,
                                          settings=values)
-        except EvaluationError as exc:
+        except (EvaluationError, LaunchedNotPublished) as exc:
             raise CommandError(str(exc)) from None
         gold = campaign.hits.filter(gold_item__isnull=False).count()
         self.stdout.write(f"launched '{evaluation.name}': campaign '{campaign.name}' (id {campaign.pk}, "

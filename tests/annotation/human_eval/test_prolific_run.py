@@ -239,3 +239,39 @@ def test_the_api_and_the_command_pass_the_campaign_settings(api, caption_set):
                  "--campaign-settings", json.dumps(SETTINGS), stdout=StringIO())
     second.refresh_from_db()
     assert second.campaign.tasks_per_submission == 2
+
+
+@pytest.mark.django_db(transaction=True)  # the launch commits: the study job runs in-process as it does
+def test_a_503_while_a_launch_creates_the_study_is_said_by_the_command_the_api_and_the_campaign(
+        caption_set, prolific_fake, api):  # noqa: F811
+    """Without a task queue the study is created as the launch commits: Prolific's 503 ends the command with one
+    line naming the cause, and the API with a 502; the evaluation stays launched, its campaign records the failure,
+    and publishing it again creates the study."""
+    collection, images = caption_set
+    first = evaluation_with_outputs(collection, images)
+    prolific_fake.fail("studies/", "503", method="POST")
+    with pytest.raises(CommandError) as failed:
+        call_command("launch_human_eval", str(first.pk), "--provider", "prolific", "--reward", str(REWARD),
+                     "--publish", "--campaign-settings", json.dumps(SETTINGS), stdout=StringIO())
+    message = str(failed.value)
+    assert "\n" not in message and "Retry" not in message
+    assert message.startswith(f"evaluation '{first.name}' is launched and campaign 'Human evaluation: {first.name}' "
+                              "published here, but creating or updating the Prolific study failed: ")
+    assert "(503)" in message and "publish the campaign again to retry" in message
+    first.refresh_from_db()
+    assert first.status == "launched" and "(503)" in first.campaign.marketplace_error
+    assert prolific_fake.studies == {}
+
+    second = evaluation_with_outputs(collection, images, name="api prolific")
+    prolific_fake.fail("studies/", "503", method="POST")
+    response = api.post(f"/api/human-evaluations/{second.pk}/launch/",
+                        {"provider": "prolific", "reward": str(REWARD), "publish": True, "settings": SETTINGS},
+                        format="json")
+    assert response.status_code == 502
+    second.refresh_from_db()
+    assert response.json()["campaign"] == second.campaign_id and "(503)" in response.json()["detail"]
+    assert prolific_fake.studies == {}
+
+    call_command("publish", first.campaign.name, stdout=StringIO())
+    first.campaign.refresh_from_db()
+    assert first.campaign.marketplace_error == "" and len(prolific_fake.studies) == 1
