@@ -6,6 +6,8 @@ on a local copy of the uploaded file. An importer returns a JSON-able report:
 {"summary": "...", "imported": [{"name", "detail"}], "refused": [{"name", "reason"}], "counts": {...}}."""
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -15,6 +17,7 @@ from typing import IO, Any
 import ijson
 from django.conf import settings
 
+from config.json_input import JsonInputError, JsonShape
 from config.safe_archives import ReadRefused
 
 from .registry import Registry
@@ -65,18 +68,62 @@ class ProblemList:
             raise self.error(self.listed + ([f"... and {more} more problem(s)"] if more else []))
 
 
+class _Shaped(io.RawIOBase):
+    """A stream whose bytes go through JsonShape before the parser reads them: nesting past the limit, or a
+    top-level key given twice, stops the read (JsonInputError) before the parser sees the chunk that holds it."""
+
+    def __init__(self, raw: IO[bytes], max_depth: int) -> None:
+        super().__init__()
+        self.raw, self.shape = raw, JsonShape(max_depth)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        data = self.raw.read(len(buffer))
+        self.shape.feed(data)
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _unique_map(repeated: list[str]) -> type[dict[str, Any]]:
+    """The parser's object type: a dict that keeps the first value of a key and notes the key in `repeated` (the
+    parser's C code cannot carry an exception raised here)."""
+
+    class UniqueKeys(dict[str, Any]):
+        def __setitem__(self, key: str, value: Any) -> None:
+            if key in self:
+                repeated.append(key)
+                return
+            super().__setitem__(key, value)
+
+    return UniqueKeys
+
+
 def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[bytes]]], section: str,
                    problems: ProblemList, use_float: bool = False) -> Iterator[tuple[int, Any]]:
-    """The items of a JSON file's top-level list `section`, streamed (ijson), with their index. A file that cannot
-    be read or is not valid JSON is a problem of `problems`; a zip member lying about its size, corrupt or too
-    large refuses the whole import at once (`problems.error`): its records cannot be trusted."""
+    """The items of a JSON file's top-level list `section`, streamed (ijson), with their index. As everywhere JSON
+    is read (config/json_input.py): nesting deeper than JSON_MAX_DEPTH is refused before the parser reads it (a
+    scan of the bytes as they come: the parser's own memory grows with the square of the depth), and so is a key
+    given twice, at the top level or in an item. A file that cannot be read or is not valid JSON is a problem of
+    `problems`; a zip member lying about its size, corrupt or too large refuses the whole import at once
+    (`problems.error`): its records cannot be trusted."""
+    repeated: list[str] = []
     try:
         with opened() as handle:
-            yield from enumerate(ijson.items(handle, f"{section}.item", use_float=use_float))
+            items = ijson.items(_Shaped(handle, settings.JSON_MAX_DEPTH), f"{section}.item", use_float=use_float,
+                                map_type=_unique_map(repeated))
+            for index, item in enumerate(items):
+                if repeated:
+                    problems.add(f"{name}: {section}[{index}]: the key {json.dumps(repeated[0])} is given twice")
+                    return
+                yield index, item
     except ReadRefused as exc:
         raise problems.error([str(exc)]) from None
     except OSError as exc:
         problems.add(f"{name}: cannot be read ({exc})")
+    except JsonInputError as exc:
+        problems.add(f"{name}: {exc}")
     except ijson.JSONError as exc:
         problems.add(f"{name}: not valid JSON ({exc})")
 

@@ -113,18 +113,25 @@ def cell_problems(cells: dict[str, str]) -> list[str]:
 
 
 def _cycles(rows: list[ConceptRow], source: str, owned: QuerySet[Concept]) -> list[str]:
-    """Parent chains that come back to where they started, through the file or the vocabulary's labels."""
+    """Parent chains that come back to where they started, through the file or the vocabulary's labels. Each label
+    is walked once (a label already placed on or off a cycle ends the walk), so the time is linear in the labels."""
     parent_of = dict(owned.filter(parent__isnull=False).values_list("name", "parent__name"))
     parent_of.update({row.name: row.parent for row in rows})
-    errors = []
+    on_cycle: set[str] = set()
+    done: set[str] = set()
     for row in rows:
-        seen, name = {row.name}, parent_of.get(row.name)
-        while name and name not in seen:
-            seen.add(name)
+        path: list[str] = []
+        where: dict[str, int] = {}  # position of each label of this walk in `path`
+        name: str | None = row.name
+        while name and name not in done and name not in where:
+            where[name] = len(path)
+            path.append(name)
             name = parent_of.get(name)
-        if name == row.name and row.parent != row.name:
-            errors.append(f"{source} line {row.line}: the parents of '{row.name}' form a cycle")
-    return errors
+        if name and name in where:  # the walk came back to one of its own labels: those from there on are a cycle
+            on_cycle.update(path[where[name]:])
+        done.update(path)
+    return [f"{source} line {row.line}: the parents of '{row.name}' form a cycle" for row in rows
+            if row.name in on_cycle and row.parent != row.name]
 
 
 def check_vocabulary_name(name: str, source: str) -> None:
