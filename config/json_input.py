@@ -9,8 +9,9 @@ would keep the last silently).
 
 The nesting depth is capped before anything is parsed, by `JsonShape`: a scan of the bytes that counts the
 brackets outside strings, in constant memory (`parse_json` lets through twice its limit, so that the walk after
-parsing names the path of what is too deep; anything deeper is refused unparsed). The streamed readers of large files (mturk/importers.py,
-`streamed_items`) run the same scan over the file first, and it also refuses a top-level key given twice.
+parsing names the path of what is too deep; anything deeper is refused unparsed). The streamed reader of large
+files (mturk/importers.py, `streamed_items`) runs the same scan over the bytes as the parser reads them, and it
+also refuses a top-level key given twice.
 """
 from __future__ import annotations
 

@@ -48,8 +48,9 @@ class ImportProblems(ValueError):
 
 
 class ProblemList:
-    """What an all-or-nothing import service found wrong, in the order found: the first `limit` messages listed,
-    the others counted. `raise_any` raises `error(messages)` (its last message "... and N more problem(s)")."""
+    """What an all-or-nothing import service found wrong, in the order found: the first `limit` messages listed
+    (each once), the others counted. `raise_any` raises `error(messages)` (its last message "... and N more
+    problem(s)")."""
 
     def __init__(self, error: Callable[[list[str]], Exception], limit: int = 50) -> None:
         self.error = error
@@ -58,6 +59,8 @@ class ProblemList:
         self.count = 0
 
     def add(self, message: str) -> None:
+        if message in self.listed:  # the same problem met again (a file read once per section): said once
+            return
         self.count += 1
         if len(self.listed) < self.limit:
             self.listed.append(message)
@@ -86,18 +89,34 @@ class _Shaped(io.RawIOBase):
         return len(data)
 
 
-def _unique_map(repeated: list[str]) -> type[dict[str, Any]]:
-    """The parser's object type: a dict that keeps the first value of a key and notes the key in `repeated` (the
-    parser's C code cannot carry an exception raised here)."""
+def _unique_map(repeated: list[tuple[dict[str, Any], str]]) -> type[dict[str, Any]]:
+    """The parser's object type: a dict that keeps the first value of a key and notes (itself, the key) in
+    `repeated` (the parser's C code cannot carry an exception raised here)."""
 
     class UniqueKeys(dict[str, Any]):
         def __setitem__(self, key: str, value: Any) -> None:
             if key in self:
-                repeated.append(key)
+                repeated.append((self, key))
                 return
             super().__setitem__(key, value)
 
     return UniqueKeys
+
+
+def _repeated_in(item: Any, repeated: list[tuple[dict[str, Any], str]]) -> str | None:
+    """The key given twice in one of `item`'s objects, if one of them is noted in `repeated` (the parser builds the
+    items of a whole chunk before giving the first: the note may be of a later item)."""
+    noted = {id(document): key for document, key in repeated}
+    stack = [item]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if id(value) in noted:
+                return noted[id(value)]
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return None
 
 
 def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[bytes]]], section: str,
@@ -108,14 +127,15 @@ def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[byt
     given twice, at the top level or in an item. A file that cannot be read or is not valid JSON is a problem of
     `problems`; a zip member lying about its size, corrupt or too large refuses the whole import at once
     (`problems.error`): its records cannot be trusted."""
-    repeated: list[str] = []
+    repeated: list[tuple[dict[str, Any], str]] = []
     try:
         with opened() as handle:
             items = ijson.items(_Shaped(handle, settings.JSON_MAX_DEPTH), f"{section}.item", use_float=use_float,
                                 map_type=_unique_map(repeated))
             for index, item in enumerate(items):
-                if repeated:
-                    problems.add(f"{name}: {section}[{index}]: the key {json.dumps(repeated[0])} is given twice")
+                key = _repeated_in(item, repeated) if repeated else None
+                if key is not None:
+                    problems.add(f"{name}: {section}[{index}]: the key {json.dumps(key)} is given twice")
                     return
                 yield index, item
     except ReadRefused as exc:

@@ -113,3 +113,29 @@ def test_an_unknown_vocabulary_names_the_ones_there_are():
     create_vocabulary("Pets", labels="cat")
     create_vocabulary("Birds", labels="emu")
     assert unknown_vocabulary_message("x") == "unknown vocabulary 'x' (vocabularies: Birds, Pets)"
+
+
+class _CountedParents(dict):
+    """The cycle check's parent map (it builds it with `dict(...)`), counting the parents it looks up."""
+
+    lookups = 0
+
+    def get(self, *args):
+        type(self).lookups += 1
+        return super().get(*args)
+
+
+def test_the_cycle_check_looks_each_label_up_once_and_names_every_label_of_a_cycle(monkeypatch):
+    from annotation.services import concepts
+
+    monkeypatch.setattr(concepts, "dict", _CountedParents, raising=False)
+    _CountedParents.lookups = 0
+    chain = 2000  # label 0 the root, each next label the child of the one before
+    lines = "\n".join(["l0"] + [f"l{n} | | | l{n - 1}" for n in range(1, chain)])
+    assert create_vocabulary("chain", labels=lines).created == chain
+    assert _CountedParents.lookups <= 2 * chain  # the walk from every label to the root looked up chain²/2
+    cycle = "a | | | c\nb | | | a\nc | | | b\nd | | | c\ne"
+    with pytest.raises(ConceptImportError) as caught:
+        create_vocabulary("cycle", labels=cycle)
+    assert caught.value.errors == [f"labels line {n}: the parents of '{name}' form a cycle"
+                                   for n, name in ((1, "a"), (2, "b"), (3, "c"))]
