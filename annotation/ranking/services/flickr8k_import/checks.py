@@ -128,17 +128,26 @@ def _pair(file: str, number: int, cells: list[str], plan: Plan, problems: Proble
 
 
 def check_expert(release: Release, plan: Plan, problems: Problems) -> None:
-    """image TAB caption id TAB one grade per expert (three in the release), 1 unrelated ... 4 describes it."""
+    """image TAB caption id TAB one grade per expert (three in the release), 1 unrelated ... 4 describes it. The
+    number of grades is the file's own, set by its first line: a line with fewer or more is refused (a file cut
+    inside its last line would otherwise lose a grade, and shift the pair's median without a word)."""
     if not release.has(EXPERT_FILE):
         return
     plan.files.append(EXPERT_FILE)
     seen: set[tuple[str, str]] = set()
+    layout: tuple[int, int] | None = None  # (grades a line, the line that set it): the file's first record
     for number, line in release.lines(EXPERT_FILE):
         cells = line.split()
         if not cells:
             continue
         if len(cells) < 3:
             problems.at(EXPERT_FILE, number, f"{len(cells)} fields, expected image, caption id and grades")
+            continue
+        if layout is None:
+            layout = (len(cells) - 2, number)
+        elif len(cells) - 2 != layout[0]:  # a line cut short (a file cut inside its last line), or run together
+            problems.at(EXPERT_FILE, number, f"{len(cells) - 2} grade(s), but the file has {layout[0]} a line (one "
+                                              f"per expert, as on line {layout[1]}): the line is cut short or damaged")
             continue
         bad = [g for g in cells[2:] if g not in GRADES]
         if bad:
