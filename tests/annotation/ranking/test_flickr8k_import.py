@@ -240,3 +240,27 @@ def test_the_console_importer_is_registered():
 def test_a_missing_token_file_is_refused(tmp_path: Path):
     with pytest.raises(Flickr8kImportError, match="no Flickr8k.token.txt"):
         open_release(tmp_path)
+
+
+def test_checking_a_token_file_takes_less_memory_than_the_file(tmp_path: Path):
+    """The plan holds each image once, not the captions (read again when written): checking a token file of
+    4,000 images and 20,000 captions in the release's shape allocates less than the file's size."""
+    import tracemalloc
+
+    from annotation.ranking.services.flickr8k_import.checks import check_release
+
+    folder = tmp_path / "big"
+    folder.mkdir()
+    lines = [f"{1_000_000 + i}_{i:010x}.jpg#{n}\tA dog in a red shirt runs along the beach with a ball number {n} ."
+             for i in range(4000) for n in range(5)]
+    token = folder / "Flickr8k.token.txt"
+    token.write_text("\n".join(lines) + "\n")
+    release = open_release(folder)
+    tracemalloc.start()
+    try:
+        plan = check_release(release)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < token.stat().st_size
+    assert (len(plan.images), plan.captions) == (4000, 20000)
