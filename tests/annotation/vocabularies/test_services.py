@@ -139,3 +139,14 @@ def test_the_cycle_check_looks_each_label_up_once_and_names_every_label_of_a_cyc
         create_vocabulary("cycle", labels=cycle)
     assert caught.value.errors == [f"labels line {n}: the parents of '{name}' form a cycle"
                                    for n, name in ((1, "a"), (2, "b"), (3, "c"))]
+
+
+def test_labels_are_written_in_batches_whatever_their_number(django_assert_max_num_queries):
+    lines = "\n".join(["l0"] + [f"l{n} | | | l{n - 1}" for n in range(1, 2500)])
+    with django_assert_max_num_queries(20):  # a query or two per 1,000 labels, not two per label
+        assert create_vocabulary("chain", labels=lines).created == 2500
+    assert Concept.objects.get(vocabulary__name="chain", name="l2499").parent.name == "l2498"
+    tsv = "\n".join(["l0\t\tzero\t"] + [f"l{n}\t\t\tl{max(n - 2, 0)}" for n in range(1, 2500)])
+    with django_assert_max_num_queries(20):
+        assert import_concepts(HEADER + tsv, "chain").updated == 1
+    assert Concept.objects.get(vocabulary__name="chain", name="l2499").parent.name == "l2497"
