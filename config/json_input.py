@@ -158,6 +158,9 @@ class JsonShape:
                 assert rest is not None  # the pattern matches the empty string
                 pos = self._string_end(chunk, pos, rest.end(), bool(rest.group(1)))
                 continue
+            if self.depth >= 2 or (self.started and not self.top_object):  # no top-level key here
+                pos = self._inside(chunk, pos)
+                continue
             found = (_AT_TOP if self.depth == 1 and self.top_object else _IN_OBJECT).search(chunk, pos)
             if found is None:
                 break
@@ -182,6 +185,31 @@ class JsonShape:
             else:  # a comma between top-level members
                 self.expect_key = True
         self.offset += size
+
+    def _inside(self, chunk: bytes, pos: int) -> int:
+        """The brackets of `chunk` from `pos` counted in one regex pass, strings skipped whole, until the chunk
+        ends, a string runs past it, or the depth comes back to the top object's members; where to go on."""
+        depth, limit, top = self.depth, self.max_depth, self.top_object
+        for found in _IN_OBJECT.finditer(chunk, pos):
+            token = chunk[found.start()]
+            if token == 0x22:
+                if found.group(1):
+                    continue
+                self.depth, self.in_string = depth, True  # the string runs past the chunk
+                self.escape = found.end() < len(chunk)
+                return len(chunk)
+            if token == 0x5B or token == 0x7B:
+                depth += 1
+                if depth > limit:
+                    self.depth = depth
+                    raise JsonInputError(f"nested deeper than {limit} levels (at byte {self.offset + found.start()})")
+            else:
+                depth -= 1
+                if top and depth <= 1:
+                    self.depth = depth
+                    return found.end()
+        self.depth = depth
+        return len(chunk)
 
     def _string_end(self, chunk: bytes, start: int, end: int, closed: bool) -> int:
         """The string's bytes from `start` read up to `end` (past its closing quote when `closed`); where to go on."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -119,6 +120,11 @@ def _repeated_in(item: Any, repeated: list[tuple[dict[str, Any], str]]) -> str |
     return None
 
 
+# The files (by the callable that opens them) already read to their end through the scan: an import reads each file
+# once per section and pass, and the scan's verdict does not change.
+_SCANNED: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
+
+
 def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[bytes]]], section: str,
                    problems: ProblemList, use_float: bool = False) -> Iterator[tuple[int, Any]]:
     """The items of a JSON file's top-level list `section`, streamed (ijson), with their index. As everywhere JSON
@@ -130,14 +136,15 @@ def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[byt
     repeated: list[tuple[dict[str, Any], str]] = []
     try:
         with opened() as handle:
-            items = ijson.items(_Shaped(handle, settings.JSON_MAX_DEPTH), f"{section}.item", use_float=use_float,
-                                map_type=_unique_map(repeated))
+            stream = handle if opened in _SCANNED else _Shaped(handle, settings.JSON_MAX_DEPTH)
+            items = ijson.items(stream, f"{section}.item", use_float=use_float, map_type=_unique_map(repeated))
             for index, item in enumerate(items):
                 key = _repeated_in(item, repeated) if repeated else None
                 if key is not None:
                     problems.add(f"{name}: {section}[{index}]: the key {json.dumps(key)} is given twice")
                     return
                 yield index, item
+        _SCANNED.add(opened)  # read to its end: its other sections, and the next pass, skip the scan
     except ReadRefused as exc:
         raise problems.error([str(exc)]) from None
     except OSError as exc:

@@ -264,3 +264,17 @@ def test_checking_a_token_file_takes_less_memory_than_the_file(tmp_path: Path):
         tracemalloc.stop()
     assert peak < token.stat().st_size
     assert (len(plan.images), plan.captions) == (4000, 20000)
+
+
+def test_a_token_file_naming_more_images_than_the_cap_is_refused(tmp_path: Path, monkeypatch):
+    from annotation.ranking.services.flickr8k_import import checks
+
+    monkeypatch.setattr(checks, "MAX_IMAGES", 3)
+    folder = tmp_path / "many"
+    folder.mkdir()
+    (folder / "Flickr8k.token.txt").write_text("".join(f"{n}_a.jpg#0\ta\n" for n in range(1, 6)))
+    with pytest.raises(Flickr8kImportError) as raised:
+        import_flickr8k(open_release(folder))
+    assert raised.value.errors == ["Flickr8k.token.txt: line 4: more than 3 images (the release has 8,092): refused, "
+                                   "so that the import stays within memory"]
+    assert table_counts() == (0, 0, 0, 0, 0)

@@ -19,6 +19,10 @@ from .release import CROWD_FILE, EXPERT_FILE, SPLIT_FILES, TOKEN_FILE, Flickr8kI
 # file also has one `<id>_<secret>.jpg.1`, kept as it is written)
 IMAGE_NAME = re.compile(r"(\d{1,18})_[^\s#/\\]+")
 MAX_ERRORS = 50
+# The most images a token file may name: 25 times the release's 8,092 (Flickr30k's 31,783 fit). What the check
+# keeps is about 340 bytes an image whatever its captions, so this bounds the import's memory (about 70 MiB) for
+# any shape of file: a file of one short caption an image would otherwise take 20 times its size.
+MAX_IMAGES = 200_000
 GRADES = ("1", "2", "3", "4")
 FRACTION_TOLERANCE = 0.001
 
@@ -112,6 +116,9 @@ def check_tokens(release: Release, plan: Plan, problems: Problems) -> None:
             problems.at(TOKEN_FILE, number, f"the caption id {head} appears twice")
             continue
         if image is None:  # a Flickr id used twice is found after the file (below)
+            if len(plan.images) == MAX_IMAGES:
+                raise Flickr8kImportError([f"{TOKEN_FILE}: line {number}: more than {MAX_IMAGES:,} images (the "
+                                           "release has 8,092): refused, so that the import stays within memory"])
             match = IMAGE_NAME.fullmatch(name)
             assert match is not None
             image = plan.images[name] = ReleasedImage(name, int(match.group(1)), number)
