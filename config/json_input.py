@@ -260,7 +260,7 @@ def parse_json(data: bytes | str, json_limits: JsonLimits | None = None) -> Any:
     try:  # twice the limit: a document just past it is parsed, so that the walk below can name the path
         check_depth(data.encode("utf-8", "surrogatepass"), 2 * json_limits.max_depth)
     except JsonInputError:
-        raise JsonInputError(f"nested deeper than {json_limits.max_depth} levels") from None
+        raise JsonInputError(f"$: nested deeper than {json_limits.max_depth} levels") from None
     try:
         document = json.loads(data.removeprefix("\ufeff"), **_number_hooks(json_limits.max_digits))
     except RecursionError:
