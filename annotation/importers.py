@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file
-from config.text_input import column_length
+from config.text_input import column_length, decode_text
 from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
 from mturk.models import Campaign
 from mturk.services.campaigns import CampaignError, add_hits
@@ -99,10 +99,13 @@ def run_images(path: Path, options: dict[str, Any], progress: Progress) -> dict[
     except (ImportFailed, ReadRefused) as exc:
         raise ImportRefused(str(exc)) from None
     result = images_report(report)
+    if not report.images:  # every file refused: no collection is made for nothing
+        result["notes"].append("No image was imported: no collection was made or changed")
+        return result
     spec = _spec(options, "images")
     file_images(spec, [image.pk for image in report.images])
     _filed(result, spec, len(report.images))
-    if options.get("campaign") and report.images:
+    if options.get("campaign"):
         result["notes"].append(_add_to_campaign(int(options["campaign"]), report))
     return result
 
@@ -136,9 +139,9 @@ def run_concepts(path: Path, options: dict[str, Any], progress: Progress) -> dic
     """All or nothing, in two steps: every line checked (1 of 2), then written (2 of 2)."""
     progress(0, 2)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportProblems([(path.name, f"not UTF-8 text ({exc})")]) from None
+        text = decode_text(path.read_bytes())
+    except ValueError as exc:
+        raise ImportProblems([(path.name, str(exc))]) from None
     try:
         parse_concepts(text, source=path.name)
         progress(1, 2)

@@ -10,7 +10,8 @@ Every importer and upload reads through here (docs/limits.md lists them with the
 - `open_file(path)` streams a plain file under the same per-file cap; `read_capped` reads a whole (small) stream
   into memory, at most `cap` bytes.
 - `text_lines(stream, name)` yields (line number, text) decoded as UTF-8 (a BOM tolerated), each line at most
-  IMPORT_MAX_LINE_BYTES bytes, so one huge line never sits in memory.
+  IMPORT_MAX_LINE_BYTES bytes, so one huge line never sits in memory; bytes that are not UTF-8 are refused as
+  "not text: the file looks damaged at byte N (line L)".
 
 The NumPy readers (header first, shape and size checked before anything is allocated) are in
 `config/safe_arrays.py`.
@@ -26,6 +27,8 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from django.conf import settings
+
+from .text_input import damaged
 
 CHUNK = 64 * 1024
 
@@ -177,23 +180,30 @@ def base_name(name: str) -> str:
 
 def text_lines(stream: IO[bytes], name: str, max_line: int | None = None) -> Iterator[tuple[int, str]]:
     """(line number, line without its line break) of a UTF-8 text stream (a BOM tolerated), streamed; ReadRefused
-    naming the file and line for a line longer than `max_line` bytes (default IMPORT_MAX_LINE_BYTES) or not
-    UTF-8."""
+    naming the file and line for a line longer than `max_line` bytes (default IMPORT_MAX_LINE_BYTES), or, for bytes
+    that are not UTF-8 (a damaged or binary file: its long run of such bytes is a "long line" too), naming the byte
+    where the damage starts (config/text_input.py, `damaged`)."""
     limit = read_limits().line_bytes if max_line is None else max_line
-    number = 0
+    number = offset = 0  # offset: of the line's first byte in the stream
     while True:
         raw = stream.readline(limit + 1)
         if not raw:
             return
         number += 1
-        if len(raw) > limit and not (len(raw) == limit + 1 and raw.endswith(b"\n")):
-            raise ReadRefused(f"{name} line {number}: longer than {limit} bytes")
-        if number == 1:
-            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        start = offset
+        offset += len(raw)
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw, start = raw[3:], start + 3
+        too_long = len(raw) > limit and not (len(raw) == limit + 1 and raw.endswith(b"\n"))
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ReadRefused(f"{name} line {number}: not UTF-8 text ({exc.reason})") from None
+            # a long line cut by the limit may end inside a character: only what comes before counts as damage
+            if not (too_long and exc.reason == "unexpected end of data"):
+                raise ReadRefused(f"{name}: {damaged(start + exc.start, number)}") from None
+            text = ""
+        if too_long:
+            raise ReadRefused(f"{name} line {number}: longer than {limit} bytes")
         yield number, text.rstrip("\n").removesuffix("\r")
 
 

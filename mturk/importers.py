@@ -6,6 +6,9 @@ on a local copy of the uploaded file. An importer returns a JSON-able report:
 {"summary": "...", "imported": [{"name", "detail"}], "refused": [{"name", "reason"}], "counts": {...}}."""
 from __future__ import annotations
 
+import io
+import json
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -15,6 +18,7 @@ from typing import IO, Any
 import ijson
 from django.conf import settings
 
+from config.json_input import JsonInputError, JsonShape
 from config.safe_archives import ReadRefused
 
 from .registry import Registry
@@ -45,8 +49,9 @@ class ImportProblems(ValueError):
 
 
 class ProblemList:
-    """What an all-or-nothing import service found wrong, in the order found: the first `limit` messages listed,
-    the others counted. `raise_any` raises `error(messages)` (its last message "... and N more problem(s)")."""
+    """What an all-or-nothing import service found wrong, in the order found: the first `limit` messages listed
+    (each once), the others counted. `raise_any` raises `error(messages)` (its last message "... and N more
+    problem(s)")."""
 
     def __init__(self, error: Callable[[list[str]], Exception], limit: int = 50) -> None:
         self.error = error
@@ -55,6 +60,8 @@ class ProblemList:
         self.count = 0
 
     def add(self, message: str) -> None:
+        if message in self.listed:  # the same problem met again (a file read once per section): said once
+            return
         self.count += 1
         if len(self.listed) < self.limit:
             self.listed.append(message)
@@ -65,18 +72,85 @@ class ProblemList:
             raise self.error(self.listed + ([f"... and {more} more problem(s)"] if more else []))
 
 
+class _Shaped(io.RawIOBase):
+    """A stream whose bytes go through JsonShape before the parser reads them: nesting past the limit, or a
+    top-level key given twice, stops the read (JsonInputError) before the parser sees the chunk that holds it."""
+
+    def __init__(self, raw: IO[bytes], max_depth: int) -> None:
+        super().__init__()
+        self.raw, self.shape = raw, JsonShape(max_depth)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        data = self.raw.read(len(buffer))
+        self.shape.feed(data)
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _unique_map(repeated: list[tuple[dict[str, Any], str]]) -> type[dict[str, Any]]:
+    """The parser's object type: a dict that keeps the first value of a key and notes (itself, the key) in
+    `repeated` (the parser's C code cannot carry an exception raised here)."""
+
+    class UniqueKeys(dict[str, Any]):
+        def __setitem__(self, key: str, value: Any) -> None:
+            if key in self:
+                repeated.append((self, key))
+                return
+            super().__setitem__(key, value)
+
+    return UniqueKeys
+
+
+def _repeated_in(item: Any, repeated: list[tuple[dict[str, Any], str]]) -> str | None:
+    """The key given twice in one of `item`'s objects, if one of them is noted in `repeated` (the parser builds the
+    items of a whole chunk before giving the first: the note may be of a later item)."""
+    noted = {id(document): key for document, key in repeated}
+    stack = [item]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if id(value) in noted:
+                return noted[id(value)]
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return None
+
+
+# The files (by the callable that opens them) already read to their end through the scan: an import reads each file
+# once per section and pass, and the scan's verdict does not change.
+_SCANNED: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
+
+
 def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[bytes]]], section: str,
                    problems: ProblemList, use_float: bool = False) -> Iterator[tuple[int, Any]]:
-    """The items of a JSON file's top-level list `section`, streamed (ijson), with their index. A file that cannot
-    be read or is not valid JSON is a problem of `problems`; a zip member lying about its size, corrupt or too
-    large refuses the whole import at once (`problems.error`): its records cannot be trusted."""
+    """The items of a JSON file's top-level list `section`, streamed (ijson), with their index. As everywhere JSON
+    is read (config/json_input.py): nesting deeper than JSON_MAX_DEPTH is refused before the parser reads it (a
+    scan of the bytes as they come: the parser's own memory grows with the square of the depth), and so is a key
+    given twice, at the top level or in an item. A file that cannot be read or is not valid JSON is a problem of
+    `problems`; a zip member lying about its size, corrupt or too large refuses the whole import at once
+    (`problems.error`): its records cannot be trusted."""
+    repeated: list[tuple[dict[str, Any], str]] = []
     try:
         with opened() as handle:
-            yield from enumerate(ijson.items(handle, f"{section}.item", use_float=use_float))
+            stream = handle if opened in _SCANNED else _Shaped(handle, settings.JSON_MAX_DEPTH)
+            items = ijson.items(stream, f"{section}.item", use_float=use_float, map_type=_unique_map(repeated))
+            for index, item in enumerate(items):
+                key = _repeated_in(item, repeated) if repeated else None
+                if key is not None:
+                    problems.add(f"{name}: {section}[{index}]: the key {json.dumps(key)} is given twice")
+                    return
+                yield index, item
+        _SCANNED.add(opened)  # read to its end: its other sections, and the next pass, skip the scan
     except ReadRefused as exc:
         raise problems.error([str(exc)]) from None
     except OSError as exc:
         problems.add(f"{name}: cannot be read ({exc})")
+    except JsonInputError as exc:
+        problems.add(f"{name}: {exc}")
     except ijson.JSONError as exc:
         problems.add(f"{name}: not valid JSON ({exc})")
 

@@ -19,6 +19,7 @@ from config.text_input import column_length, unstorable
 
 from ..models import Concept, Vocabulary
 
+BATCH = 1000  # labels a query writes
 HEADER = ["name", "synset", "synonyms", "parent"]
 SYNSET = re.compile(r"\S+\.[nvasr]\.\d{2}")
 NAME_LENGTHS = {column: column_length(Concept, field)
@@ -113,18 +114,25 @@ def cell_problems(cells: dict[str, str]) -> list[str]:
 
 
 def _cycles(rows: list[ConceptRow], source: str, owned: QuerySet[Concept]) -> list[str]:
-    """Parent chains that come back to where they started, through the file or the vocabulary's labels."""
+    """Parent chains that come back to where they started, through the file or the vocabulary's labels. Each label
+    is walked once (a label already placed on or off a cycle ends the walk), so the time is linear in the labels."""
     parent_of = dict(owned.filter(parent__isnull=False).values_list("name", "parent__name"))
     parent_of.update({row.name: row.parent for row in rows})
-    errors = []
+    on_cycle: set[str] = set()
+    done: set[str] = set()
     for row in rows:
-        seen, name = {row.name}, parent_of.get(row.name)
-        while name and name not in seen:
-            seen.add(name)
+        path: list[str] = []
+        where: dict[str, int] = {}  # position of each label of this walk in `path`
+        name: str | None = row.name
+        while name and name not in done and name not in where:
+            where[name] = len(path)
+            path.append(name)
             name = parent_of.get(name)
-        if name == row.name and row.parent != row.name:
-            errors.append(f"{source} line {row.line}: the parents of '{row.name}' form a cycle")
-    return errors
+        if name and name in where:  # the walk came back to one of its own labels: those from there on are a cycle
+            on_cycle.update(path[where[name]:])
+        done.update(path)
+    return [f"{source} line {row.line}: the parents of '{row.name}' form a cycle" for row in rows
+            if row.name in on_cycle and row.parent != row.name]
 
 
 def check_vocabulary_name(name: str, source: str) -> None:
@@ -148,30 +156,34 @@ def import_concepts(text: str, vocabulary: str, source: str = "concepts.tsv") ->
 
 
 def write_labels(vocab: Vocabulary, rows: list[ConceptRow]) -> ConceptImport:
-    """Make `rows` the vocabulary's offered labels (checked rows; the caller holds the transaction)."""
+    """Make `rows` the vocabulary's offered labels (checked rows; the caller holds the transaction). Written in
+    batches (new labels, changed labels, then parents), so that the queries do not grow with the labels."""
     existing = {c.name: c for c in Concept.objects.filter(vocabulary=vocab)}
-    created = updated = 0
     concepts: dict[str, Concept] = {}
+    new: list[Concept] = []
+    changed: list[Concept] = []
     for row in rows:
         concept = existing.get(row.name)
         if concept is None:
-            concept = Concept.objects.create(vocabulary=vocab, name=row.name, synset=row.synset,
-                                             synonyms=list(row.synonyms))
-            created += 1
+            concept = Concept(vocabulary=vocab, name=row.name, synset=row.synset, synonyms=list(row.synonyms))
+            new.append(concept)
         elif (concept.synset, concept.synonyms, concept.offered) != (row.synset, list(row.synonyms), True):
             concept.synset, concept.synonyms, concept.offered = row.synset, list(row.synonyms), True
-            concept.save(update_fields=["synset", "synonyms", "offered"])
-            updated += 1
+            changed.append(concept)
         concepts[row.name] = concept
+    Concept.objects.bulk_create(new, batch_size=BATCH)
+    Concept.objects.bulk_update(changed, ["synset", "synonyms", "offered"], batch_size=BATCH)
     everything = {**existing, **concepts}
+    reparented: list[Concept] = []
     for row in rows:
         parent = everything[row.parent] if row.parent else None
         concept = concepts[row.name]
         if concept.parent_id != (parent.pk if parent else None):
             concept.parent = parent
-            concept.save(update_fields=["parent"])
+            reparented.append(concept)
+    Concept.objects.bulk_update(reparented, ["parent"], batch_size=BATCH)
     Concept.objects.filter(vocabulary=vocab, offered=True).exclude(name__in=concepts).update(offered=False)
-    return ConceptImport(vocab, created, updated)
+    return ConceptImport(vocab, len(new), len(changed))
 
 
 def concepts_tsv(concepts: list[Concept]) -> str:

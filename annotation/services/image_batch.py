@@ -67,6 +67,6 @@ def import_batch(files: Sequence[UploadedFile], image_set: SetSpec | None = None
                 raise BatchRefused([ImportProblem(name, content)])
             image, created = import_image_bytes(name, content, info=info)
             (report.imported if created else report.duplicates).append(image)
-        if image_set is not None:
+        if image_set is not None and report.images:  # no collection made for an empty batch
             file_images(image_set, [image.pk for image in report.images])
     return report

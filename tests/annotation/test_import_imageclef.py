@@ -176,8 +176,8 @@ def replaced(text: str, old: str, new: str) -> str:
 
 BAD_INPUTS = {
     "missing file": ({"descriptions.tsv": None}, "descriptions.tsv: file missing"),
-    "not UTF-8": ({"boxes.tsv": BOXES_TSV.encode("utf-8") + b"img-a\t9\t\xff\t1\t1\t1\t1\n"},
-                  "boxes.tsv line 8: not UTF-8"),
+    "not text": ({"boxes.tsv": BOXES_TSV.encode("utf-8") + b"img-a\t9\t\xff\t1\t1\t1\t1\n"},
+                  "boxes.tsv: not text: the file looks damaged at byte 196 (line 8)"),
     "bad concepts.tsv": ({"concepts.tsv": replaced(CONCEPTS_TSV, "motor vehicle\tmotor_vehicle.n.01\t\t\n", "")},
                          "concepts.tsv line 3: unknown parent concept 'motor vehicle'"),
     "images header": ({"images.tsv": replaced(IMAGES_TSV, "\tfile\t", "\tpath\t")},

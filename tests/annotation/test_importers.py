@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from annotation.image_sets.models import ImageSet
 from annotation.models import Concept, Image, Vocabulary
 from mturk.importers import ImportProblems, ImportRefused, get_importer
 from mturk.models import HIT
@@ -49,6 +50,16 @@ def test_a_file_that_is_not_a_zip_nor_an_image_is_refused_by_name(tmp_path):
     junk.write_bytes(b"hello")
     report = get_importer("images").run(junk, {}, Steps())
     assert report["refused"] == [{"name": "junk.png", "reason": "not an image (or not a format Pillow can read)"}]
+    assert not ImageSet.objects.exists()
+
+
+def test_a_zip_whose_every_file_is_refused_makes_no_collection(tmp_path):
+    source = write_zip(tmp_path / "holiday.zip", {"a.jpg": b"not a picture", "b.png": image_bytes()[:40]})
+    report = get_importer("images").run(source, {"set": "holiday", "tags": "trip"}, Steps())
+    assert report["counts"] == {"imported": 0, "already known": 0, "refused": 2}
+    assert report["notes"] == ["No image was imported: no collection was made or changed"]
+    assert "image_set" not in report
+    assert not ImageSet.objects.exists() and not Image.objects.exists()
 
 
 def test_images_can_get_one_hit_each_in_a_campaign(tmp_path):

@@ -100,8 +100,22 @@ def test_text_lines_are_streamed_with_their_numbers_and_capped(small_limits):
     assert list(text_lines(io.BytesIO(exactly), "t.tsv")) == [(1, "x" * 99)]
     with pytest.raises(ReadRefused, match=r"^t.tsv line 2: longer than 100 bytes$"):
         list(text_lines(io.BytesIO(b"ok\n" + b"x" * 5000 + b"\n"), "t.tsv"))
-    with pytest.raises(ReadRefused, match=r"^t.tsv line 2: not UTF-8 text \(invalid start byte\)$"):
-        list(text_lines(io.BytesIO(b"ok\n\xff\n"), "t.tsv"))
+    with pytest.raises(ReadRefused, match=r"^t.tsv: not text: the file looks damaged at byte 5 \(line 2\)$"):
+        list(text_lines(io.BytesIO(b"ok\nab\xff\n"), "t.tsv"))
+
+
+def test_a_damaged_run_of_bytes_is_said_to_be_damaged_not_a_long_line(small_limits):
+    """32 KiB of 0xff in the middle of a text file: no line break in it, so it reads as one long line; what is
+    wrong is that it is not text, and where."""
+    good = "caf\u00e9\tok\n".encode() * 10  # 9 bytes a line
+    data = good + b"ab" + b"\xff" * 32 * 1024 + b"\n" + good
+    with pytest.raises(ReadRefused, match=r"^t.tsv: not text: the file looks damaged at byte 92 \(line 11\)$"):
+        list(text_lines(io.BytesIO(data), "t.tsv"))
+    with pytest.raises(ReadRefused, match=r"^t.tsv: not text: the file looks damaged at byte 3 \(line 1\)$"):
+        list(text_lines(io.BytesIO(b"\xef\xbb\xbf\xc3("), "t.tsv"))  # after a BOM, a broken two-byte character
+    long_text = ("\u00e9" * 60).encode() + b"\n"  # 120 bytes of text, cut by the limit inside a character
+    with pytest.raises(ReadRefused, match=r"^t.tsv line 1: longer than 100 bytes$"):
+        list(text_lines(io.BytesIO(long_text), "t.tsv"))
 
 
 def peak_bytes(call):

@@ -349,7 +349,7 @@ def test_every_problem_is_reported_at_once(tmp_path, media_root):
     ("content", "message"),
     [
         ('{"albums": [{"id": "a", "title": "caf\xe9", "photos": []}]}'.encode("latin-1"),
-         "manifest.json line 1: not UTF-8 text"),
+         "manifest.json: not text: the file looks damaged at byte 37 (line 1)"),
         (b'{"albums": [\n  {"id": "a",}\n]}', "manifest.json line 2 column 14: not valid JSON"),
         (b'{"albums": {"id": "a"}}', "expected a JSON object with an 'albums' list"),
         (b'{"albums": [{"id": "a", "photos": []}]}', "albums[0] (album 'a'): the album has no photos"),
@@ -422,7 +422,7 @@ def _folder_undecodable_name(album: Path) -> None:
         (_folder_not_an_image, "album 'b' (folder b/), photo 'readme' (file readme.txt): not an acceptable image"),
         (_folder_duplicate_stem, "album 'b' (folder b/), photo 'one' (file one.png): duplicate photo id 'one'"),
         (_folder_bad_album_json, "album 'b' (folder b/), photo file 'one.jpg' (b/album.json): bad datetaken"),
-        (_folder_album_json_not_utf8, "b/album.json line 2: not UTF-8 text"),
+        (_folder_album_json_not_utf8, "b/album.json: not text: the file looks damaged at byte 13 (line 2)"),
         (_folder_unknown_photo, "b/album.json: photos['three.jpg'] names a file that is not in the folder"),
         (_folder_nested, "album 'b' (folder b/): sub-folder 'more' is not allowed"),
         (_folder_symlink_out, "album 'b' (folder b/): file 'three.jpg' leaves the album folder"),

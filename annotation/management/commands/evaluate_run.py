@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.cli_errors import file_errors
 from metrics.run_format import RunFormatError, evaluate_run
 from mturk.management.commands._common import find_campaign
 
@@ -26,7 +27,7 @@ class Command(BaseCommand):
         try:
             result = evaluate_run(text, records)
         except RunFormatError as exc:
-            raise CommandError(f"{run_file}:\n" + "\n".join(exc.errors)) from None
+            raise file_errors(run_file, exc.errors) from None
         out = out or run_file.with_suffix(".scores.csv")
         with out.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)

@@ -2,6 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.cli_errors import file_errors
+
 from ...ranking.services.judgement_import import JudgementImportError, import_judgements
 
 
@@ -21,5 +23,5 @@ class Command(BaseCommand):
         try:
             count = import_judgements(content)
         except JudgementImportError as exc:
-            raise CommandError("\n".join(f"{file}: {e}" for e in exc.errors)) from None
+            raise file_errors(file, exc.errors) from None
         self.stdout.write(f"{count} judgements imported")

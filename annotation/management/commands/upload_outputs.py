@@ -4,6 +4,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from config.cli_errors import file_errors
+
 from ...human_eval.services.uploads import UploadError, upload_outputs
 from ._human_eval import evaluation_named
 
@@ -30,7 +32,7 @@ class Command(BaseCommand):
         try:
             stored = upload_outputs(evaluation, system=system, content=content, file_name=file.name)
         except UploadError as exc:
-            raise CommandError(f"{file}:\n" + "\n".join(exc.errors)) from None
+            raise file_errors(file, exc.errors) from None
         scores = []
         for metric, entry in stored.automatic.items():
             value = entry.get("system")

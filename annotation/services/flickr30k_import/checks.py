@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Exists, OuterRef
 
+from config.text_input import decode_text
+
 from ...exports.common import key_problem
 from ...models import Box, Description, Image, ImageOrigin
 from ..concepts import ConceptImportError, check_vocabulary_name
@@ -59,9 +61,9 @@ def _text(source: Source, name: str, problems: list[str]) -> str | None:
         problems.append(f"{name}: file missing")
         return None
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        problems.append(f"{name}: not UTF-8 text ({exc})")
+        return decode_text(data)
+    except ValueError as exc:
+        problems.append(f"{name}: {exc}")
         return None
 
 

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from django.conf import settings
 
-from config.text_input import column_length, unstorable
+from config.text_input import column_length, decode_text, unstorable
 from metrics.text.markup import MarkupError, parse
 from mturk.importers import ProblemList
 
@@ -47,9 +47,9 @@ def _check_concepts(source: Source, plan: Plan, errors: ProblemList, owner: Voca
         errors.add(f"{CONCEPTS}: file missing")
         return set()
     try:
-        plan.concepts_text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        errors.add(f"{CONCEPTS}: not UTF-8 text ({exc})")
+        plan.concepts_text = decode_text(data)
+    except ValueError as exc:
+        errors.add(f"{CONCEPTS}: {exc}")
         return set()
     try:
         return {row.name for row in parse_concepts(plan.concepts_text, CONCEPTS, owner)}

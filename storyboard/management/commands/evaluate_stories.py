@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.cli_errors import file_errors
 from metrics.meteor import MeteorError
 from metrics.story_eval import SubmissionError
 from mturk.management.commands._common import find_campaign
@@ -39,7 +40,7 @@ class Command(BaseCommand):
         try:
             result = score_story_run(data, [find_campaign(c) for c in campaign], split, split_seed, released)
         except SubmissionError as exc:
-            raise CommandError(f"{submission}:\n" + "\n".join(exc.errors)) from None
+            raise file_errors(submission, exc.errors) from None
         except (NoHumanStories, MeteorError) as exc:
             raise CommandError(str(exc)) from None
         if out:

@@ -15,7 +15,7 @@ from PIL import Image as PILImage
 from annotation.services.image_files import ImageRejected, inspect_image
 from config.json_input import JsonInputError, limits, parse_json
 from config.safe_archives import ReadRefused, open_file, read_capped
-from config.text_input import unstorable
+from config.text_input import damaged, unstorable
 
 from .fields import (
     ALBUM_JSON,
@@ -52,7 +52,7 @@ def _decode_json(path: Path, where: str, errors: list[str]) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        errors.append(f"{where} line {line}: not UTF-8 text (byte {exc.start})")
+        errors.append(f"{where}: {damaged(exc.start, line)}")
         return None
     try:
         return parse_json(text, limits(max_bytes=settings.IMPORT_MAX_DOCUMENT_BYTES))

@@ -118,7 +118,13 @@ def test_commands(caption_set, tmp_path):
     bad.write_text(json.dumps([*entries(images)[:2], {"image_id": 7, "caption": "x"}]))
     with pytest.raises(CommandError) as caught:
         call_command("upload_outputs", "cli", "a", str(bad))
-    assert str(caught.value).splitlines() == [f"{bad}:", "[2]: image_id 7 is not in the test set"]
+    assert str(caught.value) == f"{bad}: [2]: image_id 7 is not in the test set"
+    broken = tmp_path / "bad1.json"
+    broken.write_text("[{")
+    with pytest.raises(CommandError) as caught:
+        call_command("upload_outputs", "cli", "a", str(broken))
+    message = str(caught.value)  # the file named once, by its path
+    assert message.startswith(f"{broken}: not valid JSON: malformed JSON") and message.count("bad1.json") == 1
     good = tmp_path / "good.json"
     good.write_text(json.dumps(entries(images)))
     out = StringIO()

@@ -165,6 +165,44 @@ def test_bad_lines_are_named_and_nothing_is_written(tmp_path: Path, file: str, c
     assert table_counts() == (0, 0, 0, 0, 0)
 
 
+def _refused(tmp_path: Path, file: str, data: bytes) -> list[str]:
+    """The problems of the fixture release with `file` replaced by `data`; nothing may have been written."""
+    folder = tmp_path / "release"
+    shutil.copytree(TEXT, folder)
+    (folder / file).write_bytes(data)
+    with pytest.raises(Flickr8kImportError) as raised:
+        import_flickr8k(open_release(folder))
+    assert table_counts() == (0, 0, 0, 0, 0)
+    return raised.value.errors
+
+
+def test_an_expert_file_cut_inside_its_last_line_is_refused_not_imported_a_grade_short(tmp_path: Path):
+    data = (TEXT / "ExpertAnnotations.txt").read_bytes()
+    assert data.endswith(b"\t1\t2\t1\n")  # the last pair's three grades
+    assert _refused(tmp_path, "ExpertAnnotations.txt", data[:-3]) == [
+        "ExpertAnnotations.txt: line 3: 2 grade(s), but the file has 3 a line (one per expert, as on line 1): the "
+        "line is cut short or damaged"]
+
+
+@pytest.mark.parametrize("grades", ["4\t4", "4\t4\t3\t3"])
+def test_an_expert_line_with_fewer_or_more_grades_than_the_file_is_refused(tmp_path: Path, grades: str):
+    lines = (TEXT / "ExpertAnnotations.txt").read_text().splitlines(keepends=True)
+    image, caption = lines[1].split("\t")[:2]
+    lines[1] = f"{image}\t{caption}\t{grades}\n"
+    count = len(grades.split())
+    assert _refused(tmp_path, "ExpertAnnotations.txt", "".join(lines).encode()) == [
+        f"ExpertAnnotations.txt: line 2: {count} grade(s), but the file has 3 a line (one per expert, as on line 1): "
+        "the line is cut short or damaged"]
+
+
+def test_a_damaged_crowd_file_is_said_to_be_damaged_where_it_is(tmp_path: Path):
+    data = (TEXT / "CrowdFlowerAnnotations.txt").read_bytes()
+    middle = data.index(b"\n") + 1 + 10  # ten bytes into the second line
+    damaged = data[:middle] + b"\xff" * 32 * 1024 + data[middle:]
+    assert _refused(tmp_path, "CrowdFlowerAnnotations.txt", damaged) == [
+        f"CrowdFlowerAnnotations.txt: not text: the file looks damaged at byte {middle} (line 2)"]
+
+
 def test_a_released_file_given_to_import_judgements_is_pointed_to_import_flickr8k():
     with pytest.raises(JudgementImportError) as raised:
         import_judgements((TEXT / "ExpertAnnotations.txt").read_bytes())
@@ -202,3 +240,41 @@ def test_the_console_importer_is_registered():
 def test_a_missing_token_file_is_refused(tmp_path: Path):
     with pytest.raises(Flickr8kImportError, match="no Flickr8k.token.txt"):
         open_release(tmp_path)
+
+
+def test_checking_a_token_file_takes_less_memory_than_the_file(tmp_path: Path):
+    """The plan holds each image once, not the captions (read again when written): checking a token file of
+    4,000 images and 20,000 captions in the release's shape allocates less than the file's size."""
+    import tracemalloc
+
+    from annotation.ranking.services.flickr8k_import.checks import check_release
+
+    folder = tmp_path / "big"
+    folder.mkdir()
+    lines = [f"{1_000_000 + i}_{i:010x}.jpg#{n}\tA dog in a red shirt runs along the beach with a ball number {n} ."
+             for i in range(4000) for n in range(5)]
+    token = folder / "Flickr8k.token.txt"
+    token.write_text("\n".join(lines) + "\n")
+    release = open_release(folder)
+    tracemalloc.start()
+    try:
+        plan = check_release(release)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < token.stat().st_size
+    assert (len(plan.images), plan.captions) == (4000, 20000)
+
+
+def test_a_token_file_naming_more_images_than_the_cap_is_refused(tmp_path: Path, monkeypatch):
+    from annotation.ranking.services.flickr8k_import import checks
+
+    monkeypatch.setattr(checks, "MAX_IMAGES", 3)
+    folder = tmp_path / "many"
+    folder.mkdir()
+    (folder / "Flickr8k.token.txt").write_text("".join(f"{n}_a.jpg#0\ta\n" for n in range(1, 6)))
+    with pytest.raises(Flickr8kImportError) as raised:
+        import_flickr8k(open_release(folder))
+    assert raised.value.errors == ["Flickr8k.token.txt: line 4: more than 3 images (the release has 8,092): refused, "
+                                   "so that the import stays within memory"]
+    assert table_counts() == (0, 0, 0, 0, 0)

@@ -113,3 +113,40 @@ def test_an_unknown_vocabulary_names_the_ones_there_are():
     create_vocabulary("Pets", labels="cat")
     create_vocabulary("Birds", labels="emu")
     assert unknown_vocabulary_message("x") == "unknown vocabulary 'x' (vocabularies: Birds, Pets)"
+
+
+class _CountedParents(dict):
+    """The cycle check's parent map (it builds it with `dict(...)`), counting the parents it looks up."""
+
+    lookups = 0
+
+    def get(self, *args):
+        type(self).lookups += 1
+        return super().get(*args)
+
+
+def test_the_cycle_check_looks_each_label_up_once_and_names_every_label_of_a_cycle(monkeypatch):
+    from annotation.services import concepts
+
+    monkeypatch.setattr(concepts, "dict", _CountedParents, raising=False)
+    _CountedParents.lookups = 0
+    chain = 2000  # label 0 the root, each next label the child of the one before
+    lines = "\n".join(["l0"] + [f"l{n} | | | l{n - 1}" for n in range(1, chain)])
+    assert create_vocabulary("chain", labels=lines).created == chain
+    assert _CountedParents.lookups <= 2 * chain  # the walk from every label to the root looked up chain²/2
+    cycle = "a | | | c\nb | | | a\nc | | | b\nd | | | c\ne"
+    with pytest.raises(ConceptImportError) as caught:
+        create_vocabulary("cycle", labels=cycle)
+    assert caught.value.errors == [f"labels line {n}: the parents of '{name}' form a cycle"
+                                   for n, name in ((1, "a"), (2, "b"), (3, "c"))]
+
+
+def test_labels_are_written_in_batches_whatever_their_number(django_assert_max_num_queries):
+    lines = "\n".join(["l0"] + [f"l{n} | | | l{n - 1}" for n in range(1, 2500)])
+    with django_assert_max_num_queries(20):  # a query or two per 1,000 labels, not two per label
+        assert create_vocabulary("chain", labels=lines).created == 2500
+    assert Concept.objects.get(vocabulary__name="chain", name="l2499").parent.name == "l2498"
+    tsv = "\n".join(["l0\t\tzero\t"] + [f"l{n}\t\t\tl{max(n - 2, 0)}" for n in range(1, 2500)])
+    with django_assert_max_num_queries(20):
+        assert import_concepts(HEADER + tsv, "chain").updated == 1
+    assert Concept.objects.get(vocabulary__name="chain", name="l2499").parent.name == "l2497"

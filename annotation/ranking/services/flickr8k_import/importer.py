@@ -51,9 +51,8 @@ def _pool(name: str, plan: Plan, ids: dict[str, int], described: dict[str, int],
         counts["test pool already there"] += 1
         return name
     by_image: dict[int, list[int]] = {}
-    for caption_id, (image_name, _, _) in sorted(plan.captions.items()):
-        if plan.images[image_name].split == "test":
-            by_image.setdefault(ids[image_name], []).append(described[caption_id])
+    for image in sorted(tests, key=lambda image: image.name):
+        by_image[ids[image.name]] = [described[caption_id] for caption_id in image.caption_ids()]
     try:
         freeze_pool(name, image_ids, by_image)
     except PoolError as exc:
@@ -82,7 +81,10 @@ def import_flickr8k(release: Release, *, image_set: str = DEFAULT_SET, test_pool
     try:
         with transaction.atomic():
             ids = write_images(plan, release, with_file, stored, counts, step)
-            described = write_captions(plan, ids, counts)
+            needed = {caption for _, caption, _ in plan.expert} | {caption for _, caption, _, _ in plan.crowd}
+            if test_pool:
+                needed.update(c for image in plan.images.values() if image.split == "test" for c in image.caption_ids())
+            described = write_captions(plan, release, ids, counts, needed)
             write_judgements(plan, ids, described, counts)
             file_images(SetSpec(image_set, source="flickr8k", licence=LICENCE), list(ids.values()))
             pool = _pool(test_pool, plan, ids, described, counts) if test_pool else ""
@@ -95,7 +97,7 @@ def import_flickr8k(release: Release, *, image_set: str = DEFAULT_SET, test_pool
     splits = Counter(image.split or "none" for image in plan.images.values())
     summary = Flickr8kImport(plan.files, image_set=image_set, test_pool=pool)
     summary.counts = {"images": len(plan.images), **{f"{s} images": splits[s] for s in ("train", "dev", "test")},
-                      "images in no split": splits["none"], "released captions": len(plan.captions),
+                      "images in no split": splits["none"], "released captions": plan.captions,
                       "expert rows": len(plan.expert), "crowd rows": len(plan.crowd), **dict(counts)}
     if plan.normalized_captions:
         summary.notes.append(f"{plan.normalized_captions} caption(s) had extra tabs or spaces: stored single-spaced")

@@ -11,7 +11,7 @@ from ....models import Description, Image, ImageOrigin
 from ....services.image_files import inspect_image
 from ....services.images import import_image_bytes
 from ...models import CaptionJudgement
-from .checks import Plan, ReleasedImage
+from .checks import Plan, ReleasedImage, captions
 from .release import Flickr8kImportError, Release
 
 DATASET = SOURCE = "flickr8k"
@@ -105,23 +105,38 @@ def write_images(plan: Plan, release: Release, with_file: set[str], stored: list
     return ids
 
 
-def write_captions(plan: Plan, ids: dict[str, int], counts: dict[str, int]) -> dict[str, int]:
-    """Captions by their external id (Flickr id and #n): new ones stored; returns description ids by caption id."""
-    rows = [(caption_id, plan.images[name], n, text) for caption_id, (name, n, text) in plan.captions.items()]
+def _caption_chunks(release: Release, size: int = BATCH) -> Iterator[list[tuple[str, int, str]]]:
+    chunk: list[tuple[str, int, str]] = []
+    for caption in captions(release):
+        chunk.append(caption)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def write_captions(plan: Plan, release: Release, ids: dict[str, int], counts: dict[str, int],
+                   needed: set[str]) -> dict[str, int]:
+    """Captions by their external id (Flickr id and #n), read again from the token file a chunk at a time: new
+    ones stored. Returns the description ids of the `needed` caption ids (those judged, or in the test pool)."""
     described: dict[str, int] = {}
-    for chunk in chunks(rows):
-        wanted = {caption_external_id(image, n): caption_id for caption_id, image, n, _ in chunk}
+    for chunk in _caption_chunks(release):
+        rows = [(f"{name}#{n}", plan.images[name], n, text) for name, n, text in chunk]
+        wanted = {caption_external_id(image, n): caption_id for caption_id, image, n, _ in rows}
         known = dict(Description.objects.filter(source=SOURCE, external_id__in=list(wanted))
                      .values_list("external_id", "pk"))
         new = [Description(image_id=ids[image.name], text=text, tokens=text.split(), source=SOURCE,
                            external_id=caption_external_id(image, n))
-               for _, image, n, text in chunk if caption_external_id(image, n) not in known]
+               for _, image, n, text in rows if caption_external_id(image, n) not in known]
         Description.objects.bulk_create(new)
         counts["captions"] += len(new)
         counts["captions already known"] += len(known)
-        known.update(Description.objects.filter(source=SOURCE, external_id__in=[d.external_id for d in new])
-                     .values_list("external_id", "pk"))
-        described.update({caption_id: known[external] for external, caption_id in wanted.items()})
+        if needed:
+            known.update(Description.objects.filter(source=SOURCE, external_id__in=[d.external_id for d in new])
+                         .values_list("external_id", "pk"))
+            described.update({caption_id: known[external] for external, caption_id in wanted.items()
+                              if caption_id in needed})
         reset_queries()
     return described
 
