@@ -28,11 +28,17 @@ def formula_like(text: str) -> bool:
     return text.startswith(FORMULA_STARTS)
 
 
-def formula_note(count: int, what: str, documentation: str) -> str:
-    """The dataset card's paragraph on written cells that a spreadsheet would read as formulas."""
-    return (f"{count} {what} start{'s' if count == 1 else ''} with `=`, `+`, `-` or `@`, written as the workers typed "
-            "them: a spreadsheet may read such a cell as a formula. Open the files as text (every column of type "
-            f"Text), not by double-clicking them ({documentation}, Spreadsheets).")
+def note_formulas(bundle: ExportBundle, count: int, cells: tuple[str, str], documentation: str) -> None:
+    """The dataset card's count and paragraph on written cells that a spreadsheet would read as formulas (none when
+    no cell does). `cells`: what a cell is, singular and plural, e.g. ("caption", "captions") of `<file>`."""
+    if not count:
+        return
+    bundle.counts["formula-like cells"] = count
+    what = cells[0] if count == 1 else cells[1]
+    bundle.notes.append(
+        f"{count} {what} start{'s' if count == 1 else ''} with `=`, `+`, `-` or `@`, written as the workers typed "
+        "them: a spreadsheet may read such a cell as a formula. Open the files as text (every column of type "
+        f"Text), not by double-clicking them ({documentation}, Spreadsheets).")
 
 
 RECORD_NAMES = {"box": ("box", "boxes"), "description": ("description", "descriptions"),

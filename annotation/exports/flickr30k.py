@@ -19,9 +19,9 @@ from .common import (
     by_reference_note,
     descriptions_of,
     formula_like,
-    formula_note,
     image_path,
     is_simulated,
+    note_formulas,
     root_names,
     sorted_images,
 )
@@ -125,9 +125,7 @@ def write_flickr30k(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         "Square brackets typed in a description are written `-LSB-` and `-RSB-`. "
         "A description without a correspondence is written without phrases."
     )
-    if formulas:
-        bundle.counts["formula-like cells"] = formulas
-        bundle.notes.append(formula_note(
-            formulas, f"line{'s' if formulas != 1 else ''} of `Sentences/*.txt`", "docs/formats/flickr30k.md"))
+    note_formulas(bundle, formulas, ("line of `Sentences/*.txt`", "lines of `Sentences/*.txt`"),
+                  "docs/formats/flickr30k.md")
     provenance.record(bundle)
     return box_count + description_count

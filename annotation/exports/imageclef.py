@@ -22,9 +22,9 @@ from .common import (
     copy_image_files,
     descriptions_of,
     formula_like,
-    formula_note,
     image_path,
     is_simulated,
+    note_formulas,
     sorted_images,
 )
 
@@ -92,9 +92,7 @@ def write_imageclef(bundle: ExportBundle, dataset: GroundedDataset) -> int:
         "(tokens in the correspondence markup `A [woman]^2 in a [dress]^0 .`; `linked` = 0 when no word-to-box "
         "correspondence was collected yet). `python manage.py import_imageclef DIR` reads it back."
     )
-    if formulas:
-        bundle.counts["formula-like cells"] = formulas
-        bundle.notes.append(formula_note(
-            formulas, f"description{'s' if formulas != 1 else ''} of `descriptions.tsv`", "docs/formats/imageclef.md"))
+    note_formulas(bundle, formulas, ("description of `descriptions.tsv`", "descriptions of `descriptions.tsv`"),
+                  "docs/formats/imageclef.md")
     provenance.record(bundle)
     return boxes + descriptions

@@ -31,7 +31,7 @@ from metrics.categorical import dawid_skene
 from mturk.exports import ExportError
 from mturk.states import AssignmentStatus
 
-from ..exports.common import by_reference_note, formula_like, formula_note, key_problem
+from ..exports.common import by_reference_note, formula_like, key_problem, note_formulas
 from ..models import Description, Image, ImageOrigin
 from .models import CaptionJudgement, PoolImage, TestPool
 
@@ -333,8 +333,6 @@ def export_flickr8k(bundle: ExportBundle, campaigns: list[Campaign]) -> int:
         + (f"Images are in `{IMAGES_FOLDER}/` (sic, the original's folder name)." if with_images else
            "Images are not included (option `images`).")
     )
-    if formulas:
-        bundle.counts["formula-like cells"] = formulas
-        bundle.notes.append(formula_note(formulas, f"caption{'s' if formulas != 1 else ''} of `{TOKEN_FILE}`",
-                                         "docs/formats/flickr8k.md"))
+    note_formulas(bundle, formulas, (f"caption of `{TOKEN_FILE}`", f"captions of `{TOKEN_FILE}`"),
+                  "docs/formats/flickr8k.md")
     return captions
