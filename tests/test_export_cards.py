@@ -207,6 +207,12 @@ def read_assignments(archive: zipfile.ZipFile, left_out: dict[str, int]) -> Reco
     return Recount({"assignments": len(rows), "records": len(rows)})
 
 
+def product_formats() -> list[str]:
+    """The registered formats the platform's own apps register (a test module's stand-in, such as the job-fault
+    tests' slow export, is left out: it writes no card of a study)."""
+    return [name for name in format_names() if not get_format(name).write.__module__.startswith("tests.")]
+
+
 # Each reader is given the zip and the card's counts that no file holds (NOT_IN_FILES), for the few figures that
 # add them up with what the files hold.
 READERS: dict[str, Callable[[zipfile.ZipFile, dict[str, int]], Recount]] = {
@@ -357,7 +363,7 @@ STUDIES: dict[str, Study] = {
 def test_every_card_number_is_recomputed_from_the_files(study):
     campaigns = STUDIES[study].build()
     options = STUDIES[study].options()
-    for format_name in format_names():
+    for format_name in product_formats():
         export_format = get_format(format_name)
         check_export(study, format_name, [], options.get(format_name, {}))
         mine = [c for c in campaigns if not export_format.kinds or c.task_kind in export_format.kinds]
@@ -371,5 +377,5 @@ def test_every_card_number_is_recomputed_from_the_files(study):
 def test_every_registered_format_was_verified_with_records():
     """Run with the studies above (this module): each registered format's card was recomputed on a study where it
     wrote records."""
-    unverified = {name: REFUSED.get(name, []) for name in format_names() if not VERIFIED.get(name)}
+    unverified = {name: REFUSED.get(name, []) for name in product_formats() if not VERIFIED.get(name)}
     assert not unverified, f"formats never verified with records (and their refusals): {unverified}"
