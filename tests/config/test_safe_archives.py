@@ -1,4 +1,4 @@
-"""The safe readers of uploads (config/safe_archives.py, config/safe_arrays.py): bytes counted as they stream,
+"""The safe readers of uploads (common/safe_archives.py, common/safe_arrays.py): bytes counted as they stream,
 lying and corrupt zip members refused by name, lines capped, NumPy headers checked before anything is allocated."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from config.safe_archives import ReadRefused, ReleaseFiles, SafeZip, open_file, text_lines
-from config.safe_arrays import ArrayRefused, read_array
+from common.safe_archives import ReadRefused, ReleaseFiles, SafeZip, open_file, text_lines
+from common.safe_arrays import ArrayRefused, read_array
 from tests.hostile_zips import bomb_zip, npy_header, npz_of, object_npy, patch_member
 from tests.importing import write_zip
 

@@ -17,10 +17,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from mturk import throttle
 from mturk.models import Assignment
 from mturk.states import AssignmentStatus
-from mturk.tokens import read_assignment_token
+from mturk.work import throttle
+from mturk.work.tokens import read_assignment_token
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.worker_flow import press_start, submit, token_of
 
@@ -50,13 +50,13 @@ def cache_down(settings):
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "mturk.throttle" and r.levelno == logging.WARNING]
+    return [r.getMessage() for r in caplog.records if r.name == "mturk.work.throttle" and r.levelno == logging.WARNING]
 
 
 def test_with_the_cache_down_workers_start_work_and_submit_and_the_limit_still_holds(client, cache_down, caplog):
     cache_down.ARRIVAL_RATE = "3/m"
     campaign = make_campaign(images=4, assignments=1)
-    caplog.set_level(logging.WARNING, logger="mturk.throttle")
+    caplog.set_level(logging.WARNING, logger="mturk.work.throttle")
 
     started = [press_start(Client(), campaign, remote_addr="192.0.2.10") for _ in range(3)]  # three new workers
     refused = press_start(Client(), campaign, remote_addr="192.0.2.10")
@@ -88,7 +88,7 @@ def test_the_cache_is_retried_after_a_pause_and_the_warning_comes_again_after_a_
     monkeypatch.setattr(throttle, "get_usage", lambda *a, **k: calls.append(1) or real_get_usage(*a, **k))
     clock = [1000.0]
     monkeypatch.setattr(throttle, "_clock", lambda: clock[0])
-    caplog.set_level(logging.WARNING, logger="mturk.throttle")
+    caplog.set_level(logging.WARNING, logger="mturk.work.throttle")
 
     def arrive() -> bool:
         return throttle.arrival_allowed(rf.post("/w/x/", REMOTE_ADDR="192.0.2.20"))
@@ -115,7 +115,7 @@ def test_the_process_count_starts_again_with_each_window(settings):
 def test_with_redis_back_arrivals_are_counted_in_the_shared_cache_again(rf, settings, caplog):
     settings.CACHES = redis_cache(f"redis://127.0.0.1:{closed_port()}/0")
     settings.ARRIVAL_RATE = "2/m"
-    caplog.set_level(logging.WARNING, logger="mturk.throttle")
+    caplog.set_level(logging.WARNING, logger="mturk.work.throttle")
     arrival = rf.post("/w/x/", REMOTE_ADDR="192.0.2.30")
     assert throttle.arrival_allowed(arrival)  # counted in the process
     settings.CACHES = redis_cache(LIVE_REDIS)

@@ -12,8 +12,8 @@ from django.db.models import Count, Q
 from django.test.utils import CaptureQueriesContext
 
 from mturk.models import HIT, Assignment
-from mturk.services.assignments import start_local_task
 from mturk.states import SLOT_HOLDING, AssignmentStatus
+from mturk.work.services.assignments import start_local_task
 
 from .large_campaign import build_large_campaign, explainable, scans_of
 

@@ -5,9 +5,9 @@ import pytest
 from django.utils import timezone
 
 from mturk.models import Assignment
-from mturk.services.assignments import NoTaskAvailable, assign_next_hit, expire_stale_assignments, new_local_worker
 from mturk.services.campaigns import set_campaign_status
 from mturk.states import AssignmentStatus, CampaignStatus
+from mturk.work.services.assignments import NoTaskAvailable, assign_next_hit, expire_stale_assignments, new_local_worker
 from tests.factories import make_campaign
 
 pytestmark = pytest.mark.django_db
@@ -96,7 +96,7 @@ def test_paused_or_draft_campaign_gives_nothing():
 
 def test_a_new_worker_is_created_only_with_a_task():
     from mturk.models import Worker
-    from mturk.services.assignments import start_local_task
+    from mturk.work.services.assignments import start_local_task
 
     campaign = make_campaign(images=1, assignments=1)
     first = start_local_task(campaign, None)
@@ -107,7 +107,7 @@ def test_a_new_worker_is_created_only_with_a_task():
 
 
 def test_return_frees_the_slot_and_the_worker_never_gets_that_hit_again():
-    from mturk.services.assignments import ReturnRefused, return_assignment
+    from mturk.work.services.assignments import ReturnRefused, return_assignment
 
     campaign = make_campaign(images=1, assignments=1)
     worker = new_local_worker()
@@ -124,7 +124,7 @@ def test_return_frees_the_slot_and_the_worker_never_gets_that_hit_again():
 
 
 def test_an_answered_task_is_not_returned():
-    from mturk.services.assignments import ReturnRefused, return_assignment
+    from mturk.work.services.assignments import ReturnRefused, return_assignment
 
     campaign = make_campaign(images=1)
     worker = new_local_worker()

@@ -11,10 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from mturk.console.selectors import campaign_submissions
+from mturk.console.views.campaign_charts import campaign_section, submissions_plot
 from mturk.models import Assignment, Campaign
-from mturk.selectors import crowd_statistics
-from mturk.selectors_charts import campaign_submissions
-from mturk.views.campaign_charts import campaign_section, submissions_plot
+from mturk.selectors.campaigns import crowd_statistics
 from tests.factories import make_campaign, submitted
 
 pytestmark = pytest.mark.django_db

@@ -9,12 +9,12 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from mturk.console.selectors import dashboard_totals, submissions_per_day
 from mturk.models import Assignment, Campaign
-from mturk.selectors import campaigns_with_progress, progress_of
-from mturk.selectors_charts import dashboard_totals, submissions_per_day
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.selectors.campaigns import campaigns_with_progress, progress_of
 from mturk.services.campaigns import set_campaign_status
 from mturk.services.review import approve_assignment, reject_assignment
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import GOOD_TEXT, make_campaign, submitted
 from tests.queries import queries_for
 

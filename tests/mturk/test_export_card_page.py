@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from mturk.card_html import card_html
+from mturk.datasets.card_html import card_html
+from mturk.datasets.services.exports import build_export, request_export
 from mturk.models import Campaign, DatasetExport
-from mturk.services.exports import build_export, request_export
 from tests.factories import make_campaign
 
 pytestmark = pytest.mark.django_db

@@ -10,10 +10,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from mturk import exports as export_registry
-from mturk.exports import ExportError, ExportFormat, write_export
+from mturk.datasets import formats as export_registry
+from mturk.datasets.formats import ExportError, ExportFormat, write_export
+from mturk.datasets.services.exports import build_export, request_export
 from mturk.models import DatasetExport
-from mturk.services.exports import build_export, request_export
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, make_image, submitted
 from tests.queries import queries_for

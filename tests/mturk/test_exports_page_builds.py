@@ -9,10 +9,10 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Concept
-from mturk.exports import ExportBundle
+from mturk.datasets.formats import ExportBundle
+from mturk.datasets.services import exports as export_service
+from mturk.datasets.services.exports import ProgressRecorder, build_export, request_export
 from mturk.models import DatasetExport
-from mturk.services import exports as export_service
-from mturk.services.exports import ProgressRecorder, build_export, request_export
 from tests.annotation.test_export_imageclef import build_dataset
 from tests.queries import queries_for
 
@@ -94,7 +94,7 @@ def test_sind_reports_its_progress_per_album_batch(monkeypatch):
     run_story_workflow(campaigns, seed=3)
     monkeypatch.setattr(sind, "BATCH", 1)
     seen: list[tuple[int, int]] = []
-    from mturk.exports import write_export
+    from mturk.datasets.formats import write_export
 
     write_export("sind", io.BytesIO(), [], {"report_sample": 0}, lambda done, total: seen.append((done, total)))
     done_values = [done for done, _ in seen]

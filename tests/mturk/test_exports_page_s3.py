@@ -11,8 +11,8 @@ from storages.backends.s3 import S3File
 from annotation.models import Concept
 from annotation.services.boxes import BoxSpec, add_boxes
 from annotation.services.images import import_image_bytes
+from mturk.datasets.services.exports import build_export, request_export
 from mturk.models import DatasetExport
-from mturk.services.exports import build_export, request_export
 from tests.factories import image_bytes, label_vocabulary
 from tests.test_s3_storage import bucket, on_s3, s3_endpoint, s3_env, stored  # noqa: F401 (fixtures)
 

@@ -234,7 +234,7 @@ def test_use_as_gold_refusals_are_said_and_store_nothing(researcher_client):
 
 
 def test_a_kind_without_gold_scoring_is_refused(researcher_client, monkeypatch):
-    from mturk.quality import _QUALITY
+    from mturk.measures import _QUALITY
 
     monkeypatch.delitem(_QUALITY._items, "describe_image", raising=False)
     [hit] = real_hits(quality_campaign(images=1))
@@ -269,7 +269,7 @@ def test_the_review_card_shows_gold_agreement_and_use_as_gold(researcher_client)
 
 
 def test_no_use_as_gold_for_a_kind_without_gold_scoring(researcher_client, monkeypatch):
-    from mturk.quality import _QUALITY
+    from mturk.measures import _QUALITY
 
     monkeypatch.delitem(_QUALITY._items, "describe_image", raising=False)
     campaign = quality_campaign(images=1)

@@ -12,11 +12,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from mturk.models import HIT, Assignment, Worker
-from mturk.services.activity import release_idle_assignments
-from mturk.services.assignments import assign_next_hit, new_local_worker
 from mturk.states import ANSWERED, AssignmentStatus
 from mturk.tasks import release_idle_tasks
-from mturk.tokens import assignment_token, read_assignment_token
+from mturk.work.services.activity import release_idle_assignments
+from mturk.work.services.assignments import assign_next_hit, new_local_worker
+from mturk.work.tokens import assignment_token, read_assignment_token
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.worker_flow import campaign_link, start_task, submit, token_of
 

@@ -1,4 +1,4 @@
-"""Import jobs (mturk/services/imports.py): the upload is checked before anything is stored, the job runs its
+"""Import jobs (mturk/datasets/services/imports.py): the upload is checked before anything is stored, the job runs its
 importer with throttled progress, stores the report or a clear error, and a redelivered job starts over."""
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Image
-from mturk import importers
+from mturk.datasets import importers
+from mturk.datasets.services import imports as service
+from mturk.datasets.services.imports import request_import, run_import
 from mturk.importers import Importer, ImportProblems, ImportRefused
-from mturk.models_imports import ImportJob
-from mturk.services import imports as service
-from mturk.services.imports import request_import, run_import
+from mturk.models.imports import ImportJob
 from tests.factories import image_bytes
 from tests.importing import write_zip
 

@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 
 from annotation.image_sets.models import ImageSet
 from annotation.models import Image
-from mturk.models_imports import ImportJob
-from mturk.services.imports import request_import
+from mturk.datasets.services.imports import request_import
+from mturk.models.imports import ImportJob
 from tests.factories import image_bytes
 from tests.queries import queries_for
 

@@ -1,4 +1,4 @@
-"""The console's Imports page (mturk/views/imports.py): researchers only, refused uploads store nothing, the
+"""The console's Imports page (mturk/datasets/views/imports.py): researchers only, refused uploads store nothing, the
 form works without JavaScript, the status endpoint, and a constant number of queries for the jobs list."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from mturk.models_imports import ImportJob
+from mturk.models.imports import ImportJob
 from tests.factories import image_bytes
 from tests.queries import queries_for
 

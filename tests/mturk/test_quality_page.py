@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from mturk.models import Assignment, CampaignQuality, QualityDecision, QualityRule
-from mturk.services.quality import compute_quality
+from mturk.quality.services.computation import compute_quality
 from mturk.states import AssignmentStatus
 from tests.mturk.quality.quality_fakes import (  # noqa: F401 (text_quality is a fixture)
     answer,
@@ -145,7 +145,7 @@ def test_workers_sort_by_a_query_parameter_and_page(researcher_client, crowd, mo
     assert names("?sort=nonsense&order=sideways") == ["wa", "wb", "wc"]  # unknown values: the default
     page = page_of(researcher_client, campaign, "?sort=agreement&order=asc")
     assert 'aria-sort="ascending"' in page
-    monkeypatch.setattr("mturk.views.quality_page.WORKERS_PER_PAGE", 2)
+    monkeypatch.setattr("mturk.quality.views.page.WORKERS_PER_PAGE", 2)
     assert names("?sort=gold_accuracy&order=asc&workers=2") == ["wa"]
     first = section(page_of(researcher_client, campaign, "?sort=gold_accuracy&order=asc"), "workers")
     assert f'href="{url(campaign)}?order=asc&amp;workers=2#workers" rel="next"' in first
@@ -373,7 +373,7 @@ def test_krippendorffs_alpha_is_read_in_one_line_and_counts_are_whole(researcher
 
 
 def test_the_result_of_applying_names_what_failed_and_why_and_what_was_skipped(researcher_client, monkeypatch):
-    from mturk.services.review_rules.applying import RuleResult
+    from mturk.quality.services.review_rules.applying import RuleResult
 
     campaign = quality_campaign(images=1)
     assert save(researcher_client, campaign).status_code == 302
@@ -383,7 +383,7 @@ def test_the_result_of_applying_names_what_failed_and_why_and_what_was_skipped(r
         calls.append((campaign_arg.pk, source, user.get_username()))
         return RuleResult(done=1, failed={"reject:7": "the marketplace refused: HIT expired"}, skipped=2)
 
-    monkeypatch.setattr("mturk.views.quality_page.apply_rule", applied)
+    monkeypatch.setattr("mturk.quality.views.page.apply_rule", applied)
     page = text(researcher_client.post(url(campaign, "campaign-quality-apply"), follow=True).content.decode())
     assert calls == [(campaign.pk, "console", "alice")]
     assert "Review rule applied: 1 decision(s) made, 2 skipped (decided already)." in page
@@ -392,7 +392,7 @@ def test_the_result_of_applying_names_what_failed_and_why_and_what_was_skipped(r
     def refused(campaign_arg, *, source, user=None):
         raise ValueError("This campaign has no review rule.")
 
-    monkeypatch.setattr("mturk.views.quality_page.apply_rule", refused)
+    monkeypatch.setattr("mturk.quality.views.page.apply_rule", refused)
     page = text(researcher_client.post(url(campaign, "campaign-quality-apply"), follow=True).content.decode())
     assert "The rule was not applied: This campaign has no review rule." in page
 
@@ -409,7 +409,7 @@ def test_without_javascript_the_confirmation_is_a_page_of_its_own(researcher_cli
 def test_a_computation_runs_in_the_background_and_the_page_follows_it(researcher_client, crowd,
                                                                       django_capture_on_commit_callbacks):
     from mturk.models import QualityJob
-    from mturk.services.quality_jobs import run_quality_job
+    from mturk.quality.services.jobs import run_quality_job
 
     campaign, _, _ = crowd
     status = reverse("campaign-quality-status", args=[campaign.pk])
@@ -433,7 +433,7 @@ def test_a_computation_runs_in_the_background_and_the_page_follows_it(researcher
 
 def test_a_failed_computation_is_shown_with_why(researcher_client, crowd, monkeypatch,
                                                 django_capture_on_commit_callbacks):
-    from mturk.services import quality_jobs
+    from mturk.quality.services import jobs as quality_jobs
 
     def broken(campaign):
         raise RuntimeError("the measure broke")

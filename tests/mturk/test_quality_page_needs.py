@@ -10,9 +10,9 @@ from django.test import Client
 from django.urls import reverse
 
 from mturk.models import GoldItem
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
-from mturk.services.quality import compute_quality
+from mturk.quality.services.computation import compute_quality
 from mturk.states import AssignmentStatus
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import make_campaign
 from tests.mturk.quality.quality_fakes import (  # noqa: F401 (text_quality is a fixture)
     answer,

@@ -8,9 +8,9 @@ from django.test import Client
 from django.urls import reverse
 
 from mturk.models import Assignment
-from mturk.services.marketplace_sync import sync_campaign
 from mturk.services.review import approve_assignment
 from mturk.states import AssignmentStatus
+from mturk.work.services.marketplace_sync import sync_campaign
 from tests.factories import make_campaign, submitted
 from tests.mturk.providers.prolific.study_helpers import WHY, published_campaign, tasks_of, work
 from tests.prolific_fake.fixtures import prolific_fake  # noqa: F401 - registers the fixture

@@ -17,7 +17,9 @@ from django.utils import timezone
 from mturk.models import HIT, Assignment
 from mturk.providers.base import MarketplaceAssignment
 from mturk.providers.mturk.arrivals import accept_marketplace_assignment
-from mturk.services.assignments import (
+from mturk.services.review import approve_assignment, reject_assignment
+from mturk.states import SLOT_HOLDING, AssignmentStatus
+from mturk.work.services.assignments import (
     NoTaskAvailable,
     assign_next_hit,
     expire_stale_assignments,
@@ -25,9 +27,7 @@ from mturk.services.assignments import (
     return_assignment,
     start_local_task,
 )
-from mturk.services.marketplace_sync import SyncReport, reconcile
-from mturk.services.review import approve_assignment, reject_assignment
-from mturk.states import SLOT_HOLDING, AssignmentStatus
+from mturk.work.services.marketplace_sync import SyncReport, reconcile
 from tests.factories import GOOD_TEXT, make_campaign, submitted
 
 from .providers.mturk.builders import hits_of, published_mturk_campaign
@@ -87,7 +87,7 @@ def test_expiry_gives_overdue_slots_back_and_counts_them_out():
 
 
 def test_expiry_reads_in_batches_and_expires_every_overdue_assignment(monkeypatch):
-    from mturk.services import assignments
+    from mturk.work.services import assignments
 
     monkeypatch.setattr(assignments, "EXPIRY_BATCH", 2)
     campaign = make_campaign(images=5, assignments=1)

@@ -1,6 +1,6 @@
 """The JSON of large imported files (COCO, VIST) is read streamed, with the platform's JSON limits: nesting capped
 by a scan of the bytes before the parser reads them, and a key given twice refused, at the top level or in a
-record (config/json_input.py, JsonShape; mturk/importers.py, streamed_items)."""
+record (common/json_input.py, JsonShape; mturk/importers.py, streamed_items)."""
 from __future__ import annotations
 
 import io

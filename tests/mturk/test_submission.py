@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from mturk.models import Assignment
 from mturk.states import AssignmentStatus
-from mturk.tokens import assignment_token, preview_token
+from mturk.work.tokens import assignment_token, preview_token
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.worker_flow import start_task, submit
 

@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from mturk.models import Assignment, Campaign
-from mturk.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
-from mturk.task_frame import clock_text, duration_text, frame_for, warn_at
-from mturk.tokens import assignment_token, preview_token
+from mturk.work.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
+from mturk.work.task_frame import clock_text, duration_text, frame_for, warn_at
+from mturk.work.tokens import assignment_token, preview_token
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.mturk.providers.mturk.test_task_page import accept_link, mturk_hit
 from tests.mturk.providers.prolific.arrival_helpers import PID, SESSION, prolific_campaign

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.test import RequestFactory
 
-from mturk.throttle import arrival_allowed, retry_after_seconds
+from mturk.work.throttle import arrival_allowed, retry_after_seconds
 
 
 def _arrival(ip: str, **meta: str):

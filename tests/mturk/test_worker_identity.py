@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import reverse
 
 from mturk.models import Assignment, Worker
-from mturk.tokens import identity_token, read_assignment_token
-from mturk.views.worker_identity import IDENTITY_COOKIE
+from mturk.work.tokens import identity_token, read_assignment_token
+from mturk.work.views.identity import IDENTITY_COOKIE
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.worker_flow import campaign_link, press_start, start_task, submit, token_of
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from annotation.human_eval.exports import report_html
 from annotation.human_eval.models import HumanEvaluation, HumanJudgement
 from annotation.human_eval.services.analysis import analyse_evaluation
-from mturk.views.exports_page import REPORT_CSP
+from mturk.datasets.views.exports import REPORT_CSP
 from tests.annotation.human_eval.report_data import build_evaluation, judges
 from tests.queries import queries_for
 
