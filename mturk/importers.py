@@ -21,7 +21,7 @@ from django.conf import settings
 from common.json_input import JsonInputError, JsonShape
 from common.safe_archives import ReadRefused
 
-from ..registry import Registry
+from .registry import Registry
 
 # progress(done, total): called as the importer goes; total is None while it is not known yet.
 Progress = Callable[[int, int | None], None]

@@ -18,7 +18,7 @@ from storyboard.models import Album, Story
 from storyboard.services.vist_import.importer import import_vist
 from storyboard.services.vist_import.records import VistImportError
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 VIST = FIXTURES / "vist"
 COCO_CAPTIONS = FIXTURES.parent / "annotation" / "compositional" / "coco_fixture" / "captions.json"
 

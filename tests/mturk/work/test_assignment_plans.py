@@ -14,8 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from mturk.models import HIT, Assignment
 from mturk.states import SLOT_HOLDING, AssignmentStatus
 from mturk.work.services.assignments import start_local_task
-
-from .large_campaign import build_large_campaign, explainable, scans_of
+from tests.mturk.large_campaign import build_large_campaign, explainable, scans_of
 
 pytestmark = [
     pytest.mark.django_db,

@@ -20,7 +20,7 @@ from tests.mturk.quality.quality_fakes import (  # noqa: F401 (text_quality is a
     text_quality,
     worker,
 )
-from tests.mturk.test_quality_page import page_of, section, text, url
+from tests.mturk.quality.test_quality_page import page_of, section, text, url
 from tests.queries import queries_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("text_quality")]

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Image
-from mturk.datasets import importers
+from mturk import importers
 from mturk.datasets.services import imports as service
 from mturk.datasets.services.imports import request_import, run_import
 from mturk.importers import Importer, ImportProblems, ImportRefused

@@ -29,8 +29,7 @@ from mturk.work.services.assignments import (
 )
 from mturk.work.services.marketplace_sync import SyncReport, reconcile
 from tests.factories import GOOD_TEXT, make_campaign, submitted
-
-from .providers.mturk.builders import hits_of, published_mturk_campaign
+from tests.mturk.providers.mturk.builders import hits_of, published_mturk_campaign
 
 pytestmark = pytest.mark.django_db
 
