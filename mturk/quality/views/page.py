@@ -221,7 +221,7 @@ def _page(request: HttpRequest, campaign: Campaign, form: RuleForm | None = None
         "job": job,
         "computing": job is not None and job.status in (QualityJob.Status.QUEUED, QualityJob.Status.RUNNING),
     }
-    return render(request, "mturk/measures/page.html", context, status=status)
+    return render(request, "mturk/quality/page.html", context, status=status)
 
 
 def _audit_rows(page: list[QualityDecision]) -> list[tuple[QualityDecision, Evidence, str]]:
