@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from celery import current_app as app
 from django.apps import apps
 from django.db import DatabaseError
 
@@ -13,8 +14,6 @@ BROKER_TIMEOUT_SECONDS = 2.0
 
 
 def queue_names() -> list[str]:
-    from config.celery import app
-
     names = {app.conf.task_default_queue}
     names.update(queue.name for queue in app.conf.task_queues or ())
     return sorted(names)
@@ -22,8 +21,6 @@ def queue_names() -> list[str]:
 
 def broker_queue_lengths() -> dict[str, int] | None:
     """Messages waiting in each queue; {} without a broker (tasks run in-process), None if the broker fails."""
-    from config.celery import app
-
     if app.conf.task_always_eager:
         return {}
     lengths: dict[str, int] = {}
