@@ -1,7 +1,6 @@
 """Export jobs: requested through the API, built by a background job, downloaded when done."""
 from __future__ import annotations
 
-import logging
 import tempfile
 import time
 from collections.abc import Callable
@@ -15,8 +14,6 @@ from django.utils.crypto import get_random_string
 from ..exports import ExportError, check_scope, write_export
 from ..jobs import Run, dispatch, running
 from ..models import Campaign, DatasetExport
-
-log = logging.getLogger(__name__)
 
 # The build writes its progress to the row at most this often (the page polls it), not at every step.
 PROGRESS_INTERVAL_SECONDS = 0.3

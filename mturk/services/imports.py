@@ -7,7 +7,6 @@ file (default storage: local disk or S3), creates the job and hands it to a Cele
 redelivered) starts over from the stored file."""
 from __future__ import annotations
 
-import logging
 import shutil
 import tempfile
 import time
@@ -29,8 +28,6 @@ from ..importers import Importer, ImportProblems, ImportRefused, get_importer
 from ..jobs import Run, dispatch, running
 from ..models_imports import ImportJob
 from ..stored_files import open_stream
-
-log = logging.getLogger(__name__)
 
 # Least time between two progress writes of a running job.
 PROGRESS_INTERVAL_SECONDS = 0.25

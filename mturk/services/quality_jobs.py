@@ -3,7 +3,6 @@ background job (Celery; in-process without a broker), one at a time per campaign
 taken up again by the job queue's sweeper (mturk.jobs), or failed with the reason: an open job always ends."""
 from __future__ import annotations
 
-import logging
 from dataclasses import asdict
 from typing import Any
 
@@ -12,8 +11,6 @@ from django.db import transaction
 from ..jobs import dispatch, running
 from ..models import Campaign, QualityJob
 from .quality import compute_quality
-
-log = logging.getLogger(__name__)
 
 OPEN = (QualityJob.Status.QUEUED, QualityJob.Status.RUNNING)
 
