@@ -54,14 +54,14 @@ def main() -> None:
         from django.test.utils import CaptureQueriesContext
 
         from annotation.ranking.selectors import computed_leaderboard, leaderboard
-        from annotation.ranking.services import leaderboards
+        from annotation.ranking.services import board_queue, leaderboards
         from annotation.ranking.services.judgement_import import import_judgements
         from annotation.ranking.services.pooled_judging import judging_campaign
         from annotation.ranking.services.pools import create_test_pool
         from annotation.ranking.services.submissions import submit_ranking
 
         queued: list[int] = []  # the leaderboard jobs, run below as a worker would
-        leaderboards._queue = queued.extend  # type: ignore[assignment]
+        board_queue._queue = queued.extend  # type: ignore[assignment]
         store(args.images, args.captions_per_image)
         started = time.perf_counter()
         pool = create_test_pool("bench", all_descriptions=True)

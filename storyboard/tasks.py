@@ -5,18 +5,17 @@ from dataclasses import asdict
 
 from celery import shared_task
 
+from .services.agreement_scores import score_new_stories as score_new
+from .services.agreement_scores import score_stories
+
 
 @shared_task(acks_late=True)
 def score_new_stories() -> dict:
     """Score the stories recorded since the last run against the other stories of their sequences (one JVM)."""
-    from .services.agreement_scores import score_new_stories as score
-
-    return asdict(score())
+    return asdict(score_new())
 
 
 @shared_task(acks_late=True)
 def score_all_stories() -> dict:
     """Compute every missing or stale agreement score (the `score_stories --background` command)."""
-    from .services.agreement_scores import score_stories
-
     return asdict(score_stories())

@@ -17,8 +17,8 @@ from mturk.models import Campaign
 
 from .models import TestPool
 from .selectors import leaderboard, pool_contents, test_pools
+from .services.board_queue import requeue_if_stranded
 from .services.judgement_import import JudgementImportError, import_judgements
-from .services.leaderboards import requeue_if_stranded
 from .services.pools import PoolError, create_test_pool
 from .services.submissions import DEFAULT_TOP_K, SubmissionError, submit_ranking
 

@@ -21,6 +21,7 @@ from mturk.task_kinds import StrictSerializer, TaskDefaults, TaskKind, register
 from ..models import Description, Image
 from ..review_data import review_images
 from .models import CaptionJudgement
+from .services.board_queue import judgements_changed
 from .services.judging_items import GRADES
 
 QUESTION = "Does this caption describe the image?"
@@ -238,6 +239,4 @@ class JudgeCaption(TaskKind):
                                         assignment=assignment))
         CaptionJudgement.objects.bulk_create(new, ignore_conflicts=True)  # a concurrent approval: no duplicate
         if new:
-            from .services.leaderboards import judgements_changed
-
             judgements_changed(j.image_id for j in new)

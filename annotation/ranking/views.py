@@ -14,7 +14,7 @@ from .forms import PoolForm
 from .models import TestPool
 from .selectors import leaderboard as leaderboard_of
 from .selectors import pool_sources, test_pools
-from .services.leaderboards import requeue_if_stranded
+from .services.board_queue import requeue_if_stranded
 from .services.pooled_judging import judging_campaign
 from .services.pools import PoolError, create_test_pool
 from .services.submissions import SubmissionError, submit_ranking

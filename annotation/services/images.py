@@ -18,6 +18,8 @@ from mturk.jobs import send_after_commit
 from ..models import Image
 from .image_files import ImageInfo, ImageRejected, inspect_image
 
+MAKE_THUMBNAILS = "annotation.tasks.make_thumbnails"
+
 
 @dataclass(frozen=True)
 class ImportProblem:
@@ -95,9 +97,7 @@ def import_image_bytes(name: str, data: bytes, key: str | None = None,
         if key:
             raise ImageRejected(f"the image key '{key}' is already used by another image") from None
         return import_image_bytes(name, data, info=info)
-    from ..tasks import make_thumbnails
-
-    send_after_commit(make_thumbnails, image.pk)
+    send_after_commit(MAKE_THUMBNAILS, image.pk)
     return image, True
 
 

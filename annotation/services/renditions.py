@@ -16,6 +16,7 @@ from ..models import Image, RenditionJob
 from .image_files import RENDITION_EXTENSION, RENDITIONS_VERSION, render_thumbnails
 
 FAILURES_KEPT = 100
+RENDER_IMAGES = "annotation.tasks.render_images"  # the task that runs a rendition job (`manage.py render_images`)
 
 
 def rendition_name(image: Image) -> str:

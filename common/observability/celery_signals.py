@@ -24,6 +24,7 @@ from celery.signals import (
 
 from .metrics import JOB_SECONDS, clear_multiprocess_dir, mark_process_dead
 from .request_id import current_request_id
+from .worker_health import start_health_server
 
 logger = logging.getLogger(__name__)
 
@@ -119,8 +120,6 @@ def _pool_process_gone(pid: int | None = None, **kwargs: Any) -> None:
 @worker_ready.connect
 def _start_health_port(**kwargs: Any) -> None:
     from django.conf import settings
-
-    from .worker_health import start_health_server
 
     if settings.WORKER_HEALTH_PORT:
         start_health_server(settings.WORKER_HEALTH_BIND, settings.WORKER_HEALTH_PORT)

@@ -13,6 +13,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from .queue_depth import broker_queue_lengths, queued_job_rows
+
 logger = logging.getLogger(__name__)
 
 REQUESTS = Counter(
@@ -47,8 +49,6 @@ class QueueDepthCollector:
     """Read at each scrape: messages waiting in the broker's queues and background-job rows still queued."""
 
     def collect(self) -> Iterator[Metric]:
-        from .queue_depth import broker_queue_lengths, queued_job_rows
-
         lengths = broker_queue_lengths()
         broker = GaugeMetricFamily("platform_broker_queue_messages",
                                    "Messages waiting in the broker's queue (not yet taken by a worker).",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from celery import current_app
+from celery import current_app as app
 from django.conf import settings
 from django.utils.module_loading import import_string
 
@@ -15,7 +15,6 @@ BROKER_TIMEOUT_SECONDS = 2.0
 
 
 def queue_names() -> list[str]:
-    app = current_app
     names = {app.conf.task_default_queue}
     names.update(queue.name for queue in app.conf.task_queues or ())
     return sorted(names)
@@ -23,7 +22,6 @@ def queue_names() -> list[str]:
 
 def broker_queue_lengths() -> dict[str, int] | None:
     """Messages waiting in each queue; {} without a broker (tasks run in-process), None if the broker fails."""
-    app = current_app
     if app.conf.task_always_eager:
         return {}
     lengths: dict[str, int] = {}

@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from celery import current_app as app
 from django.db import connection
 
 from common.health import database_ready
@@ -38,8 +39,6 @@ class WorkerHealth:
 
 def broker_reachable() -> bool:
     """A connection to CELERY_BROKER_URL opens (Redis: it answers PING); no broker (in-process tasks) is fine."""
-    from celery import current_app as app
-
     if app.conf.task_always_eager:
         return True
     try:

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from .fire import FireAndForget, Handoff, run_in_process
 from .models import BackgroundJob
+from .names import task_named
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +31,7 @@ def hand_off(model: type[BackgroundJob], pk: int) -> bool:
     here and its errors propagate as any in-process task's do."""
     if not model.job_task:
         raise TypeError(f"{model.__name__} names no job_task")
-    if model.job_task not in current_app.tasks:
-        current_app.loader.import_default_modules()  # the apps' tasks modules (autodiscovery is lazy)
-    task = current_app.tasks[model.job_task]
+    task = task_named(model.job_task)
     if _eager():
         model._default_manager.filter(pk=pk).update(handed_off_at=timezone.now())
         task.delay(pk)
@@ -54,11 +53,12 @@ def dispatch(job: BackgroundJob, robust: bool = False) -> None:
     transaction.on_commit(lambda: hand_off(model, pk), robust=robust)
 
 
-def send_after_commit(task: Any, *args: Any, countdown: float | None = None) -> Handoff:
-    """Queue a fire-and-forget task once the transaction commits; a broker error is logged, not raised (a periodic
-    task or an action derives the same work again). Without a broker the task runs here when the transaction
-    commits, and a failure is recorded (fire.FireAndForget), not raised. The returned Handoff tells how it went
-    once the transaction has committed."""
+def send_after_commit(name: str, *args: Any, countdown: float | None = None) -> Handoff:
+    """Queue the fire-and-forget task registered as `name` once the transaction commits (an unknown name raises
+    here: names.UnknownTask); a broker error is logged, not raised (a periodic task or an action derives the same
+    work again). Without a broker the task runs here when the transaction commits, and a failure is recorded
+    (fire.FireAndForget), not raised. The returned Handoff tells how it went once the transaction has committed."""
+    task = task_named(name)
     label = task.describe() if isinstance(task, FireAndForget) else task.name
     handoff = Handoff(task=task.name, label=label, in_process=_eager())
 

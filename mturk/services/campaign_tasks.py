@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..jobs import FireAndForget
+from ..models import Campaign
 
 
 class CampaignTask(FireAndForget):
     def _campaigns(self, args: tuple[Any, ...]) -> Any:
-        from ..models import Campaign
-
         return Campaign.objects.filter(pk=args[0]) if args else Campaign.objects.none()
 
     def record(self, args: tuple[Any, ...], line: str) -> None:

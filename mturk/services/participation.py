@@ -12,6 +12,8 @@ from ..models import HIT, Assignment, Campaign, MarketplaceQualification, Qualif
 from ..providers.base import CrowdProvider
 from ..providers.registry import get_provider
 
+GRANT_PARTICIPATION = "mturk.tasks.grant_participation"
+
 
 def in_stage_chain(campaign: Campaign) -> bool:
     return campaign.source_stage_id is not None or campaign.next_stages.exists()
@@ -68,10 +70,7 @@ def record_participation(assignment: Assignment) -> int:
 def note_submission(assignment: Assignment) -> None:
     """After the marketplace reported a submission: record the grants it earns and queue their granting."""
     if record_participation(assignment):
-        from ..tasks import grant_participation
-
-        campaign_id = assignment.hit.campaign_id
-        send_after_commit(grant_participation, campaign_id)
+        send_after_commit(GRANT_PARTICIPATION, assignment.hit.campaign_id)
 
 
 def grant_pending(campaign: Campaign | None = None) -> int:

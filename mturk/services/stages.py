@@ -16,6 +16,8 @@ from .campaigns import CampaignError, add_hits
 
 log = logging.getLogger(__name__)
 
+PUBLISH_NEW_HITS = "mturk.tasks.publish_new_hits"
+
 
 def feed_next_stages(assignment: Assignment) -> int:
     """Add HITs to every open campaign fed by the assignment's campaign; returns HITs added.
@@ -36,7 +38,5 @@ def feed_next_stages(assignment: Assignment) -> int:
             continue
         added += len(new)
         if new and stage.status == CampaignStatus.ACTIVE:
-            from ..tasks import publish_new_hits
-
-            send_after_commit(publish_new_hits, stage.pk)
+            send_after_commit(PUBLISH_NEW_HITS, stage.pk)
     return added

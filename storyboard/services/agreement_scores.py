@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef
 
 from metrics.meteor import Meteor, pair_key
 from metrics.story_report import StoryText, agreement_stories
+from mturk.jobs import task_named
 
 from ..models import Story, StoryAgreement, Storylet
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 ALBUM_BATCH = 200  # albums read, scored and stored together
 QUEUED = "storyboard:agreement-scoring-queued"
+SCORE_NEW_STORIES = "storyboard.tasks.score_new_stories"  # the job after approvals
+SCORE_ALL_STORIES = "storyboard.tasks.score_all_stories"  # `score_stories --background`
 DELAY_SECONDS = 30  # approvals within this time share one job (one JVM)
 QUEUED_FOR_SECONDS = DELAY_SECONDS + 3600  # a lost job is queued again by a later approval after this
 
@@ -140,10 +143,9 @@ def queue_scoring() -> None:
     Celery broker): then the export scores what is missing."""
     if not settings.STORY_SCORES_AFTER_APPROVAL:
         return
+    job = task_named(SCORE_NEW_STORIES)
 
     def send() -> None:
-        from ..tasks import score_new_stories as job
-
         try:
             if cache.add(QUEUED, True, timeout=QUEUED_FOR_SECONDS):
                 job.apply_async(countdown=DELAY_SECONDS)

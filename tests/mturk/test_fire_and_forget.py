@@ -27,11 +27,11 @@ pytestmark = pytest.mark.django_db
 DOWN = "the marketplace is down for maintenance"
 # task, the function it calls (patched to fail), the error it is retried for with a broker
 CAMPAIGN_TASKS = [
-    (prolific_publish, "mturk.providers.prolific.studies.ensure_study", ProviderUnavailable(DOWN)),
-    (prolific_push_decisions, "mturk.providers.prolific.decisions.push_decisions", ProviderUnavailable(DOWN)),
+    (prolific_publish, "mturk.providers.prolific.tasks.ensure_study", ProviderUnavailable(DOWN)),
+    (prolific_push_decisions, "mturk.providers.prolific.tasks.push_decisions", ProviderUnavailable(DOWN)),
     (publish_new_hits, "mturk.tasks.publish_campaign", ConnectionError(DOWN)),
-    (grant_participation, "mturk.services.participation.grant_pending", ProviderUnavailable(DOWN)),
-    (create_marketplace_hits, "mturk.providers.mturk.publish.create_pending_hits", ProviderUnavailable(DOWN)),
+    (grant_participation, "mturk.tasks.grant_pending", ProviderUnavailable(DOWN)),
+    (create_marketplace_hits, "mturk.providers.mturk.tasks.create_pending_hits", ProviderUnavailable(DOWN)),
 ]
 
 
@@ -49,7 +49,7 @@ def test_a_campaign_task_failing_in_process_is_recorded_on_the_campaign_and_not_
     campaign = make_campaign(images=1)  # local, active
     monkeypatch.setattr(target, failing(error))
     with django_capture_on_commit_callbacks(execute=True):
-        handoff = send_after_commit(task, campaign.pk)
+        handoff = send_after_commit(task.name, campaign.pk)
     line = (f"{task.label} failed: {DOWN}; not tried again (tasks run in-process, without a task queue): "
             f"{task.recovery}")
     assert (handoff.in_process, handoff.ran, handoff.queued, handoff.error) == (True, False, False, line)
@@ -63,7 +63,7 @@ def test_a_failure_no_worker_would_retry_is_not_blamed_on_the_missing_task_queue
     campaign = make_campaign(images=1)
     monkeypatch.setattr("mturk.tasks.publish_campaign", failing(CampaignError("the stage is closed")))
     with django_capture_on_commit_callbacks(execute=True):
-        handoff = send_after_commit(publish_new_hits, campaign.pk)
+        handoff = send_after_commit(publish_new_hits.name, campaign.pk)
     assert handoff.error == (f"Publishing the HITs the earlier stage added failed: the stage is closed; "
                              f"{publish_new_hits.recovery}")
 
@@ -73,7 +73,7 @@ def test_the_campaign_page_shows_a_local_campaigns_background_error(researcher_c
     campaign = make_campaign(images=1)
     monkeypatch.setattr("mturk.tasks.publish_campaign", failing(ConnectionError(DOWN)))
     with django_capture_on_commit_callbacks(execute=True):
-        send_after_commit(publish_new_hits, campaign.pk)
+        send_after_commit(publish_new_hits.name, campaign.pk)
     page = researcher_client.get(f"/campaigns/{campaign.pk}/").content.decode()
     assert "Last background error" in page and f"Publishing the HITs the earlier stage added failed: {DOWN}" in page
 
@@ -81,12 +81,12 @@ def test_the_campaign_page_shows_a_local_campaigns_background_error(researcher_c
 def test_a_later_success_of_the_same_task_clears_its_error(monkeypatch, django_capture_on_commit_callbacks):
     campaign = make_campaign(images=1)
     with monkeypatch.context() as patched:
-        patched.setattr("mturk.services.participation.grant_pending", failing(ProviderUnavailable(DOWN)))
+        patched.setattr("mturk.tasks.grant_pending", failing(ProviderUnavailable(DOWN)))
         with django_capture_on_commit_callbacks(execute=True):
-            send_after_commit(grant_participation, campaign.pk)
+            send_after_commit(grant_participation.name, campaign.pk)
     assert Campaign.objects.get(pk=campaign.pk).marketplace_error.startswith(f"{grant_participation.label} failed")
     with django_capture_on_commit_callbacks(execute=True):
-        handoff = send_after_commit(grant_participation, campaign.pk)
+        handoff = send_after_commit(grant_participation.name, campaign.pk)
     assert (handoff.ran, handoff.error) == (True, "")
     campaign.refresh_from_db()
     assert campaign.marketplace_error == ""
@@ -127,7 +127,7 @@ def test_with_a_broker_the_retry_stays_and_what_is_recorded_says_when_then_that_
     app.conf.task_always_eager = False  # restored by the celery_in_process fixture
     broker = Broker()
     monkeypatch.setattr(prolific_publish, "apply_async", broker)
-    monkeypatch.setattr("mturk.providers.prolific.studies.ensure_study", failing(ProviderUnavailable(DOWN)))
+    monkeypatch.setattr("mturk.providers.prolific.tasks.ensure_study", failing(ProviderUnavailable(DOWN)))
 
     run_as_a_worker(prolific_publish, (campaign.pk,), retries=0)
     [retry] = broker.sent

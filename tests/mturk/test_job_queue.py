@@ -102,7 +102,7 @@ def test_a_fire_and_forget_task_refused_by_the_broker_is_logged_not_raised(
     refused.down = True
     monkeypatch.setattr(grant_participation, "apply_async", refused)
     with django_capture_on_commit_callbacks(execute=True):
-        handoff = send_after_commit(grant_participation, 7)
+        handoff = send_after_commit(grant_participation.name, 7)
         assert handoff.queued  # on its way to the broker at the commit
     assert "task mturk.tasks.grant_participation(7,) could not be queued (OperationalError" in caplog.text
     assert (handoff.sent, handoff.queued) == (False, False)  # not said to be queued once the broker refused it

@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from metrics.compositional.parser import CaptionParser, load_parser, parser_name
-from mturk.jobs import claim, dispatch, finish, lease
+from mturk.jobs import dispatch, running
 
 from ...models import Description
 from ..models import CaptionParse, ParseJob
@@ -100,34 +100,22 @@ def _parse_batch(job: ParseJob, parser: CaptionParser, batch_size: int) -> int:
 def run_parse_job(job: ParseJob, batch_size: int = BATCH_SIZE, progress: Progress | None = None) -> ParseJob:
     """Parse (from queued, or from running when a killed job is redelivered: it goes on after
     last_description_id). Ends done, or failed with the error (which is raised again)."""
-    if not claim(job, updated_at=timezone.now()):
-        return job
-    with lease(job):
-        return _run(job, batch_size, progress)
-
-
-def _run(job: ParseJob, batch_size: int, progress: Progress | None) -> ParseJob:
-    try:
-        parser = current_parser()
-        if parser.name != job.parser:
-            # The setting changed since the job was asked for: it parses with the parser now configured.
-            job.parser = parser.name
-            job.total = job.done + unparsed_descriptions(parser.name).filter(id__gt=job.last_description_id).count()
-            job.save(update_fields=["parser", "total", "updated_at"])
-        while _parse_batch(job, parser, batch_size):
-            if progress is not None:
-                progress(job)
-    except Exception as exc:
-        log.exception("parse job %s failed", job.pk)
-        _finish(job, ParseJob.Status.FAILED, f"{type(exc).__name__}: {exc}")
-        raise
-    return _finish(job, ParseJob.Status.DONE, "")
-
-
-def _finish(job: ParseJob, status: str, error: str) -> ParseJob:
-    job.status, job.error, job.finished_at = status, error, timezone.now()
-    finish(job, ["status", "error", "finished_at", "updated_at"])
+    with running(job, updated_at=timezone.now()) as run:
+        if run is not None:
+            _run(job, batch_size, progress)
     return job
+
+
+def _run(job: ParseJob, batch_size: int, progress: Progress | None) -> None:
+    parser = current_parser()
+    if parser.name != job.parser:
+        # The setting changed since the job was asked for: it parses with the parser now configured.
+        job.parser = parser.name
+        job.total = job.done + unparsed_descriptions(parser.name).filter(id__gt=job.last_description_id).count()
+        job.save(update_fields=["parser", "total", "updated_at"])
+    while _parse_batch(job, parser, batch_size):
+        if progress is not None:
+            progress(job)
 
 
 def run_parse_job_by_id(job_id: int) -> None:

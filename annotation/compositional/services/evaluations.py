@@ -38,7 +38,7 @@ from metrics.compositional.recall import DEFINITIONS, caption_metrics, compositi
 from metrics.compositional.report_html import compositional_report_html
 from metrics.compositional.types import ConceptPair
 from metrics.meteor import Meteor, MeteorError
-from mturk.jobs import claim, dispatch, finish, lease
+from mturk.jobs import dispatch, running
 from mturk.models import Campaign
 
 from ..models import CompositionalEvaluation
@@ -212,18 +212,13 @@ def submit_evaluation(*, system: str, content: bytes, file_name: str = "", pairs
 def run_evaluation(evaluation: CompositionalEvaluation, progress: Progress | None = None) -> CompositionalEvaluation:
     """Score the stored upload (from queued, or running when a killed job is redelivered: scoring again is
     harmless); done with the result, or failed with the error (and the error raised again)."""
-    if not claim(evaluation, done=0):
-        return evaluation
-    request = evaluation.result.get("request", {})
-    try:
-        with lease(evaluation):
-            result = _evaluate(evaluation, request, progress)
-    except Exception as exc:
-        log.exception("compositional evaluation %s failed", evaluation.pk)
-        _finish(evaluation, CompositionalEvaluation.Status.FAILED, {"request": request},
-                f"{type(exc).__name__}: {exc}")
-        raise
-    return _finish(evaluation, CompositionalEvaluation.Status.DONE, {"request": request, **result}, "")
+    with running(evaluation, done=0) as run:
+        if run is not None:
+            request = evaluation.result.get("request", {})
+            evaluation.result = {"request": request}  # what a failed run keeps
+            run.keep("result")
+            run.done(result={"request": request, **_evaluate(evaluation, request, progress)})
+    return evaluation
 
 
 def run_evaluation_by_id(evaluation_id: int) -> None:
@@ -232,14 +227,6 @@ def run_evaluation_by_id(evaluation_id: int) -> None:
         log.warning("compositional evaluation %s no longer exists", evaluation_id)
         return
     run_evaluation(evaluation)
-
-
-def _finish(evaluation: CompositionalEvaluation, status: str, result: dict[str, Any],
-            error: str) -> CompositionalEvaluation:
-    evaluation.status, evaluation.result, evaluation.error = status, result, error
-    evaluation.finished_at = timezone.now()
-    finish(evaluation, ["status", "result", "error", "finished_at"])
-    return evaluation
 
 
 def _parse_all(evaluation: CompositionalEvaluation, texts: list[str], matcher: PairMatcher,

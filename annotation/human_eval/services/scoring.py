@@ -9,9 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.utils import timezone
-
-from mturk.jobs import claim, dispatch, finish, lease
+from mturk.jobs import dispatch, running
 
 from ..models import AutomaticScoring, EvaluatedSystem, HumanEvaluation
 from ..registry import AutomaticScores, automatic_score_providers
@@ -57,20 +55,10 @@ def system_scores(system: EvaluatedSystem) -> dict[str, Any]:
 def run_scoring(job: AutomaticScoring) -> AutomaticScoring:
     """Score the job's system (from queued, or running when a killed job is redelivered: scoring again is
     harmless); done, or failed with the error (raised again)."""
-    if not claim(job):
-        return job
-    try:
-        with lease(job):
+    with running(job) as run:
+        if run is not None:
             scores = system_scores(job.system)
-    except Exception as exc:
-        log.exception("automatic scoring %s failed", job.pk)
-        job.status, job.error, job.finished_at = AutomaticScoring.Status.FAILED, f"{type(exc).__name__}: {exc}", \
-            timezone.now()
-        finish(job, ["status", "error", "finished_at"])
-        raise
-    EvaluatedSystem.objects.filter(pk=job.system_id).update(automatic=scores)
-    job.status, job.error, job.finished_at = AutomaticScoring.Status.DONE, "", timezone.now()
-    finish(job, ["status", "error", "finished_at"])
+            EvaluatedSystem.objects.filter(pk=job.system_id).update(automatic=scores)
     return job
 
 

@@ -4,9 +4,10 @@ import time
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
+from mturk.jobs import task_named
+
 from ...models import RenditionJob
-from ...services.renditions import current_job, is_running
-from ...tasks import render_images
+from ...services.renditions import RENDER_IMAGES, current_job, is_running
 
 
 class Command(BaseCommand):
@@ -21,6 +22,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, batch_size: int, poll: float, **options):
         job, created = current_job()
+        render_images = task_named(RENDER_IMAGES)
         bar = tqdm(total=job.total, initial=job.done + job.failed, unit="image", file=sys.stderr,
                    desc=f"renditions v{job.target_version}")
         if render_images.app.conf.task_always_eager:

@@ -13,6 +13,7 @@ from django.db import transaction
 
 from ...models import Description, Image
 from ..models import CaptionJudgement
+from .board_queue import judgements_changed
 
 # A line of ExpertAnnotations.txt or CrowdFlowerAnnotations.txt: image file, TAB, `<image file>#<n>`, ...
 RELEASED_LINE = re.compile(r"\S+\.jpg\S*\t\S+#\d\t")
@@ -94,8 +95,6 @@ def import_judgements(content: bytes) -> int:
     except UnicodeDecodeError:
         raise JudgementImportError(["the file is not UTF-8 text"]) from None
     judgements = parse_judgements(text)
-    from .leaderboards import judgements_changed
-
     with transaction.atomic():
         CaptionJudgement.objects.bulk_create(judgements)
         judgements_changed(j.image_id for j in judgements)

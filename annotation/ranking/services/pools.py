@@ -12,6 +12,7 @@ from mturk.states import AssignmentStatus
 
 from ...models import Description
 from ..models import PoolCaption, PoolImage, TestPool
+from .board_queue import queue_refresh
 
 
 class PoolError(ValueError):
@@ -75,7 +76,5 @@ def freeze_pool(name: str, image_ids: Sequence[int], by_image: dict[int, list[in
     pairs = [(d, i) for i in image_ids for d in by_image.get(i, [])]
     PoolCaption.objects.bulk_create(PoolCaption(pool=pool, description_id=d, image_id=i, index=n)
                                     for n, (d, i) in enumerate(pairs))
-    from .leaderboards import queue_refresh
-
     queue_refresh([pool.pk])  # the pool's own figures (judgements its pairs may have already)
     return pool

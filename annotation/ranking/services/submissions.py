@@ -20,6 +20,8 @@ from common.safe_arrays import ArrayRefused, read_array
 from metrics import ranking
 
 from ..models import RankingSubmission, TestPool
+from .board_queue import submission_added
+from .pooled_judging import queue_pooled_pairs
 
 DEFAULT_TOP_K = 10
 MAX_ERRORS = 50  # a wholly wrong file would name every cell
@@ -274,9 +276,6 @@ def submit_ranking(pool: TestPool, system: str, content: bytes, name: str, *, k:
     metrics, top_pairs = evaluate_scores(scores, index, k)
     if scores.captions:
         metrics["generated_captions"] = len(scores.captions)
-    from .leaderboards import submission_added
-    from .pooled_judging import queue_pooled_pairs
-
     with transaction.atomic():
         submission = RankingSubmission(pool=pool, system=system, original_name=PurePath(name).name[:255],
                                        created_by=created_by, top_pairs=top_pairs, metrics=metrics)

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_GET
 from common.lockouts import active_lockouts
 
 from ...selectors.campaigns import campaigns_with_progress, progress_of
+from ...views.access import researcher_required
 from ..selectors import DASHBOARD_DAYS, dashboard_totals, submissions_per_day
 from .campaign_charts import submissions_plot
-from .researcher import researcher_required
 
 
 @require_GET

@@ -31,11 +31,11 @@ from ...providers.registry import provider_names
 from ...services.campaigns import CampaignError
 from ...states import CampaignStatus
 from ...task_kinds import ChoiceOption, OptionChoice, TaskKind, UnknownTaskKind, get_task_kind, task_kind_names
+from ...views.access import researcher_required
 from ...views.campaign_confirm import currency
 from ...work.views.worker import _render_task
 from ...workflows import workflows
 from ..services import create_and_maybe_publish, dry_run
-from .researcher import researcher_required
 from .wizard_input import (
     CAMPAIGN_FIELDS,
     GOLD_FIELDS,

@@ -1,7 +1,6 @@
 """Export jobs: requested through the API, built by a background job, downloaded when done."""
 from __future__ import annotations
 
-import logging
 import tempfile
 import time
 from collections.abc import Callable
@@ -12,11 +11,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 
-from ...jobs import claim, dispatch, finish, lease
+from ...jobs import Run, dispatch, running
 from ...models import Campaign, DatasetExport
 from ..formats import ExportError, check_scope, write_export
-
-log = logging.getLogger(__name__)
 
 # The build writes its progress to the row at most this often (the page polls it), not at every step.
 PROGRESS_INTERVAL_SECONDS = 0.3
@@ -55,13 +52,13 @@ def request_export(format_name: str, campaigns: list[Campaign], user=None,
 def build_export(export: DatasetExport) -> DatasetExport:
     """Write the zip to a temporary file, then store it; a re-run (a dead worker's job taken up again) starts over
     cleanly. A job done, failed or running under another run's live lease is left as it is."""
-    if not claim(export, progress_done=0, progress_total=None):
-        return export
-    with lease(export):
-        return _build(export)
+    with running(export, progress_done=0, progress_total=None) as run:
+        if run is not None:
+            _build(export, run)
+    return export
 
 
-def _build(export: DatasetExport) -> DatasetExport:
+def _build(export: DatasetExport, run: Run) -> None:
     campaigns = list(export.campaigns.all())
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
     name = f"{export.format}-{stamp}-{get_random_string(8).lower()}.zip"
@@ -71,19 +68,7 @@ def _build(export: DatasetExport) -> DatasetExport:
             target.seek(0)
             export.file.save(name, File(target), save=False)
     except ExportError as exc:
-        return _failed(export, str(exc))
-    except Exception as exc:
-        log.exception("export %s failed", export.pk)
-        _failed(export, f"{type(exc).__name__}: {exc}")
-        raise
+        run.failed(str(exc))
+        return
     export.refresh_from_db(fields=["progress_done", "progress_total"])
-    export.records, export.counts = result.records, result.counts
-    export.status, export.finished_at = DatasetExport.Status.DONE, timezone.now()
-    finish(export, ["file", "records", "counts", "status", "finished_at"])
-    return export
-
-
-def _failed(export: DatasetExport, message: str) -> DatasetExport:
-    export.status, export.error, export.finished_at = DatasetExport.Status.FAILED, message, timezone.now()
-    finish(export, ["status", "error", "finished_at"])
-    return export
+    run.done(file=export.file, records=result.records, counts=result.counts)

@@ -7,7 +7,6 @@ file (default storage: local disk or S3), creates the job and hands it to a Cele
 redelivered) starts over from the stored file."""
 from __future__ import annotations
 
-import logging
 import shutil
 import tempfile
 import time
@@ -26,11 +25,9 @@ from django.utils.crypto import get_random_string
 from common.text_input import unstorable
 
 from ...importers import Importer, ImportProblems, ImportRefused, get_importer
-from ...jobs import claim, dispatch, finish, lease
+from ...jobs import Run, dispatch, running
 from ...models.imports import ImportJob
 from ..stored_files import open_stream
-
-log = logging.getLogger(__name__)
 
 # Least time between two progress writes of a running job.
 PROGRESS_INTERVAL_SECONDS = 0.25
@@ -167,13 +164,15 @@ def _local_name(job: ImportJob) -> str:
 
 def run_import(job: ImportJob) -> ImportJob:
     """Run the job's importer on a local copy of its file and store the report (or a clear error)."""
-    if not claim(job, done=0, total=None, report={}):
-        return job  # done, failed, or running under another run's live lease
-    with lease(job):
-        return _run(job)
+    with running(job, error_prefix="the import stopped on an unexpected error: ", done=0, total=None,
+                 report={}) as run:
+        if run is not None:  # else done, failed, or running under another run's live lease
+            run.keep("report", "done", "total")  # the progress as the importer last reported it
+            _run(job, run)
+    return job
 
 
-def _run(job: ImportJob) -> ImportJob:
+def _run(job: ImportJob, run: Run) -> None:
     importer = get_importer(job.importer)
     try:
         with tempfile.TemporaryDirectory() as folder:
@@ -184,20 +183,11 @@ def _run(job: ImportJob) -> ImportJob:
             report = importer.run(local, dict(job.options), _ProgressWriter(job))
     except ImportProblems as exc:
         refused = [{"name": name, "reason": reason} for name, reason in exc.problems]
-        return _finish(job, ImportJob.Status.FAILED, {"summary": str(exc), "refused": refused}, str(exc))
+        run.failed(str(exc), report={"summary": str(exc), "refused": refused})
+        return
     except ImportRefused as exc:
-        return _finish(job, ImportJob.Status.FAILED, {}, str(exc))
-    except Exception as exc:
-        log.exception("import %s failed", job.pk)
-        _finish(job, ImportJob.Status.FAILED, {}, f"the import stopped on an unexpected error: "
-                                                  f"{type(exc).__name__}: {exc}")
-        raise
-    return _finish(job, ImportJob.Status.DONE, report, "")
-
-
-def _finish(job: ImportJob, status: str, report: dict[str, Any], error: str) -> ImportJob:
-    job.status, job.report, job.error, job.finished_at = status, report, error, timezone.now()
-    if status == ImportJob.Status.DONE and job.total is not None:
+        run.failed(str(exc))
+        return
+    if job.total is not None:
         job.done = job.total
-    finish(job, ["status", "report", "error", "finished_at", "done", "total"])
-    return job
+    run.done(report=report)

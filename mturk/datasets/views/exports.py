@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from metrics.html.page import with_back_link
 
-from ...console.views.researcher import researcher_required
 from ...models import Campaign, DatasetExport
+from ...views.access import researcher_required
 from ..card_html import card_html
 from ..formats import ExportError
 from ..selectors.exports import CARD, exports_for_page, progress_of, read_report, report_names

@@ -13,9 +13,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from ...console.views.researcher import researcher_required
 from ...importers import Importer, ImportRefused, all_importers
 from ...models.imports import ImportJob
+from ...views.access import researcher_required
 from ..selectors.imports import import_status, importer_label, percent, recent_import_jobs, report_counts
 from ..services.imports import request_import
 

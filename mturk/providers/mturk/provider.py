@@ -21,9 +21,8 @@ from . import limits
 from .arrivals import completion_code
 from .client import MarketplaceError, call, get_client, hit_id_from_message, paginate
 from .documents import external_question, parse_answers
-from .publish import create_pending_hits, pending_hits, resume_creation
+from .publish import CREATE_MARKETPLACE_HITS, create_pending_hits, pending_hits, resume_creation
 from .qualifications import clean_qualifications, system_requirements
-from .tasks import create_marketplace_hits
 
 if TYPE_CHECKING:
     from ...models import HIT, Assignment, Bonus, Campaign, Worker
@@ -190,7 +189,7 @@ class MTurkProvider(CrowdProvider):
 
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """The HITs are marked published in our database; a background job creates them on MTurk."""
-        job = send_after_commit(create_marketplace_hits, campaign.pk) if hits else None
+        job = send_after_commit(CREATE_MARKETPLACE_HITS, campaign.pk) if hits else None
         return PublishOutcome(published=len(hits), job=job)
 
     def resume_publishing(self, campaign: Campaign) -> PublishOutcome:

@@ -26,7 +26,8 @@ from ..base import ProviderError, PublishOutcome
 from ..registry import get_provider
 from .notifications import configure_hit_type
 from .qualifications import not_participated
-from .tasks import create_marketplace_hits
+
+CREATE_MARKETPLACE_HITS = "mturk.tasks.create_marketplace_hits"  # the task that creates a campaign's pending HITs
 
 
 @dataclass
@@ -43,7 +44,7 @@ def pending_hits(campaign: Campaign):
 def resume_creation(campaign: Campaign) -> PublishOutcome:
     """Queue the creation job again for published HITs the marketplace does not have yet: how many, and the job."""
     pending = pending_hits(campaign).count()
-    job = send_after_commit(create_marketplace_hits, campaign.pk) if pending else None
+    job = send_after_commit(CREATE_MARKETPLACE_HITS, campaign.pk) if pending else None
     return PublishOutcome(published=pending, job=job)
 
 

@@ -2,12 +2,17 @@
 registered under, so queued jobs and schedules keep finding them."""
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from celery import shared_task
+from django.conf import settings
 
 from ...jobs import BY_THE_SYNC
 from ...models import Campaign
 from ...services.campaign_tasks import CampaignTask
 from ..base import ProviderUnavailable
+from .events import poll_queue
+from .publish import create_pending_hits
 
 
 @shared_task(name="mturk.tasks.create_marketplace_hits", base=CampaignTask, acks_late=True,
@@ -16,20 +21,12 @@ from ..base import ProviderUnavailable
              recovery=f"{BY_THE_SYNC}, or publish the campaign again")
 def create_marketplace_hits(campaign_id: int) -> int:
     """Create a campaign's published HITs on its marketplace. Re-running it never duplicates a HIT."""
-    from .publish import create_pending_hits
-
     return create_pending_hits(Campaign.objects.get(pk=campaign_id)).created
 
 
 @shared_task(name="mturk.tasks.poll_marketplace_events", acks_late=True)
 def poll_marketplace_events() -> dict:
     """Read MTurk's event notifications from the SQS queue (MTURK_EVENTS_QUEUE_URL) and sync the HITs they name."""
-    from dataclasses import asdict
-
-    from django.conf import settings
-
-    from .events import poll_queue
-
     if not settings.MTURK_EVENTS_QUEUE_URL:
         return {}
     return asdict(poll_queue(settings.MTURK_EVENTS_QUEUE_URL))

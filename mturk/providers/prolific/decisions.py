@@ -20,9 +20,10 @@ from ...states import AssignmentStatus
 from ..base import ProviderError
 from .models import ProlificSubmission, SubmissionDecision
 from .studies import provider
-from .tasks import prolific_push_decisions
+from .sync import reconcile_submission
 
 log = logging.getLogger(__name__)
+PUSH_DECISIONS = "mturk.tasks.prolific_push_decisions"  # the task that sends a campaign's decisions
 AWAITING_REVIEW = "AWAITING REVIEW"
 BULK_SIZE = 200
 
@@ -39,7 +40,7 @@ def before_decision(assignment: Assignment, override_rejection: bool) -> None:
 
 
 def queue_push(campaign: Campaign) -> None:
-    send_after_commit(prolific_push_decisions, campaign.pk)
+    send_after_commit(PUSH_DECISIONS, campaign.pk)
 
 
 def settle_decisions(campaign: Campaign) -> int:
@@ -76,8 +77,6 @@ def settle_decisions(campaign: Campaign) -> int:
 
 def push_decisions(campaign: Campaign) -> int:
     """Settle, then send every stored decision Prolific has not reported back yet; returns how many were sent."""
-    from .sync import reconcile_submission
-
     settle_decisions(campaign)
     crowd = provider()
     pending = ProlificSubmission.objects.select_related("study__campaign").filter(

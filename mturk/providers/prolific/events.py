@@ -27,14 +27,16 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from ...jobs import task_named
 from ...models import MarketplaceEvent
 from ..base import ProviderError, ProviderUnavailable
 from .client import ProlificAuthError
-from .tasks import prolific_handle_events
+from .sync import refresh_study, sync_submission_by_id
 
 log = logging.getLogger(__name__)
 
 PROVIDER = "prolific"
+HANDLE_EVENTS = "mturk.tasks.prolific_handle_events"  # the task that handles the stored events
 SUBMISSION_STATUS_CHANGE = "submission.status.change"
 STUDY_STATUS_CHANGE = "study.status.change"
 HANDLED_EVENT_TYPES = (SUBMISSION_STATUS_CHANGE, STUDY_STATUS_CHANGE)
@@ -153,8 +155,9 @@ def store_event(event_id: str, payload: Any) -> bool:
 def queue_handling() -> None:
     """Queue the handling job. The event is already stored: if the broker cannot take the job, the next
     event's job or the periodic sync handles it."""
+    task = task_named(HANDLE_EVENTS)
     try:
-        prolific_handle_events.delay()
+        task.delay()
     except Exception:  # the broker's errors vary; the stored event is handled later anyway
         log.warning("could not queue the handling of Prolific events; the periodic sync will handle them",
                     exc_info=True)
@@ -191,13 +194,11 @@ def group_by_resource(rows: Iterable[tuple[int, str, str]]) -> list[tuple[str, s
 
 def handle_resource(event_type: str, resource_id: str, report: HandleReport) -> None:
     """Reconcile one resource from Prolific's current state (never from the event's payload)."""
-    from . import sync as prolific_sync
-
     if event_type == SUBMISSION_STATUS_CHANGE:
-        prolific_sync.sync_submission_by_id(resource_id)
+        sync_submission_by_id(resource_id)
         report.submissions_synced += 1
     elif event_type == STUDY_STATUS_CHANGE:
-        prolific_sync.refresh_study(resource_id)
+        refresh_study(resource_id)
         report.studies_refreshed += 1
     else:
         report.ignored += 1

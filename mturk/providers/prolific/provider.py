@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from ...jobs import send_after_commit
 from ...services.participation import in_stage_chain
 from ..base import CrowdProvider, ParticipantSync, ProviderError, PublishOutcome, money
 from ..registry import register_provider
 from .arrivals import continue_url
 from .bonuses import pay_prolific_bonus
+from .campaign_sync import sync_study
 from .client import ProlificClient, ProlificError, get_client
 from .costs import fee_ratio, known_fee_ratio
 from .decisions import before_decision, queue_push
@@ -25,8 +25,6 @@ from .groups import block_list_group
 from .requirements import clean_prolific_requirements
 from .selectors import REJECTION_CHOICES, prolific_facts
 from .studies import queue_study_update, resume_study, study_filters
-from .sync import sync_study
-from .tasks import prolific_publish
 from .terms import MIN_HOURLY, MIN_REJECTION_MESSAGE, REJECTION_CATEGORIES, bundle_reward, estimated_minutes, major
 
 if TYPE_CHECKING:
@@ -154,7 +152,7 @@ class ProlificProvider(CrowdProvider):
     def publish(self, campaign: Campaign, hits: list[HIT]) -> PublishOutcome:
         """The HITs are ours; a background job creates the study (once), publishes it and gives it the places the
         open slots need (studies.ensure_study)."""
-        return PublishOutcome(published=len(hits), job=send_after_commit(prolific_publish, campaign.pk))
+        return PublishOutcome(published=len(hits), job=queue_study_update(campaign))
 
     def resume_publishing(self, campaign: Campaign) -> PublishOutcome:
         return resume_study(campaign)

@@ -27,13 +27,13 @@ from ..registry import get_provider
 from .client import ProlificError, ProlificUnavailable
 from .groups import block_list_group, chain_of, stage_group
 from .models import ProlificStudy
-from .tasks import prolific_publish
 from .terms import bundle_reward, cents, estimated_minutes, places_for
 
 if TYPE_CHECKING:
     from .provider import ProlificProvider
 
 log = logging.getLogger(__name__)
+PUBLISH_STUDY = "mturk.tasks.prolific_publish"  # the task that creates, publishes and sizes the study
 URL_PARAMETERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 STOPPED_CAMPAIGN_ACTIONS = {  # campaign status -> {study status that needs an action: the action}
     CampaignStatus.PAUSED: {"ACTIVE": "PAUSE"},
@@ -235,7 +235,7 @@ def _status_step(campaign: Campaign, study: ProlificStudy) -> bool:
 
 def queue_study_update(campaign: Campaign) -> Handoff:
     """Hand the study's update to the background job once the current transaction commits."""
-    return send_after_commit(prolific_publish, campaign.pk)
+    return send_after_commit(PUBLISH_STUDY, campaign.pk)
 
 
 def resume_study(campaign: Campaign) -> PublishOutcome:

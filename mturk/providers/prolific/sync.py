@@ -1,5 +1,5 @@
 """Pulling a Prolific study's submissions into our records, safely repeatable (the periodic sync, the webhook
-handler and the decision job all end here).
+handler and the decision job all end here; the periodic sync of a whole campaign is campaign_sync).
 
 A submission is reconciled on (study, participant, submission id): the submission id is the SESSION_ID our
 page was opened with and the external_id of every assignment of that session. Prolific's statuses map onto
@@ -14,7 +14,8 @@ from typing import Any
 
 from django.db import transaction
 
-from ...models import Assignment, Campaign
+from ...models import Assignment
+from ...services.review import approve_assignment, reject_assignment
 from ...states import AssignmentStatus
 from ...work.services.assignments import get_or_create_worker
 from ...work.services.slots import store_taken_slots
@@ -90,8 +91,6 @@ def reconcile_submission(study: ProlificStudy, remote: dict[str, Any],
 
 def _record_decision_made_on_prolific(record: ProlificSubmission, status: str, answered: list[Assignment],
                                       report: StudySyncReport) -> None:
-    from ...services.review import approve_assignment, reject_assignment
-
     if status == "APPROVED":
         for assignment in answered:
             approve_assignment(assignment, "Approved on Prolific.", on_marketplace=False)
@@ -124,24 +123,3 @@ def refresh_study(study_external_id: str) -> bool:
         return False
     ensure_study(study.campaign)
     return True
-
-
-def sync_study(campaign: Campaign) -> StudySyncReport:
-    """The periodic sync of one prolific campaign: the study in step, every submission (all pages), then the
-    decisions and bonuses waiting to be sent."""
-    from .bonuses import reconcile_bonuses
-    from .decisions import push_decisions
-
-    report = StudySyncReport()
-    study = ProlificStudy.objects.filter(campaign=campaign).first()
-    listing: list[dict[str, Any]] = []
-    if study is not None and study.external_id:  # submissions first: returns free slots before the study is sized
-        listing = list(provider().list_submissions(study.external_id))
-        for remote in listing:
-            reconcile_submission(study, remote, report)
-    study = ensure_study(campaign)
-    if not study.external_id:
-        return report
-    push_decisions(campaign)
-    reconcile_bonuses(campaign, listing)
-    return report

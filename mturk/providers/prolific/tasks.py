@@ -2,12 +2,17 @@
 registered under, so queued jobs and schedules keep finding them."""
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from celery import shared_task
 
 from ...jobs import BY_THE_SYNC
 from ...models import Campaign
 from ...services.campaign_tasks import CampaignTask
 from ..base import ProviderUnavailable
+from .decisions import push_decisions
+from .events import handle_pending_events
+from .studies import ensure_study
 
 
 @shared_task(name="mturk.tasks.prolific_publish", base=CampaignTask, acks_late=True, reject_on_worker_lost=True,
@@ -16,8 +21,6 @@ from ..base import ProviderUnavailable
              recovery="publish the campaign again to retry (`manage.py publish` or the Publish button)")
 def prolific_publish(campaign_id: int) -> str:
     """Create (exactly once), publish and size a campaign's Prolific study. Re-running it is harmless."""
-    from .studies import ensure_study
-
     return ensure_study(Campaign.objects.get(pk=campaign_id)).status
 
 
@@ -27,8 +30,6 @@ def prolific_publish(campaign_id: int) -> str:
              recovery=BY_THE_SYNC)
 def prolific_push_decisions(campaign_id: int) -> int:
     """Send the stored approve/reject decisions of a campaign's Prolific submissions, then read them back."""
-    from .decisions import push_decisions
-
     return push_decisions(Campaign.objects.get(pk=campaign_id))
 
 
@@ -36,8 +37,4 @@ def prolific_push_decisions(campaign_id: int) -> int:
 def prolific_handle_events(limit: int = 500) -> dict:
     """Handle the stored Prolific webhook events (queued by the receiver for each new event; the periodic sync
     handles leftovers). Re-running it is harmless: handled events are skipped."""
-    from dataclasses import asdict
-
-    from .events import handle_pending_events
-
     return asdict(handle_pending_events(limit))

@@ -3,18 +3,14 @@ background job (Celery; in-process without a broker), one at a time per campaign
 taken up again by the job queue's sweeper (mturk.jobs), or failed with the reason: an open job always ends."""
 from __future__ import annotations
 
-import logging
 from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
-from ...jobs import claim, dispatch, finish, lease
+from ...jobs import dispatch, running
 from ...models import Campaign, QualityJob
 from .computation import compute_quality
-
-log = logging.getLogger(__name__)
 
 OPEN = (QualityJob.Status.QUEUED, QualityJob.Status.RUNNING)
 
@@ -35,19 +31,9 @@ def request_quality(campaign: Campaign, user: Any = None) -> QualityJob:
 
 def run_quality_job(job: QualityJob) -> QualityJob:
     """Compute (from queued, or from running when its worker died: computing again is harmless)."""
-    if not claim(job):
-        return job
-    try:
-        with lease(job):
-            result = compute_quality(job.campaign)
-    except Exception as exc:
-        log.exception("quality job %s failed", job.pk)
-        _finish(job, QualityJob.Status.FAILED, {}, f"{type(exc).__name__}: {exc}")
-        raise
-    return _finish(job, QualityJob.Status.DONE, asdict(result), "")
-
-
-def _finish(job: QualityJob, status: str, result: dict[str, Any], error: str) -> QualityJob:
-    job.status, job.result, job.error, job.finished_at = status, result, error, timezone.now()
-    finish(job, ["status", "result", "error", "finished_at"])
+    with running(job) as run:
+        if run is not None:
+            job.result = {}  # what a failed run keeps
+            run.keep("result")
+            run.done(result=asdict(compute_quality(job.campaign)))
     return job

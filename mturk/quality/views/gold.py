@@ -15,7 +15,6 @@ from django.urls import URLPattern, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from ...console.views.researcher import researcher_required
 from ...importers import all_importers
 from ...measures import get_quality, quality_kind_names
 from ...models import Assignment, GoldItem
@@ -23,6 +22,7 @@ from ...models.quality import GoldPurpose
 from ...selectors.quality import gold_item_rows
 from ...services.gold import GoldError, gold_from_assignment, set_gold_active
 from ...task_kinds import get_task_kind, task_kind_names
+from ...views.access import researcher_required
 
 PAGE_SIZE = 25
 ACTIVE = {"yes": True, "no": False}

@@ -9,11 +9,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from ...console.views.researcher import researcher_required
 from ...models import Campaign
 from ...selectors.quality_needs import GOLD_FROM_APPROVED, PILOT_ITEMS, PILOT_WORKERS
 from ...selectors.run import provider_label
 from ...services.gold import GoldError, gold_from_approved
+from ...views.access import researcher_required
 from ...views.campaign_confirm import Confirmation, currency
 from ..services.pilot import PilotError, give_overlap, plan_overlap
 

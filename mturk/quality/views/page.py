@@ -15,7 +15,6 @@ from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ...console.views.researcher import researcher_required
 from ...measures import GOLD_PASS_MARK
 from ...models import Campaign, QualityDecision, QualityJob, QualityRule, WorkerScore
 from ...selectors.quality import (
@@ -28,6 +27,7 @@ from ...selectors.quality import (
 )
 from ...selectors.quality_needs import quality_needs
 from ...selectors.run import provider_label
+from ...views.access import researcher_required
 from ...views.campaign_confirm import Confirmation, currency
 from ..services.jobs import request_quality
 from ..services.review_rules.applying import apply_rule

@@ -2,9 +2,10 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from metrics.meteor import MeteorError
+from mturk.jobs import task_named
 
 from ...models import Story
-from ...services.agreement_scores import score_stories
+from ...services.agreement_scores import SCORE_ALL_STORIES, score_stories
 
 
 class Command(BaseCommand):
@@ -17,9 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, background: bool, **options):
         if background:
-            from ...tasks import score_all_stories
-
-            score_all_stories.delay()
+            task_named(SCORE_ALL_STORIES).delay()
             self.stdout.write("Queued: the Celery worker computes the missing or stale scores.")
             return
         with tqdm(total=Story.objects.count(), unit="stories", file=self.stderr, disable=None) as bar:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from annotation.ranking.services import leaderboards
+from annotation.ranking.services import board_queue
 from annotation.ranking.tasks import refresh_leaderboard
 
 
@@ -19,5 +19,5 @@ def real_on_commit() -> None:
 @pytest.fixture(autouse=True)
 def leaderboard_job_at_once(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     if "real_on_commit" not in request.fixturenames:
-        monkeypatch.setattr(leaderboards, "_queue", lambda ids: [refresh_leaderboard.delay(i) for i in ids])
+        monkeypatch.setattr(board_queue, "_queue", lambda ids: [refresh_leaderboard.delay(i) for i in ids])
     yield

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.ranking.models import CaptionJudgement
 from annotation.ranking.selectors import leaderboard
+from annotation.ranking.services.board_queue import judgements_changed
 from annotation.ranking.services.judgement_import import JudgementImportError, import_judgements
-from annotation.ranking.services.leaderboards import judgements_changed
 from annotation.ranking.services.submissions import submit_ranking
 from tests.annotation.ranking.pool import SCORES, build_pool, npy
 

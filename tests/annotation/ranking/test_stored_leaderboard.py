@@ -12,8 +12,9 @@ from django.utils import timezone
 from annotation.ranking.models import CaptionJudgement, TestPool
 from annotation.ranking.selectors import computed_leaderboard, leaderboard
 from annotation.ranking.services import leaderboards
+from annotation.ranking.services.board_queue import judgements_changed
 from annotation.ranking.services.judgement_import import import_judgements
-from annotation.ranking.services.leaderboards import judgements_changed, refresh_leaderboard
+from annotation.ranking.services.leaderboards import refresh_leaderboard
 from annotation.ranking.services.submissions import submit_ranking
 from tests.annotation.ranking.pool import SCORES, build_pool, npy
 

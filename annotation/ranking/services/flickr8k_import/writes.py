@@ -11,6 +11,7 @@ from ....models import Description, Image, ImageOrigin
 from ....services.image_files import inspect_image
 from ....services.images import import_image_bytes
 from ...models import CaptionJudgement
+from ..board_queue import judgements_changed
 from .checks import Plan, ReleasedImage, captions
 from .release import Flickr8kImportError, Release
 
@@ -174,6 +175,4 @@ def write_judgements(plan: Plan, ids: dict[str, int], described: dict[str, int],
         CaptionJudgement.objects.bulk_create(batch)
         reset_queries()
     if new:
-        from ..leaderboards import judgements_changed
-
         judgements_changed(j.image_id for j in new)
