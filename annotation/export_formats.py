@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mturk.exports import ExportBundle, ExportError, ExportFormat, ExportOption, register_format
+from mturk.datasets.formats import ExportBundle, ExportError, ExportFormat, ExportOption, register_format
 from mturk.models import Campaign
 
 from .exports.coco import write_coco

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file
-from config.text_input import column_length, decode_text
+from common.safe_archives import ReadRefused, SafeZip, is_zip, open_file
+from common.text_input import column_length, decode_text
 from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
 from mturk.models import Campaign
 from mturk.services.campaigns import CampaignError, add_hits

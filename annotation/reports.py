@@ -6,7 +6,7 @@ from typing import Any
 
 from metrics.baselines import content_selection_report
 from metrics.content_selection_report_html import render_html
-from mturk.exports import ExportBundle
+from mturk.datasets.formats import ExportBundle
 
 from .selectors import GroundedDataset
 

@@ -73,7 +73,7 @@ def arrive(campaign: Any, worker: Any) -> tuple[float, float, list[str]]:
     """One timed arrival (wall ms, database ms, statements); its assignment is then returned, untimed."""
     from django.db import connection
 
-    from mturk.services.assignments import return_assignment, start_local_task
+    from mturk.work.services.assignments import return_assignment, start_local_task
 
     clock = StatementClock()
     with connection.execute_wrapper(clock):
@@ -89,7 +89,7 @@ def next_hit_query(campaign: Any, tag: str) -> str:
     from django.db import connection
 
     from mturk.models import Worker
-    from mturk.services.slots import candidate_hits
+    from mturk.work.services.slots import candidate_hits
     from tests.mturk.large_campaign import scans_of
 
     worker = Worker.objects.create(provider="local", external_id=f"explain-{tag}-{campaign.pk}")

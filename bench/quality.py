@@ -193,8 +193,8 @@ class Synthetic:
         return {"judgements": [{"relevant": r} for r in truth]}
 
     def units(self) -> list[Any]:
-        from mturk.quality import Answer as QAnswer
-        from mturk.quality import Unit
+        from mturk.measures import Answer as QAnswer
+        from mturk.measures import Unit
 
         number = 0
         units = []
@@ -237,7 +237,7 @@ def concept_ids() -> dict[str, int]:
 
 
 def measure_kinds(kinds: list[str], items: int, per_item: int, runs: int, concepts: dict[str, int]) -> None:
-    from mturk.quality import get_quality, has_quality
+    from mturk.measures import get_quality, has_quality
     from mturk.task_kinds import get_task_kind
 
     for kind in kinds:
@@ -286,8 +286,8 @@ def database_campaign(kind: str, items: int, per_item: int, concepts: dict[str, 
     from django.db import connection
     from django.utils import timezone
 
+    from mturk.measures import get_quality
     from mturk.models import Assignment, Worker
-    from mturk.quality import get_quality
     from mturk.services.campaigns import create_campaign
     from mturk.services.gold import create_gold_item
     from mturk.task_kinds import get_task_kind
@@ -340,7 +340,7 @@ def measure_database(kinds: list[str], items: int, per_item: int, runs: int, con
     from django.db import connection
 
     from mturk.models import Assignment
-    from mturk.services.quality import compute_quality
+    from mturk.quality.services.computation import compute_quality
 
     for n, kind in enumerate(kinds):
         started = time.perf_counter()
@@ -363,8 +363,8 @@ def accuracy(crowds: int, images: int, quorums: list[float]) -> None:
     demo scenes (800 x 600, their own objects as the truth): the end-to-end test's campaign, many times over."""
     from annotation.quality.boxes import DrawBoxesQuality, labelled_boxes
     from metrics.box_consensus import set_f1
-    from mturk.quality import Answer as QAnswer
-    from mturk.quality import Unit
+    from mturk.measures import Answer as QAnswer
+    from mturk.measures import Unit
 
     drawn = scenes(images)
     ids = {name: n for n, name in enumerate(sorted({name for layout, _ in drawn for name, _ in layout}))}

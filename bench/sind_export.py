@@ -12,7 +12,7 @@ Run (honours DATABASE_URL; without it, a SQLite file /tmp/vist-bench.sqlite3, ne
 
 `synth` migrates, then fills an empty database with bench/vist_scale.py (10k albums, 210k photos, 50k
 stories, 250k storylets, 150k DII; `--fresh` first deletes the SQLite file). `export` runs
-`mturk.exports.run_export("sind", out, [], {})` in this (fresh) process and prints the wall time with
+`mturk.datasets.formats.run_export("sind", out, [], {})` in this (fresh) process and prints the wall time with
 its parts (files: SindWriter set-up and each tier; the stories report, write_story_report; the dataset
 card and crowd report), the CPU seconds of the process (other load on the machine inflates wall time; on
 PostgreSQL the server's work is not in it), the peak RSS (ru_maxrss, absolute) beside the RSS after
@@ -181,10 +181,10 @@ def cmd_export(args) -> ExportFigures:
     baseline = setup()
     from django.db import connection
 
-    import mturk.export_card
+    import mturk.datasets.card
     import storyboard.export_formats as sind_format
     import storyboard.reports as reports
-    from mturk.exports import run_export
+    from mturk.datasets.formats import run_export
     from storyboard.exports import sind
 
     counter = QueryCounter(args.slow)
@@ -226,8 +226,8 @@ def cmd_export(args) -> ExportFigures:
         mock.patch.object(sind.SindWriter, method, replacement).start()  # timed for the rest of the process
     sind_format.write_sind = timed(FILES, sind_format.write_sind)
     sind_format.write_story_report = timed(REPORT, sind_format.write_story_report)
-    mturk.export_card.write_card_and_crowd_report = timed(
-        "dataset card + crowd report", mturk.export_card.write_card_and_crowd_report)
+    mturk.datasets.card.write_card_and_crowd_report = timed(
+        "dataset card + crowd report", mturk.datasets.card.write_card_and_crowd_report)
 
     out = Path(args.out)
     profiler = None

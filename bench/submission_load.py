@@ -108,7 +108,7 @@ def seed(count: int, out: Path) -> None:
     from annotation.services.images import import_image_bytes
     from mturk.models import HIT, Assignment, Worker
     from mturk.services.campaigns import create_campaign, publish_campaign
-    from mturk.tokens import assignment_token
+    from mturk.work.tokens import assignment_token
     from tests.factories import image_bytes
 
     hits_per_campaign, per_hit = 1000, 10

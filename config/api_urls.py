@@ -11,9 +11,9 @@ from rest_framework.views import APIView
 from annotation.api import ImageViewSet
 from annotation.ranking.api import TestPoolViewSet
 from annotation.vocabularies.api import VocabularyViewSet
-from mturk.api.exports import DatasetExportViewSet
-from mturk.api.imports import ImportJobViewSet
-from mturk.api.views import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
+from mturk.console.api import AssignmentViewSet, CampaignViewSet, HITViewSet, WorkerViewSet
+from mturk.datasets.api.exports import DatasetExportViewSet
+from mturk.datasets.api.imports import ImportJobViewSet
 from storyboard.api import AlbumViewSet
 
 
@@ -45,7 +45,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("compositional/", include("annotation.compositional.api_urls")),  # pairs, occurrences, parsing, evaluations
     path("", include("evaluation.api_report_urls")),  # human evaluations' leaderboard, report, exports
     path("", include("storyboard.api_urls")),  # story evaluations, story workflows
-    path("", include("mturk.api.urls")),  # quality, review rules, gold items, provider balances
+    path("", include("mturk.api_urls")),  # quality, review rules, gold items, provider balances
     path("", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(permission_classes=[SchemaAccess]), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[SchemaAccess]),

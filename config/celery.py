@@ -10,7 +10,7 @@ app = Celery("platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-from config.observability import celery_signals  # noqa: E402,F401  (request ids, job metrics, worker logs)
+from common.observability import celery_signals  # noqa: E402,F401  (request ids, job metrics, worker logs)
 
 
 @worker_init.connect

@@ -10,7 +10,7 @@ import math
 import os
 from pathlib import Path
 
-from config.observability.logs import default_log_format
+from common.observability.logs import default_log_format
 
 
 def _int(name: str, default: int) -> int:
@@ -37,7 +37,7 @@ if Path("/dev/shm").is_dir():
     worker_tmp_dir = "/dev/shm"
 
 # Gunicorn's own lines (start, worker timeouts) as JSON objects when the application's are (LOG_FORMAT, the same
-# default: config.observability.logs); the application logs one line per request itself, so no access log here.
+# default: common.observability.logs); the application logs one line per request itself, so no access log here.
 _debug = os.environ.get("DEBUG", "").strip().lower() in {"1", "true", "yes", "on"}
 if (os.environ.get("LOG_FORMAT", "") or default_log_format(_debug)) == "json":
     logconfig_dict = {

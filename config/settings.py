@@ -5,9 +5,10 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+from common.observability.logs import default_log_format, logging_config
+
 from .database import database_settings
 from .env import env_bool, env_int, env_list, env_str
-from .observability.logs import default_log_format, logging_config
 from .paths import BASE_DIR, VAR_DIR
 from .secret_key import read_secret_key
 
@@ -43,11 +44,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.health.HealthCheckMiddleware",  # first: /healthz, /readyz, /metrics skip host checks, redirects, sessions
-    "config.observability.middleware.RequestObservabilityMiddleware",  # request id, request metrics and log line
+    "common.health.HealthCheckMiddleware",  # first: /healthz, /readyz, /metrics skip host checks, redirects, sessions
+    "common.observability.middleware.RequestObservabilityMiddleware",  # request id, request metrics and log line
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "config.database_unavailable.DatabaseUnavailableMiddleware",  # a failing database answers 503, not 500
+    "common.database_unavailable.DatabaseUnavailableMiddleware",  # a failing database answers 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -77,7 +78,7 @@ TEMPLATES = [
 
 # PostgreSQL: connections are kept for DATABASE_CONN_MAX_AGE s (default 600; SQLite 0) and checked before reuse;
 # a connection attempt gives up after DATABASE_CONNECT_TIMEOUT s, a statement (lock waits included)
-# after DATABASE_STATEMENT_TIMEOUT_MS (0: none); a request that hits either answers 503 (config.database_unavailable).
+# after DATABASE_STATEMENT_TIMEOUT_MS (0: none); a request that hits either answers 503 (common.database_unavailable).
 DATABASES = {
     "default": database_settings(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
@@ -138,7 +139,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "common.client_ip.client_ip"
 AXES_VERBOSE = False
 AXES_SENSITIVE_PARAMETERS: list[str] = []  # the log names the username and address (never the password)
 
@@ -185,11 +186,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
-    "DEFAULT_PAGINATION_CLASS": "config.pagination.CappedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "common.pagination.CappedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PARSER_CLASSES": [
-        "config.api_parsers.LimitedJSONParser",
+        "common.api_parsers.LimitedJSONParser",
         "rest_framework.parsers.MultiPartParser",
     ],
 }
@@ -203,7 +204,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # Every background job's status (exports, imports, quality and parse jobs) is one named enum.
-    "ENUM_NAME_OVERRIDES": {"JobStatusEnum": "mturk.models_jobs.JobStatus"},
+    "ENUM_NAME_OVERRIDES": {"JobStatusEnum": "mturk.jobs.models.JobStatus"},
 }
 
 # Images
@@ -226,7 +227,7 @@ DATASET_LICENCE = env_str("DATASET_LICENCE", "not stated (set DATASET_LICENCE, e
 RUN_MAX_BYTES = env_int("RUN_MAX_BYTES", 10 * 1024 * 1024)  # uploaded system runs
 RANKING_MAX_BYTES = env_int("RANKING_MAX_BYTES", 200 * 1024 * 1024)  # ranked submissions (score matrices)
 
-# Every JSON the platform accepts (answers, API bodies, uploaded runs): config/json_input.py.
+# Every JSON the platform accepts (answers, API bodies, uploaded runs): common/json_input.py.
 JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", 2 * 1024 * 1024)  # uploaded runs have RUN_MAX_BYTES instead
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 32)
 JSON_MAX_NUMBER_DIGITS = env_int("JSON_MAX_NUMBER_DIGITS", 40)
@@ -247,7 +248,8 @@ CACHE_URL = env_str("CACHE_URL", "")
 if CACHE_URL:
     if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
         raise ValueError(f"CACHE_URL={CACHE_URL!r} is not a Redis URL (redis://host:port/db)")
-    # A cache that does not answer fails within a second (the arrival limit then counts per process: mturk.throttle)
+    # A cache that does not answer fails within a second (the arrival limit then counts per process:
+    # mturk.work.throttle)
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
                           "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
 else:
@@ -277,12 +279,14 @@ X_FRAME_OPTIONS = "DENY"
 
 # Logs: one JSON object per line with the request id (LOG_FORMAT=json) or plain lines for people (LOG_FORMAT=text);
 # unset: text with DEBUG or on a terminal, else JSON. Celery workers log the same way, with the id of the request
-# that queued the job (config.observability).
+# that queued the job (common.observability).
 LOG_FORMAT = env_str("LOG_FORMAT", "") or default_log_format(DEBUG)
 LOGGING = logging_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO"))
 
 # Prometheus metrics at /metrics, only with `Authorization: Bearer $METRICS_TOKEN` (unset: no /metrics at all).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# The queue depth of /metrics counts the job rows still queued with this function (the job queue's own).
+QUEUED_JOB_ROWS = "mturk.jobs.depth.queued_job_rows"
 # A Celery worker's probes (/healthz, /readyz: broker and database, /metrics) on this port (0: none).
 WORKER_HEALTH_PORT = env_int("WORKER_HEALTH_PORT", 0)
 WORKER_HEALTH_BIND = env_str("WORKER_HEALTH_BIND", "127.0.0.1")

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from metrics.human_eval.significance import EXACT_ITEMS, PERMUTATION_RESAMPLES
-from mturk.views.exports_page import REPORT_CSP
+from mturk.datasets.views.exports import REPORT_CSP
 
 from .exports import analysis_json, judgements_csv, judgements_jsonl, report_html
 from .models import HumanEvaluation

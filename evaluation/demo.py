@@ -31,7 +31,7 @@ from annotation.models import Image
 from mturk.demo_parts import DemoSeeded, register_demo_part
 from mturk.models import Campaign
 from mturk.services.review import approve_submitted
-from mturk.services.simulated_work import close_simulated
+from mturk.work.services.simulated import close_simulated
 
 from .demo_judges import judge_campaign
 from .models import HumanEvaluation

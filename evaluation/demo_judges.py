@@ -18,8 +18,8 @@ from typing import Any
 
 from annotation.demo.scenes import COLOURS, CONCEPTS, SceneObject
 from mturk.models import Campaign
-from mturk.services.simulated_work import work_simulated
 from mturk.task_kinds import get_task_kind
+from mturk.work.services.simulated import work_simulated
 
 NOTHING_NAMED = 1.5
 PEOPLE = frozenset({"woman", "man"})

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from mturk.selectors import COMPLETED, campaigns_with_progress, progress_of
+from mturk.selectors.campaigns import COMPLETED, campaigns_with_progress, progress_of
 from mturk.states import CampaignStatus
 
 from .models import EvaluatedSystem, HumanEvaluation

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from mturk.models_jobs import BackgroundJob
+from mturk.jobs.models import BackgroundJob
 
 
 class Design(models.TextChoices):

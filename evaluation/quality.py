@@ -1,11 +1,11 @@
-"""Quality of rate_output and compare_outputs (mturk.quality registry): attention checks scored against their
+"""Quality of rate_output and compare_outputs (mturk.measures registry): attention checks scored against their
 known answers, agreement between judges, and each HIT's answers combined.
 
 Attention checks (gold HITs, made when an evaluation is launched) put a human reference next to a corrupted
 output (another item's reference). rate_output's known answer is {"low": [<output>...], "high": [<output>...]}:
 the score is the share of (high, low) couples where the high output got a strictly higher rating on the first
 aspect (the overall question). compare_outputs' is {"better": <output>}: 1 when the first aspect's choice is that
-output, else 0. Both pass at mturk.quality.GOLD_PASS_MARK.
+output, else 0. Both pass at mturk.measures.GOLD_PASS_MARK.
 
 Agreement. Ratings: the units are the outputs (each rated by several judges); Krippendorff's alpha, ordinal, per
 aspect (metrics.rating_agreement, the krippendorff package), each rating's chance-corrected closeness to the
@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from metrics.rating_agreement import answer_agreement, unit_alpha
-from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
+from mturk.measures import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from .aspects import ASPECTS
 from .task_kinds.common import whole_number

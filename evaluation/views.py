@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from metrics.html.page import with_back_link
-from mturk.views.exports_page import REPORT_CSP
-from mturk.views.researcher import researcher_required
+from mturk.console.views.researcher import researcher_required
+from mturk.datasets.views.exports import REPORT_CSP
 
 from .aspects import ASPECTS
 from .budget import Budget, estimate

@@ -14,7 +14,8 @@ class MturkConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the generic export formats and the gold items importer.
-        from . import exports_builtin, importers_gold  # noqa: F401
+        from .datasets import builtin_formats  # noqa: F401
         from .providers.registry import provider_modules
+        from .quality import gold_importer  # noqa: F401
 
         provider_modules("tasks")  # the providers' background jobs, known to every worker

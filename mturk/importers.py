@@ -1,7 +1,7 @@
 """Registry of importers: what a researcher can import from the console (images, albums, vocabularies...).
 
 The crowd core knows no dataset: each importer is registered by the app that owns the data it writes
-(annotation/importers.py, storyboard/importers.py) and is run by the import job (mturk/services/imports.py)
+(annotation/importers.py, storyboard/importers.py) and is run by the import job (mturk/datasets/services/imports.py)
 on a local copy of the uploaded file. An importer returns a JSON-able report:
 {"summary": "...", "imported": [{"name", "detail"}], "refused": [{"name", "reason"}], "counts": {...}}."""
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import IO, Any
 import ijson
 from django.conf import settings
 
-from config.json_input import JsonInputError, JsonShape
-from config.safe_archives import ReadRefused
+from common.json_input import JsonInputError, JsonShape
+from common.safe_archives import ReadRefused
 
 from .registry import Registry
 
@@ -128,7 +128,7 @@ _SCANNED: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
 def streamed_items(name: str, opened: Callable[[], AbstractContextManager[IO[bytes]]], section: str,
                    problems: ProblemList, use_float: bool = False) -> Iterator[tuple[int, Any]]:
     """The items of a JSON file's top-level list `section`, streamed (ijson), with their index. As everywhere JSON
-    is read (config/json_input.py): nesting deeper than JSON_MAX_DEPTH is refused before the parser reads it (a
+    is read (common/json_input.py): nesting deeper than JSON_MAX_DEPTH is refused before the parser reads it (a
     scan of the bytes as they come: the parser's own memory grows with the square of the depth), and so is a key
     given twice, at the top level or in an item. A file that cannot be read or is not valid JSON is a problem of
     `problems`; a zip member lying about its size, corrupt or too large refuses the whole import at once

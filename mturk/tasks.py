@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .jobs import BY_THE_SYNC, CampaignTask
+from .jobs import BY_THE_SYNC
 from .models import Campaign
 from .providers.base import ProviderUnavailable
+from .services.campaign_tasks import CampaignTask
 from .services.campaigns import publish_campaign
 
 
@@ -25,7 +26,7 @@ def sync_marketplace(campaign_id: int | None = None) -> dict:
     """Pull submissions and decisions from the marketplaces (one campaign, or every open one)."""
     from dataclasses import asdict
 
-    from .services.marketplace_sync import sync_all, sync_campaign
+    from .work.services.marketplace_sync import sync_all, sync_campaign
 
     report = sync_all() if campaign_id is None else sync_campaign(Campaign.objects.get(pk=campaign_id))
     return asdict(report)
@@ -34,8 +35,8 @@ def sync_marketplace(campaign_id: int | None = None) -> dict:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def build_dataset_export(export_id: int) -> str:
     """Build a requested export (acks late: a worker killed mid-way gets the job redelivered)."""
+    from .datasets.services.exports import build_export
     from .models import DatasetExport
-    from .services.exports import build_export
 
     return build_export(DatasetExport.objects.get(pk=export_id)).status
 
@@ -53,8 +54,8 @@ def grant_participation(campaign_id: int) -> int:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def run_import_job(job_id: int) -> str:
     """Run a researcher's import (acks late: a worker killed mid-way gets the job redelivered and it starts over)."""
-    from .models_imports import ImportJob
-    from .services.imports import run_import
+    from .datasets.services.imports import run_import
+    from .models.imports import ImportJob
 
     return run_import(ImportJob.objects.get(pk=job_id)).status
 
@@ -63,7 +64,7 @@ def run_import_job(job_id: int) -> str:
 def apply_review_rules() -> dict:
     """Apply the enabled review rule of every active or paused campaign (quality computed first). One campaign
     failing does not stop the others; decisions already made are never made twice (see services.review_rules)."""
-    from .services.review_rules.applying import apply_enabled_rules
+    from .quality.services.review_rules.applying import apply_enabled_rules
 
     return apply_enabled_rules()
 
@@ -73,7 +74,7 @@ def compute_campaign_quality(job_id: int) -> str:
     """Compute a campaign's quality as a researcher asked (acks late: a worker killed mid-way gets the job
     redelivered and it computes again)."""
     from .models import QualityJob
-    from .services.quality_jobs import run_quality_job
+    from .quality.services.jobs import run_quality_job
 
     return run_quality_job(QualityJob.objects.select_related("campaign").get(pk=job_id)).status
 
@@ -81,7 +82,7 @@ def compute_campaign_quality(job_id: int) -> str:
 @shared_task
 def release_idle_tasks() -> int:
     """Give back the slots of local tasks left idle (no activity for TASK_INACTIVITY_SECONDS; see services.activity)."""
-    from .services.activity import release_idle_assignments
+    from .work.services.activity import release_idle_assignments
 
     return release_idle_assignments()
 

@@ -1,19 +1,13 @@
 from django.urls import include, path
 
+from .console.views import dashboard, researcher, review, wizard, worker_pages
+from .datasets.views import exports as exports_page
+from .datasets.views import imports
 from .providers.registry import provider_modules
-from .views import (
-    dashboard,
-    exports_page,
-    gold_page,
-    imports,
-    quality_needs,
-    quality_page,
-    researcher,
-    review,
-    wizard,
-    worker,
-    worker_pages,
-)
+from .quality.views import gold as gold_page
+from .quality.views import needs as quality_needs
+from .quality.views import page as quality_page
+from .work.views import worker
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),

@@ -1,7 +1,7 @@
 """Registers the SIND / VIST export format; it carries the stories report."""
 from __future__ import annotations
 
-from mturk.exports import ExportBundle, ExportFormat, ExportOption, register_format
+from mturk.datasets.formats import ExportBundle, ExportFormat, ExportOption, register_format
 from mturk.models import Campaign
 
 from .exports.scope import STORY_KINDS

@@ -15,7 +15,7 @@ from typing import Any
 
 from annotation.image_sets.services import ImageSetError, set_name_for, set_spec
 from annotation.services.images import ImportFailed, zip_members
-from config.safe_archives import ReadRefused, SafeZip, is_zip
+from common.safe_archives import ReadRefused, SafeZip, is_zip
 from mturk.importers import Importer, ImportOption, ImportProblems, ImportRefused, Progress, register_importer
 
 from .services.albums.fields import AlbumImportError

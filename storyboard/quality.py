@@ -1,4 +1,4 @@
-"""Quality of the story task kinds (mturk.quality registry): tell_story, retell_story, describe_sequence.
+"""Quality of the story task kinds (mturk.measures registry): tell_story, retell_story, describe_sequence.
 
 Gold is a word rule over the whole story text, as for captions (annotation.quality.captions); tell_story's gold
 may also say the album is not storyable. retell_story's chosen sequence is not scored: which sequence to tell is
@@ -22,7 +22,7 @@ from annotation.quality.captions import (
     score_text_rule,
 )
 from metrics.text_agreement import METHOD, ItemAgreement, item_agreement, mean_agreement
-from mturk.quality import Answer, KindQuality, Measurement, Unit, register_quality
+from mturk.measures import Answer, KindQuality, Measurement, Unit, register_quality
 
 
 def _texts(answer: dict[str, Any], key: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Quality of rate_story (mturk.quality registry; imported by storyboard/quality.py): gold ratings with a tolerance,
+"""Quality of rate_story (mturk.measures registry; imported by storyboard/quality.py): gold ratings with a tolerance,
 Krippendorff's alpha at the ordinal level, each rating's agreement with the others, and the mean rating per story.
 
 The units compared are the stories (a story rated in several HITs of a campaign is one unit). A rating's agreement
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from metrics.rating_agreement import LIKERT, answer_agreement, unit_alpha
-from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
+from mturk.measures import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from .task_kinds.common import integer
 from .task_kinds.rate_story import ASPECTS

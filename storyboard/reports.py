@@ -20,7 +20,7 @@ from metrics.story_report_html import story_report_html
 from .services.agreement_scores import store_meteor, stored_meteor
 
 if TYPE_CHECKING:
-    from mturk.exports import ExportBundle
+    from mturk.datasets.formats import ExportBundle
 
     from .exports.sind import SindWriter
 
@@ -31,7 +31,7 @@ REPORT_SAMPLE = 1000
 def report_sample_limit(options: dict) -> int:
     """The `report_sample` option (stories in the agreement sample, 0 = all; default REPORT_SAMPLE), or an
     ExportError naming it when it is not a whole number of 0 or more."""
-    from mturk.exports import ExportError
+    from mturk.datasets.formats import ExportError
 
     value = options.get("report_sample", REPORT_SAMPLE)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -12,8 +12,8 @@ from typing import Any
 from mturk.models import Campaign
 from mturk.services.campaigns import publish_campaign
 from mturk.services.review import approve_submitted
-from mturk.services.simulated_work import close_simulated, work_simulated
 from mturk.task_kinds import get_task_kind
+from mturk.work.services.simulated import close_simulated, work_simulated
 
 from .models import Album
 from .services.workflow import create_story_workflow

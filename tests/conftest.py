@@ -18,7 +18,7 @@ def empty_cache():
     the cache is down)."""
     from django.core.cache import cache
 
-    from mturk.throttle import reset_fallback
+    from mturk.work.throttle import reset_fallback
 
     cache.clear()
     reset_fallback()

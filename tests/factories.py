@@ -12,8 +12,8 @@ from PIL import Image as PILImage
 from annotation.models import Image, Vocabulary
 from annotation.services.images import import_image_bytes
 from mturk.models import Assignment, Campaign
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from storyboard.models import Album, Photo
 
 _colours = itertools.count(1)

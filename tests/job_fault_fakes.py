@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mturk.exports import ExportBundle, ExportFormat, register_format
+from mturk.datasets.formats import ExportBundle, ExportFormat, register_format
 from mturk.importers import Importer, Progress, register_importer
 
 STEP_SECONDS = 0.3

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Box, Concept, Correspondence, Description, Image
 from mturk.models import Assignment, Campaign
-from mturk.selectors import campaigns_with_progress, progress_of
+from mturk.selectors.campaigns import campaigns_with_progress, progress_of
 from storyboard.models import Album, Story, StoryRating
 from tests.factories import image_bytes, submitted
 

@@ -26,7 +26,7 @@ from annotation.exports.common import FORMULA_STARTS
 from metrics.content_selection import human_upper_bound
 from metrics.grounded import BoxRecord, DescriptionRecord, ImageRecord
 from metrics.text.markup import parse
-from mturk.exports import ExportError, format_names, get_format, write_export
+from mturk.datasets.formats import ExportError, format_names, get_format, write_export
 from mturk.models import Assignment, Campaign
 from mturk.states import ANSWERED, AssignmentStatus
 from tests.annotation.flickr30k_reader import read_sentences

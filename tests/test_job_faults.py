@@ -20,12 +20,12 @@ from django.db import connection
 from django.utils import timezone
 
 from config.celery import app
+from mturk.datasets.services.exports import request_export
+from mturk.datasets.services.imports import request_import
 from mturk.jobs import sweep
 from mturk.jobs.sweeper import HANDOFF_GRACE
 from mturk.models import DatasetExport
-from mturk.models_imports import ImportJob
-from mturk.services.exports import request_export
-from mturk.services.imports import request_import
+from mturk.models.imports import ImportJob
 from tests.celery_process import ROOT, database_url
 from tests.factories import make_campaign
 

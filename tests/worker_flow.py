@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from mturk.models import Campaign
-from mturk.tokens import campaign_token
+from mturk.work.tokens import campaign_token
 
 
 def campaign_link(campaign: Campaign) -> str:

@@ -18,8 +18,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mturk.api.fields import id_list, upload_too_large
+from mturk.datasets.views.exports import REPORT_CSP
 from mturk.models import Campaign
-from mturk.views.exports_page import REPORT_CSP
 
 from .models import CompositionalEvaluation
 from .services.evaluations import (

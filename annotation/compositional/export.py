@@ -31,7 +31,7 @@ from metrics.compositional.occurrence_files import (
 )
 from metrics.compositional.splits import SEEDED, CompositionalSplit, split_images
 from metrics.compositional.types import ConceptPair, ImageCaptions, Parse
-from mturk.exports import ExportError, ExportOption
+from mturk.datasets.formats import ExportError, ExportOption
 from mturk.states import AssignmentStatus
 
 from ..models import Description, Image
@@ -39,7 +39,7 @@ from .models import ConceptPair as StoredPair
 from .selectors import UnknownPairs, scan_corpus, stored_pairs
 
 if TYPE_CHECKING:
-    from mturk.exports import ExportBundle
+    from mturk.datasets.formats import ExportBundle
     from mturk.models import Campaign
 
 DEFAULT_SEED = "compositional"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from mturk.models_jobs import BackgroundJob
+from mturk.jobs.models import BackgroundJob
 
 
 class LexicalConcept(models.Model):

@@ -4,7 +4,7 @@ sets of human evaluation with their Recall@K as an automatic metric."""
 from __future__ import annotations
 
 from evaluation.registry import register_automatic_score_provider, register_test_set_source
-from mturk.exports import ExportFormat, register_format
+from mturk.datasets.formats import ExportFormat, register_format
 
 from . import tasks  # noqa: F401  (the Celery tasks register when their module is imported)
 from .export import OPTIONS, check_compositional_options, export_compositional

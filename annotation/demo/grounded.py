@@ -10,10 +10,10 @@ import random
 from dataclasses import dataclass
 
 from mturk.models import Assignment, Campaign
-from mturk.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.review import approve_submitted
-from mturk.services.simulated_work import close_simulated
+from mturk.work.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
+from mturk.work.services.simulated import close_simulated
 
 from ..models import Box, Concept, Description, Image
 

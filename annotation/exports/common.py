@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mturk.exports import ExportBundle
+    from mturk.datasets.formats import ExportBundle
 
     from ..models import Concept
     from ..selectors import BoxRow, DescriptionRow, GroundedDataset, ImageRow
@@ -99,7 +99,7 @@ def sorted_images(dataset: GroundedDataset) -> list[ImageRow]:
     """The dataset's images by key, after checking every key can be exported (ExportError otherwise)."""
     problems = [problem for image in dataset.images if (problem := key_problem(image.key))]
     if problems:
-        from mturk.exports import ExportError
+        from mturk.datasets.formats import ExportError
 
         raise ExportError("images that cannot be exported: " + "; ".join(problems))
     return sorted(with_reference_names(dataset.images), key=lambda image: image.key)

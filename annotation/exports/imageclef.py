@@ -29,7 +29,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from mturk.exports import ExportBundle
+    from mturk.datasets.formats import ExportBundle
 
     from ..selectors import GroundedDataset
 

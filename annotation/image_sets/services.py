@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 
 from django.db import transaction
 
-from config.text_input import column_length, unstorable
+from common.text_input import column_length, unstorable
 
 from .models import ImageSet, ImageSetMember, ImageSetTag
 

@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 from metrics.box_consensus import Merge, answer_agreement, consensus, merge, set_f1
-from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
+from mturk.measures import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from ..models import Concept, Image
 from ..services.boxes import box_problem

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from metrics.text_agreement import AGGREGATION, METHOD, ItemAgreement, fold, item_agreement, tokens
-from mturk.quality import Aggregate, Answer, KindQuality, Measurement, Unit, register_quality
+from mturk.measures import Aggregate, Answer, KindQuality, Measurement, Unit, register_quality
 
 RULE_KEYS = ("required_words", "forbidden_words", "min_words")
 MAX_RULE_WORDS = 50

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from metrics.link_agreement import Link, link_f1, mean_f1_per_set, pairwise_link_f1, vote_links
-from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
+from mturk.measures import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from ..models import Box, Description
 from .boxes import DEFAULT_QUORUM, option

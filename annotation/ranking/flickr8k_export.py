@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Q
 
 from metrics.categorical import dawid_skene
-from mturk.exports import ExportError
+from mturk.datasets.formats import ExportError
 from mturk.states import AssignmentStatus
 
 from ..exports.common import by_reference_note, formula_like, key_problem, note_formulas
@@ -36,7 +36,7 @@ from ..models import Description, Image, ImageOrigin
 from .models import CaptionJudgement, PoolImage, TestPool
 
 if TYPE_CHECKING:
-    from mturk.exports import ExportBundle
+    from mturk.datasets.formats import ExportBundle
     from mturk.models import Campaign
 
 CAPTIONS_PER_IMAGE = 5  # the original's; keeps the caption number one digit

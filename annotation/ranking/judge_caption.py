@@ -7,7 +7,7 @@ HIT items: {"pairs": [{"image": id, "description": id}, ...]}; a gold pair also 
 or {"grade": 1-4}, which never reaches the page. Answer: {"judgements": [{"relevant": bool} or {"grade": n}, ...]}
 in the pairs' order (see annotation/ranking/services/judging_items.py for how the items are made). The gold pairs
 are scored when an answer arrives by the crowd core (annotation/ranking/quality.py: the share of them answered
-right, flagged "gold_failed" below mturk.quality.GOLD_PASS_MARK)."""
+right, flagged "gold_failed" below mturk.measures.GOLD_PASS_MARK)."""
 from __future__ import annotations
 
 from decimal import Decimal

@@ -1,4 +1,4 @@
-"""Quality of judge_caption (mturk.quality registry): gold pairs, Dawid-Skene labels per pair, worker skills.
+"""Quality of judge_caption (mturk.measures registry): gold pairs, Dawid-Skene labels per pair, worker skills.
 
 Gold comes two ways. A gold HIT (a GoldItem mixed into the campaign) has a known answer in the answer's shape,
 {"judgements": [...]}, one per pair; inline gold pairs ride in a real HIT's items (`"gold"` on the pair, see
@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from metrics.categorical import dawid_skene
 from metrics.rating_agreement import unit_alpha
-from mturk.quality import Aggregate, KindQuality, Measurement, Unit, register_quality
+from mturk.measures import Aggregate, KindQuality, Measurement, Unit, register_quality
 
 from .judge_caption import gold_passed, is_grade, relevant_grade
 from .services.judging_items import GRADES

@@ -4,7 +4,7 @@ that stores leaderboards, and the test pools as test sets of human evaluation.""
 from __future__ import annotations
 
 from evaluation.registry import register_test_set_source
-from mturk.exports import ExportFormat, ExportOption, register_format
+from mturk.datasets.formats import ExportFormat, ExportOption, register_format
 from mturk.importers import Importer, ImportOption, register_importer
 from mturk.item_sources import Sample, register_sample
 

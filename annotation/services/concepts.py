@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import QuerySet
 
-from config.text_input import column_length, unstorable
+from common.text_input import column_length, unstorable
 
 from ..models import Concept, Vocabulary
 

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from config.text_input import unstorable
+from common.text_input import unstorable
 
 from ..image_sets.services import SetSpec, file_images
 from .image_files import ImageInfo, ImageRejected, inspect_image

@@ -12,7 +12,7 @@ from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 
-from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped
+from common.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped
 from mturk.jobs import send_after_commit
 
 from ..models import Image
@@ -169,7 +169,7 @@ def zip_member_count(source: Path | IO[bytes], label: str = "upload.zip") -> int
 def zip_members(source: Path | IO[bytes], label: str = "upload.zip") -> Iterator[tuple[str, bytes | str]]:
     """Each file entry of a zip, in name order: (name, its bytes) or (name, why it is refused). Hidden entries
     are skipped; raises ImportFailed when the zip cannot be read at all. Each entry is read through the safe
-    reader (config/safe_archives.py): at most IMAGE_MAX_BYTES, the archive at most IMPORT_MAX_TOTAL_BYTES, its
+    reader (common/safe_archives.py): at most IMAGE_MAX_BYTES, the archive at most IMPORT_MAX_TOTAL_BYTES, its
     bytes counted as they come; a lying or corrupt entry is refused by name."""
     with _open_zip(source, label) as archive:
         for name in _file_entries(archive):

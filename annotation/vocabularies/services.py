@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from config.text_input import unstorable
+from common.text_input import unstorable
 
 from ..models import Vocabulary
 from ..services.concepts import (

@@ -6,7 +6,7 @@ story_text_normalized}]`, matched to "<album_id>:<photo id>,<photo id>,...").
 All or nothing: every problem is named by its entry (`[12]: image_id 999 is not in the test set`), and nothing is
 stored when there is one. Every item needs exactly one output; a system name is used once per evaluation; outputs
 are taken while the evaluation is a draft. The file is read whole under RUN_MAX_BYTES with the checks of every JSON
-the platform reads (config.json_input: depth, numbers, text, keys given twice)."""
+the platform reads (common.json_input: depth, numbers, text, keys given twice)."""
 from __future__ import annotations
 
 import json
@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from config.json_input import JsonInputError, limits, parse_json
+from common.json_input import JsonInputError, limits, parse_json
 from metrics.story_eval import SubmissionError, read_submission
 
 from ..models import EvaluatedSystem, HumanEvaluation, OutputKind, SystemOutput

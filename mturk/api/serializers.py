@@ -8,7 +8,7 @@ from rest_framework import serializers
 from ..item_sources import UnknownItemSource, get_source, sources_for
 from ..models import HIT, Assignment, Campaign, Worker
 from ..providers.registry import get_provider, provider_names
-from ..selectors import CampaignWithProgress, progress_of
+from ..selectors.campaigns import CampaignWithProgress, progress_of
 from ..task_kinds import StrictSerializer, task_kind_names
 from .fields import set_choices
 

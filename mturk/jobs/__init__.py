@@ -11,14 +11,14 @@
   `manage.py sweep_jobs`.
 - `send_after_commit(task, *args)`: the fire-and-forget tasks (thumbnails, marketplace publishing…): a broker
   error is logged, not raised; a periodic task or an action derives their work again (docs/deployment.md lists
-  which). Their base class (`fire.FireAndForget`, `campaign_tasks.CampaignTask`) records a failure in the job log
-  and where the researcher looks, and promises a retry only when a broker will run it.
+  which). Their base class (`fire.FireAndForget`; for a campaign's tasks
+  `mturk.services.campaign_tasks.CampaignTask`) records a failure in the job log and where the researcher looks,
+  and promises a retry only when a broker will run it.
 """
-from .campaign_tasks import CampaignTask
 from .fire import BY_THE_SYNC, FireAndForget, Handoff
 from .lease import claim, finish, lease, lease_expired_before, touch
 from .queue import dispatch, hand_off, job_models, send_after_commit
 from .sweeper import SweepReport, sweep
 
-__all__ = ["BY_THE_SYNC", "CampaignTask", "FireAndForget", "Handoff", "SweepReport", "claim", "dispatch", "finish",
+__all__ = ["BY_THE_SYNC", "FireAndForget", "Handoff", "SweepReport", "claim", "dispatch", "finish",
            "hand_off", "job_models", "lease", "lease_expired_before", "send_after_commit", "sweep", "touch"]

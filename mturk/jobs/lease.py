@@ -16,7 +16,7 @@ from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..models_jobs import BackgroundJob, JobStatus
+from .models import BackgroundJob, JobStatus
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from django.apps import apps
 from django.db import transaction
 from django.utils import timezone
 
-from ..models_jobs import BackgroundJob
 from .fire import FireAndForget, Handoff, run_in_process
+from .models import BackgroundJob
 
 log = logging.getLogger(__name__)
 

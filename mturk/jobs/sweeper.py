@@ -11,8 +11,8 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from ..models_jobs import BackgroundJob, JobStatus
 from .lease import lease_seconds, lost_lease
+from .models import BackgroundJob, JobStatus
 from .queue import hand_off, job_models
 
 log = logging.getLogger(__name__)

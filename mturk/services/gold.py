@@ -15,12 +15,12 @@ from typing import Any
 
 from django.db import transaction
 
-from config.json_input import JsonInputError, parse_json
+from common.json_input import JsonInputError, parse_json
 
+from ..measures import GOLD_PASS_MARK, get_quality, has_quality, quality_kind_names
 from ..models import HIT, Assignment, Campaign, GoldItem
-from ..models_quality import GoldPurpose
-from ..quality import GOLD_PASS_MARK, get_quality, has_quality, quality_kind_names
-from ..selectors_quality_needs import GOLD_FROM_APPROVED, approved_for_gold
+from ..models.quality import GoldPurpose
+from ..selectors.quality_needs import GOLD_FROM_APPROVED, approved_for_gold
 from ..states import AssignmentStatus
 from ..task_kinds import UnknownTaskKind, get_task_kind
 
@@ -251,7 +251,7 @@ def import_gold_lines(task_kind: str, lines: Iterable[str], purpose: str = "gold
 
 def score_submission(campaign: Campaign, hit: HIT, answer: dict[str, Any]) -> tuple[float | None, list[str]]:
     """The gold score of an answer to a HIT (None when the HIT carries no gold) and the flags it adds
-    (["gold_failed"] below mturk.quality.GOLD_PASS_MARK).
+    (["gold_failed"] below mturk.measures.GOLD_PASS_MARK).
 
     A gold or onboarding HIT is scored against its gold item's known answer (read with the HIT: the submission
     selects it in its one statement); a real HIT by the gold parts its items may carry (judge_caption's pairs).

@@ -37,7 +37,7 @@ from .records import SPLITS, WorkerIds, album_record, image_record, split_of
 from .scope import StoryScope
 
 if TYPE_CHECKING:
-    from mturk.exports import ExportBundle
+    from mturk.datasets.formats import ExportBundle
 
 BATCH = 500  # albums per batch
 FILES = {  # tier -> (file suffix and `type`, annotation `tier`)

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.conf import settings
 
-from config.json_input import JsonInputError, limits, parse_json
+from common.json_input import JsonInputError, limits, parse_json
 from metrics.meteor import Meteor
 from metrics.story_eval import SubmissionError, evaluate_stories, read_submission, references_of
 from mturk.models import Campaign

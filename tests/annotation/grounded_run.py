@@ -8,10 +8,10 @@ from typing import Any
 from annotation.models import Concept
 from annotation.services.grounded_workflow import create_grounded_workflow
 from mturk.models import Assignment, Campaign
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.campaigns import publish_campaign
-from mturk.services.quality import compute_quality
 from mturk.services.review import approve_assignment, approve_submitted, grant_bonus, reject_assignment
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import make_image
 from tests.mturk.review_builders import box, boxes_campaign, street_vocabulary
 

@@ -2,7 +2,7 @@
 import pytest
 from django.urls import reverse
 
-from mturk.tokens import preview_token
+from mturk.work.tokens import preview_token
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.queries import queries_for
 from tests.worker_flow import campaign_link, press_start, start_task, submit

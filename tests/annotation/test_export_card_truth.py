@@ -11,9 +11,9 @@ import pytest
 
 from annotation.models import Correspondence, Description
 from metrics.text.markup import tokenize
-from mturk.exports import write_export
+from mturk.datasets.formats import write_export
+from mturk.datasets.services.exports import build_export, request_export
 from mturk.models import Assignment, Bonus, Campaign, DatasetExport
-from mturk.services.exports import build_export, request_export
 from mturk.states import AssignmentStatus
 from tests.annotation.grounded_run import grounded_workflow_run, reviewed_boxes_campaign
 from tests.export_cards import campaign_table, card_counts, upper_bound, worker_table, worker_totals

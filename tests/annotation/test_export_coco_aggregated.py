@@ -15,12 +15,12 @@ from annotation.exports.coco_aggregated import NOTE, aggregated_boxes
 from annotation.models import Concept, Vocabulary
 from annotation.selectors import grounded_dataset
 from annotation.services.boxes import BoxSpec, add_boxes
-from mturk.exports import ExportError, write_export
+from mturk.datasets.formats import ExportError, write_export
 from mturk.models import Campaign, DatasetExport
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.campaigns import create_campaign, publish_campaign
-from mturk.services.quality import compute_quality
 from mturk.services.review import approve_assignment
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from annotation.models import Concept, Description, Image
 from annotation.selectors import GroundedDataset, grounded_dataset
 from annotation.services.boxes import BoxSpec, add_boxes, add_correspondence
 from metrics.text.markup import tokenize
-from mturk.exports import ExportBundle, ExportError
+from mturk.datasets.formats import ExportBundle, ExportError
 from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Concept, Image, Vocabulary
 from mturk.importers import ImportProblems
-from mturk.importers_gold import run_gold
 from mturk.models import Campaign, GoldItem
+from mturk.quality.gold_importer import run_gold
 from mturk.services.campaigns import CampaignError, create_campaign
 from mturk.services.gold import GoldError, create_gold_item, import_gold_lines
 from mturk.task_kinds import get_task_kind

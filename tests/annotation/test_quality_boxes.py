@@ -8,13 +8,13 @@ import pytest
 
 from annotation.models import Concept, Image, Vocabulary
 from metrics.box_consensus import set_f1
+from mturk.measures import Answer, Unit, get_quality
 from mturk.models import Assignment, Campaign, ItemAggregate, WorkerScore
-from mturk.quality import Answer, Unit, get_quality
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.campaigns import CampaignError, create_campaign, publish_campaign
 from mturk.services.gold import GoldError, create_gold_item
-from mturk.services.quality import compute_quality
 from mturk.task_kinds import get_task_kind
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db

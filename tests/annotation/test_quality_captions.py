@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from annotation.quality.captions import clean_text_rule, folded_words, rule_word, score_text_rule
+from mturk.measures import Answer, Unit, get_quality
 from mturk.models import Assignment, ItemAggregate
-from mturk.quality import Answer, Unit, get_quality
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.gold import GoldError, create_gold_item, gold_from_assignment
-from mturk.services.quality import compute_quality
 from mturk.services.review import approve_submitted
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import make_campaign, make_image
 
 B2 = 1.2 ** 2

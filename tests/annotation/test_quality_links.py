@@ -7,12 +7,12 @@ import pytest
 from annotation.models import Box, Concept, Description
 from metrics.link_agreement import link_f1
 from metrics.text.markup import tokenize
+from mturk.measures import Answer, Unit, get_quality
 from mturk.models import Assignment, Campaign, ItemAggregate
-from mturk.quality import Answer, Unit, get_quality
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.campaigns import CampaignError, create_campaign, publish_campaign
 from mturk.services.gold import create_gold_item
-from mturk.services.quality import compute_quality
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import label_vocabulary, make_image
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,8 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from mturk import tasks
+from mturk.datasets.services.exports import build_export
 from mturk.models import Assignment, Bonus, Campaign, DatasetExport
-from mturk.services.exports import build_export
 from mturk.states import AssignmentStatus
 from tests.annotation.grounded_run import grounded_workflow_run, reviewed_boxes_campaign
 from tests.browser.console import LAPTOP, console_page, fits_width, shot

@@ -8,8 +8,8 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from mturk import tasks
+from mturk.datasets.services.exports import build_export
 from mturk.models import Campaign, DatasetExport
-from mturk.services.exports import build_export
 from storyboard.services.workflow import create_story_workflow
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.factories import make_album

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from annotation.demo.grounded import DESCRIBE, LINK, seed_grounded_demo
 from mturk import tasks
+from mturk.datasets.services.exports import build_export
 from mturk.models import DatasetExport
-from mturk.services.exports import build_export
 from tests.annotation.test_export_imageclef import build_dataset
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 

@@ -10,8 +10,8 @@ from PIL import Image as PILImage
 from playwright.sync_api import expect
 
 from annotation.models import Image
-from mturk.models_imports import ImportJob
-from mturk.services.imports import run_import
+from mturk.datasets.services.imports import run_import
+from mturk.models.imports import ImportJob
 from storyboard.models import Album
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.importing import write_zip

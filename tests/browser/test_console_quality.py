@@ -78,7 +78,7 @@ def test_compute_read_and_sort(browser, live_server, tmp_path, viewport):
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_save_preview_and_apply_a_rule_with_the_keyboard(browser, live_server, tmp_path, viewport):
-    from mturk.services.quality import compute_quality
+    from mturk.quality.services.computation import compute_quality
 
     name = "laptop" if viewport is LAPTOP else "phone"
     campaign = street_scenes()

@@ -270,7 +270,7 @@ def test_works_in_an_iframe_with_storage_blocked(live_server, browser, campaign)
 
 def test_preview_shows_image_without_editing(live_server, page, campaign):
     from mturk.models import HIT
-    from mturk.tokens import preview_token
+    from mturk.work.tokens import preview_token
 
     hit = HIT.objects.get(campaign=campaign)
     page.goto(live_server.url + f"/task/?preview={preview_token(hit.pk)}")

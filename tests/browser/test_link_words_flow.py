@@ -8,7 +8,7 @@ from annotation.models import Box, Concept, Description
 from metrics.text.markup import tokenize
 from mturk.models import HIT, Assignment
 from mturk.services.campaigns import create_campaign, publish_campaign
-from mturk.tokens import preview_token
+from mturk.work.tokens import preview_token
 from tests.browser.worker_start import only_identity_cookie, start_task_in_browser
 from tests.factories import label_vocabulary, make_image
 from tests.worker_flow import campaign_link

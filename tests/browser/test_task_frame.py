@@ -18,10 +18,10 @@ from playwright.sync_api import Browser, Page, expect
 from annotation.models import Box, Concept, Description, Vocabulary
 from metrics.text.markup import tokenize
 from mturk.models import Assignment, Campaign
-from mturk.services.assignments import assign_next_hit, get_or_create_worker
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.states import AssignmentStatus
-from mturk.tokens import assignment_token
+from mturk.work.services.assignments import assign_next_hit, get_or_create_worker
+from mturk.work.tokens import assignment_token
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
 from tests.browser.story_pages import album_and_photos, make_story, start_campaign
 from tests.browser.worker_start import start_task_in_browser

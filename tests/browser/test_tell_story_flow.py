@@ -3,7 +3,7 @@ import pytest
 from playwright.sync_api import expect
 
 from mturk.models import HIT, Assignment
-from mturk.tokens import preview_token
+from mturk.work.tokens import preview_token
 from tests.browser.story_pages import album_and_photos, no_horizontal_scroll, refused_by_server, start_campaign
 from tests.browser.worker_start import only_identity_cookie, start_task_in_browser
 from tests.worker_flow import campaign_link

@@ -18,7 +18,7 @@ def start_task_in_browser(page: Page, link: str) -> None:
 
 
 def only_identity_cookie(context: BrowserContext) -> bool:
-    """The local worker side sets one cookie: the HttpOnly browser identity (mturk.views.worker_identity); the pages
+    """The local worker side sets one cookie: the HttpOnly browser identity (mturk.work.views.identity); the pages
     need no cookie to work (no session, no CSRF cookie)."""
     cookies = context.cookies()
     return [cookie["name"] for cookie in cookies] == ["local_worker"] and all(c["httpOnly"] for c in cookies)

@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from config.database import database_settings
-from mturk.tokens import assignment_token
+from mturk.work.tokens import assignment_token
 from tests.factories import GOOD_TEXT
 
 
@@ -84,7 +84,7 @@ def test_a_frozen_database_answers_503_and_the_next_request_recovers(
 ):
     submission = {"token": assignment_token(1, "W1"), "answer": {"text": GOOD_TEXT}}
     default_database.point_at(frozen_postgres)
-    with caplog.at_level(logging.ERROR, logger="config.database_unavailable"):
+    with caplog.at_level(logging.ERROR, logger="common.database_unavailable"):
         page = researcher_client.get(reverse("dashboard"))
         api_answer = api.get("/api/campaigns/")
         submit_answer = Client().post(reverse("task-submit"), submission, content_type="application/json")
@@ -125,7 +125,7 @@ def test_a_statement_stuck_on_a_lock_is_cancelled_with_503_then_requests_succeed
     try:
         with locker.cursor() as cursor:  # another session holds the session table (a stuck migration, a long lock)
             cursor.execute("LOCK TABLE django_session IN ACCESS EXCLUSIVE MODE")
-        with caplog.at_level(logging.ERROR, logger="config.database_unavailable"):
+        with caplog.at_level(logging.ERROR, logger="common.database_unavailable"):
             stuck = researcher_client.get(reverse("dashboard"))
         assert stuck.status_code == 503
         assert stuck["Retry-After"]

@@ -82,12 +82,12 @@ def test_gunicorn_logs_json_unless_text_is_asked_for(monkeypatch):
 
 _CHILD = """
 import os, sys
-from config.observability.metrics import SUBMISSIONS
+from common.observability.metrics import SUBMISSIONS
 SUBMISSIONS.labels(task_kind="describe_image").inc(int(sys.argv[1]))
 """
 
 _SCRAPE = """
-from config.observability.metrics import exposition
+from common.observability.metrics import exposition
 print(exposition(with_queues=False).decode())
 """
 

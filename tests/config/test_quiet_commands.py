@@ -14,11 +14,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from config.observability import celery_signals
-from config.observability.logs import default_log_format
+from common.observability import celery_signals
+from common.observability.logs import default_log_format
 
 ROOT = Path(__file__).resolve().parents[2]
-SIGNALS = "config.observability.celery_signals"
+SIGNALS = "common.observability.celery_signals"
 
 PRINT_FORMAT = ("import os, sys; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; "
                 "from django.conf import settings; sys.stdout.write(settings.LOG_FORMAT)")
@@ -122,4 +122,4 @@ def test_a_command_running_jobs_in_process_logs_nothing_at_info(caplog, tmp_path
     assert callbacks and "2 imported" in out.getvalue()
     assert Image.objects.filter(thumb_small="").count() == 0  # the jobs ran
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO and r.name.startswith(
-        ("config.observability", "kombu", "celery"))] == []
+        ("common.observability", "kombu", "celery"))] == []

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
+from common.observability.celery_signals import HEADER
+from common.observability.logs import JsonFormatter, logging_config
+from common.observability.request_id import RequestIdFilter, current_request_id
 from config.celery import app
-from config.observability.celery_signals import HEADER
-from config.observability.logs import JsonFormatter, logging_config
-from config.observability.request_id import RequestIdFilter, current_request_id
 
 
 @pytest.mark.django_db
@@ -111,9 +111,9 @@ def test_a_job_logs_with_the_id_it_was_queued_with(caplog):
     in-process here, where they are DEBUG lines: test_quiet_commands)."""
     from mturk.tasks import release_idle_tasks
 
-    caplog.set_level(logging.DEBUG, logger="config.observability.celery_signals")
+    caplog.set_level(logging.DEBUG, logger="common.observability.celery_signals")
     release_idle_tasks.apply(headers={HEADER: "req-from-the-web"})
-    lines = [r for r in caplog.records if r.name == "config.observability.celery_signals"]
+    lines = [r for r in caplog.records if r.name == "common.observability.celery_signals"]
     assert [(r.getMessage(), r.request_id) for r in lines] == [
         ("job mturk.tasks.release_idle_tasks started", "req-from-the-web"),
         ("job mturk.tasks.release_idle_tasks finished: success", "req-from-the-web"),

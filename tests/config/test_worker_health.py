@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 from django.db import OperationalError
 from django.db.backends.utils import CursorWrapper
 
+from common.observability.worker_health import check_worker_health, start_health_server
 from config.celery import app
-from config.observability.worker_health import check_worker_health, start_health_server
 
 from .metrics_reading import TOKEN
 

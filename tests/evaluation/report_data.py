@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from evaluation.models import EvaluatedSystem, EvaluationItem, HumanEvaluation, HumanJudgement, SystemOutput
 from mturk.models import Assignment
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import GOOD_TEXT, make_campaign
 
 ITEMS = ["391895", "522418", "184613", "318219"]

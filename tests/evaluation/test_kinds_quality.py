@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import EvaluatedSystem
+from mturk.measures import Answer, Unit, get_quality
 from mturk.models import Assignment
-from mturk.quality import Answer, Unit, get_quality
 from mturk.services.campaigns import CampaignError
 from mturk.services.gold import GoldError, create_gold_item
 from tests.worker_flow import start_task, submit

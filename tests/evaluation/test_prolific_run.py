@@ -33,9 +33,9 @@ from evaluation.services.launch import launch_evaluation
 from evaluation.services.uploads import upload_outputs
 from mturk.models import Assignment, Campaign
 from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
-from mturk.services.marketplace_sync import sync_all
 from mturk.services.review import approve_submitted
 from mturk.states import AssignmentStatus
+from mturk.work.services.marketplace_sync import sync_all
 from tests.mturk.providers.prolific.participant_flow import MAX_STEPS, study_link
 from tests.prolific_fake.fixtures import prolific_fake  # noqa: F401 - registers the fixture
 from tests.prolific_fake.state import FakeProlific

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from evaluation.exports import report_html
 from evaluation.models import HumanEvaluation, HumanJudgement
 from evaluation.services.analysis import analyse_evaluation
-from mturk.views.exports_page import REPORT_CSP
+from mturk.datasets.views.exports import REPORT_CSP
 from tests.evaluation.report_data import build_evaluation, judges
 from tests.queries import queries_for
 

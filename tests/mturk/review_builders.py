@@ -6,8 +6,8 @@ from typing import Any
 from annotation.models import Box, Concept, Description, Vocabulary
 from metrics.text.markup import tokenize
 from mturk.models import Assignment, Campaign
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import make_album, make_image
 
 SENTENCE = "A woman walks her dog on the beach ."  # woman = word 1, dog = word 4

@@ -8,9 +8,9 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from mturk.compiled_query import CompiledQuery
 from mturk.models import Assignment
-from mturk.selectors import assignment_for_page
+from mturk.selectors.campaigns import assignment_for_page
+from mturk.selectors.compiled_query import CompiledQuery
 from tests.factories import make_campaign, submitted
 
 pytestmark = pytest.mark.django_db
@@ -85,8 +85,8 @@ def test_a_compiled_update_stores_what_save_would_store():
 
     from django.utils import timezone
 
-    from mturk.compiled_query import CompiledUpdate
-    from mturk.services.assignments import assign_next_hit, new_local_worker
+    from mturk.selectors.compiled_query import CompiledUpdate
+    from mturk.work.services.assignments import assign_next_hit, new_local_worker
 
     campaign = make_campaign(images=2)
     by_update = assign_next_hit(campaign, new_local_worker())

@@ -12,11 +12,12 @@ from celery.app.trace import build_tracer
 
 from annotation.tasks import make_thumbnails
 from config.celery import app
-from mturk.jobs import CampaignTask, FireAndForget, send_after_commit
+from mturk.jobs import FireAndForget, send_after_commit
 from mturk.models import Campaign
 from mturk.providers.base import ProviderUnavailable
 from mturk.providers.mturk.tasks import create_marketplace_hits
 from mturk.providers.prolific.tasks import prolific_publish, prolific_push_decisions
+from mturk.services.campaign_tasks import CampaignTask
 from mturk.services.campaigns import CampaignError
 from mturk.tasks import grant_participation, publish_new_hits
 from tests.factories import make_campaign, make_image

@@ -17,10 +17,10 @@ from django.utils import timezone
 
 from mturk.models import HIT, Assignment, Worker
 from mturk.services import hit_statistics
-from mturk.services.assignments import start_local_task
 from mturk.services.campaigns import create_campaign, publish_campaign
-from mturk.services.slots import candidate_hits, store_taken_slots
 from mturk.states import AssignmentStatus
+from mturk.work.services.assignments import start_local_task
+from mturk.work.services.slots import candidate_hits, store_taken_slots
 from tests.factories import make_image
 
 from .large_campaign import build_large_campaign, build_published_campaign, explainable, scans_of

@@ -11,10 +11,10 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from config.celery import app
+from mturk.datasets.services.imports import run_import
 from mturk.jobs import claim, dispatch, finish, hand_off, job_models, send_after_commit, sweep
 from mturk.models import DatasetExport, QualityJob
-from mturk.models_imports import ImportJob
-from mturk.services.imports import run_import
+from mturk.models.imports import ImportJob
 from tests.factories import make_campaign
 
 pytestmark = pytest.mark.django_db

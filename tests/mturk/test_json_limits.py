@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from config.json_input import JsonInputError, JsonLimits, parse_json
+from common.json_input import JsonInputError, JsonLimits, parse_json
 from mturk.models import Assignment
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.worker_flow import start_task, submit

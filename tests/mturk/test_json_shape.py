@@ -1,10 +1,10 @@
-"""JsonShape (config/json_input.py): the nesting depth and the top-level keys of JSON fed in chunks, before any
+"""JsonShape (common/json_input.py): the nesting depth and the top-level keys of JSON fed in chunks, before any
 parser reads it; brackets and quotes inside strings, escapes and chunk boundaries anywhere."""
 from __future__ import annotations
 
 import pytest
 
-from config.json_input import JsonInputError, JsonShape
+from common.json_input import JsonInputError, JsonShape
 
 
 def shape(data: bytes, max_depth: int = 4, chunk: int = 1) -> None:

@@ -4,7 +4,6 @@ from decimal import Decimal
 import pytest
 
 from annotation.models import Description
-from mturk.services.assignments import assign_next_hit, new_local_worker
 from mturk.services.review import (
     ReviewError,
     approve_assignment,
@@ -14,6 +13,7 @@ from mturk.services.review import (
     set_worker_blocked,
 )
 from mturk.states import AssignmentStatus, InvalidTransition
+from mturk.work.services.assignments import assign_next_hit, new_local_worker
 from tests.factories import GOOD_TEXT, make_campaign, submitted
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from mturk.models import Assignment
-from mturk.selectors_review import selection_flags, submitted_flags
+from mturk.selectors.review import selection_flags, submitted_flags
 from mturk.services.review_bulk import review_selection
 from mturk.states import AssignmentStatus
 from tests.factories import make_campaign, submitted

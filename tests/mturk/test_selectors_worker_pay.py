@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 
 from mturk.models import Assignment
-from mturk.selectors import crowd_statistics
-from mturk.selectors_quality import worker_pseudonym
-from mturk.services.quality import compute_quality
+from mturk.quality.services.computation import compute_quality
+from mturk.selectors.campaigns import crowd_statistics
+from mturk.selectors.quality import worker_pseudonym
 from mturk.services.review import approve_assignment, grant_bonus, reject_assignment
 from tests.factories import make_image
 from tests.mturk.review_builders import answer, box, published, street_vocabulary

@@ -5,11 +5,11 @@ import pytest
 
 from annotation.models import Box, Concept, Description
 from mturk.models import HIT, Assignment, Campaign
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign, set_campaign_status
 from mturk.services.review import approve_assignment, reject_assignment
 from mturk.services.stages import feed_next_stages
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import label_vocabulary, make_campaign, make_image, submitted
 
 pytestmark = pytest.mark.django_db

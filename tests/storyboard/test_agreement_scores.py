@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from metrics.meteor import pair_key
-from mturk.exports import run_export
+from mturk.datasets.formats import run_export
 from storyboard.models import Story, StoryAgreement, Storylet
 from storyboard.services import agreement_scores
 from storyboard.services.agreement_scores import (

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
+from mturk.measures import Answer, Unit, get_quality
 from mturk.models import Assignment, CampaignQuality, ItemAggregate
-from mturk.quality import Answer, Unit, get_quality
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.campaigns import create_campaign, publish_campaign
-from mturk.services.quality import compute_quality
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from storyboard.models import Setting, Story
 from storyboard.quality_ratings import METHOD, RateStoryQuality, round_half_up
 from tests.factories import make_album
@@ -24,7 +24,7 @@ def test_the_kind_is_registered_when_django_starts():
     """In a fresh interpreter (this module imports storyboard.quality_ratings itself): the app registry's loading
     registers it."""
     assert isinstance(QUALITY, RateStoryQuality)
-    code = ("import django; django.setup(); from mturk.quality import get_quality; "
+    code = ("import django; django.setup(); from mturk.measures import get_quality; "
             "print(type(get_quality('rate_story')).__name__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"})

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
+from mturk.measures import Answer, Unit, get_quality
 from mturk.models import Assignment, ItemAggregate
-from mturk.quality import Answer, Unit, get_quality
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.campaigns import create_campaign, publish_campaign
-from mturk.services.quality import compute_quality
 from mturk.task_kinds import get_task_kind
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from storyboard.quality import story_text
 from storyboard.services.workflow import create_story_workflow
 from storyboard.simulation import run_story_workflow

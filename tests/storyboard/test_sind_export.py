@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from mturk.exports import ExportBundle, ExportError, run_export
+from mturk.datasets.formats import ExportBundle, ExportError, run_export
 from mturk.models import DatasetExport
 from storyboard.exports import sind
 from storyboard.exports.records import split_of

@@ -9,7 +9,7 @@ from PIL import Image as PILImage
 
 from annotation.services.images import import_image_bytes
 from annotation.services.renditions import ensure_thumbnails
-from mturk.exports import run_export
+from mturk.datasets.formats import run_export
 from storyboard.models import Photo
 from storyboard.services.workflow import create_story_workflow
 from storyboard.simulation import run_story_workflow

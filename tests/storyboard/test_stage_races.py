@@ -8,9 +8,9 @@ import pytest
 from django.db import connection, connections
 
 from mturk.models import HIT, Assignment
-from mturk.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from mturk.services.review import approve_assignment
 from mturk.task_kinds import get_task_kind
+from mturk.work.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from storyboard.models import ChosenSequence
 from storyboard.services.workflow import create_story_workflow
 from storyboard.simulation import answer_for

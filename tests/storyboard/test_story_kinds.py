@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from mturk.models import Assignment
-from mturk.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.review import approve_submitted
+from mturk.work.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from storyboard.models import Setting, Story
 from tests.factories import make_album
 from tests.queries import queries_for

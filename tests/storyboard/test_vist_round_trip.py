@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from config.safe_archives import SafeZip
-from mturk.exports import run_export
+from common.safe_archives import SafeZip
+from mturk.datasets.formats import run_export
 from mturk.services.review import approve_submitted
 from storyboard.models import (
     Album,

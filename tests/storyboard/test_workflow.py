@@ -10,11 +10,11 @@ from collections import Counter
 import pytest
 from django.core.management import CommandError, call_command
 
-from mturk.exports import write_export
+from mturk.datasets.formats import write_export
 from mturk.models import HIT, Assignment
-from mturk.services.assignments import NoTaskAvailable, assign_next_hit, get_or_create_worker, submit_answer
 from mturk.services.review import approve_submitted
 from mturk.states import AssignmentStatus
+from mturk.work.services.assignments import NoTaskAvailable, assign_next_hit, get_or_create_worker, submit_answer
 from storyboard.models import ChosenSequence, SequenceDescription, Setting, Story, Storylet, StoryRating
 from storyboard.services.workflow import create_story_workflow
 from storyboard.simulation import run_story_workflow

@@ -1,7 +1,7 @@
 """Stored dependency parses of the descriptions: every caption is parsed once by the current parser
 (settings.COMPOSITIONAL_PARSER) and its Parse kept, so that occurrence tables, splits and reports never parse again.
 
-Parsing runs as a ParseJob (a Celery job, in-process without a broker; pattern of mturk.services.quality_jobs), one
+Parsing runs as a ParseJob (a Celery job, in-process without a broker; pattern of mturk.quality.services.jobs), one
 open at a time: it parses in id order the descriptions without a parse by the current parser (a parse by another
 parser is replaced), batch by batch, and saves its progress after each batch, so a redelivered job goes on where it
 got to. Descriptions stored later (approved describe_image answers, new imports) are parsed by the next job, which

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db import transaction
 
-from config.json_input import JsonInputError, limits, parse_json
+from common.json_input import JsonInputError, limits, parse_json
 from metrics.compositional import seed
 from metrics.compositional.types import ADJECTIVE_NOUN, NOUN_VERB, PAIR_KINDS, PARTS_OF_SPEECH
 

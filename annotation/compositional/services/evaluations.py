@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.json_input import JsonInputError, limits, parse_json
+from common.json_input import JsonInputError, limits, parse_json
 from metrics.compositional.matching import PairMatcher
 from metrics.compositional.parser import load_parser
 from metrics.compositional.recall import DEFINITIONS, caption_metrics, compositional_recall

@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped
+from common.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped
 from metrics.compositional.splits import compare_splits, read_dataset_splits
 
 MEMBER = "dataset_splits.json"

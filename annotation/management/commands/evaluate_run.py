@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.cli_errors import file_errors
+from common.cli_errors import file_errors
 from metrics.run_format import RunFormatError, evaluate_run
 from mturk.management.commands._common import find_campaign
 

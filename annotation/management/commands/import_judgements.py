@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.cli_errors import file_errors
+from common.cli_errors import file_errors
 
 from ...ranking.services.judgement_import import JudgementImportError, import_judgements
 

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
 
-from config.json_input import JsonInputError, limits, parse_json
-from config.safe_archives import ReadRefused, text_lines
-from config.safe_arrays import ArrayRefused, read_array
+from common.json_input import JsonInputError, limits, parse_json
+from common.safe_archives import ReadRefused, text_lines
+from common.safe_arrays import ArrayRefused, read_array
 from metrics import ranking
 
 from ..models import RankingSubmission, TestPool
@@ -94,7 +94,7 @@ def parse_submission(content: bytes, name: str, index: PoolIndex) -> Scores:
 
 def _load_numpy(content: bytes, name: str, index: PoolIndex) -> np.ndarray:
     """The score matrix, its header checked first (numeric, the pool's shape, at most RANKING_MAX_BYTES) so that
-    nothing larger than the pool's matrix is ever allocated (config/safe_arrays.py)."""
+    nothing larger than the pool's matrix is ever allocated (common/safe_arrays.py)."""
     try:
         loaded = read_array(content, PurePath(name).name, index.shape, settings.RANKING_MAX_BYTES,
                             "(images, captions)")

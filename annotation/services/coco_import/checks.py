@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any, cast
 
-from config.text_input import unstorable
+from common.text_input import unstorable
 
 from ...models import Image, ImageOrigin
 from ..image_files import ImageRejected, inspect_image

@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
-from config.text_input import column_length, unstorable
+from common.text_input import column_length, unstorable
 
 from ...image_sets.services import SetSpec, file_images
 from ...models import ImageOrigin

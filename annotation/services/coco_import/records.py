@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeGuard
 
-from config.text_input import column_length
+from common.text_input import column_length
 from mturk.importers import ProblemList, streamed_items
 
 from ...models import Concept, Image

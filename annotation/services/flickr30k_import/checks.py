@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Exists, OuterRef
 
-from config.text_input import decode_text
+from common.text_input import decode_text
 
 from ...exports.common import key_problem
 from ...models import Box, Description, Image, ImageOrigin

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
-from config.text_input import unstorable
+from common.text_input import unstorable
 
 OPENER = re.compile(r"\[/EN#(\d{1,9})((?:/[^/\s\[\]]+)+)")
 COORDINATES = ("xmin", "ymin", "xmax", "ymax")

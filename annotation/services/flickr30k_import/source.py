@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from config.safe_archives import ReadRefused, ReleaseFiles, open_file, read_capped
-from config.text_input import column_length
+from common.safe_archives import ReadRefused, ReleaseFiles, open_file, read_capped
+from common.text_input import column_length
 from mturk.importers import ProblemList
 
 from ...models import Image
@@ -94,7 +94,7 @@ class Flickr30kImport:
 
 class Source(ReleaseFiles):
     """The release: a folder or a zip holding Annotations/ and Sentences/ (at its root or in one top folder), read
-    through config/safe_archives.py."""
+    through common/safe_archives.py."""
 
     def __init__(self, path: Path, images: Path | None = None) -> None:
         try:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from django.conf import settings
 
-from config.text_input import column_length, decode_text, unstorable
+from common.text_input import column_length, decode_text, unstorable
 from metrics.text.markup import MarkupError, parse
 from mturk.importers import ProblemList
 

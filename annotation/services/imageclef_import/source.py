@@ -10,8 +10,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from config.safe_archives import ReadRefused, ReleaseFiles, text_lines
-from config.text_input import column_length, unstorable
+from common.safe_archives import ReadRefused, ReleaseFiles, text_lines
+from common.text_input import column_length, unstorable
 from mturk.importers import ProblemList
 
 from ...models import Image
@@ -95,7 +95,7 @@ class Plan:
 
 class Source(ReleaseFiles):
     """The files of the dataset: a directory, or a zip (files at its root or in one top-level folder), read through
-    config/safe_archives.py."""
+    common/safe_archives.py."""
 
     def __init__(self, path: Path) -> None:
         try:

@@ -4,7 +4,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from config.cli_errors import file_errors
+from common.cli_errors import file_errors
 
 from ...services.uploads import UploadError, upload_outputs
 from ._human_eval import evaluation_named

@@ -2,7 +2,7 @@
 from django.core.management.base import CommandError
 
 from ...models import Campaign
-from ...selectors import campaign_by_name_or_id
+from ...selectors.campaigns import campaign_by_name_or_id
 
 
 def find_campaign(name_or_id: str) -> Campaign:

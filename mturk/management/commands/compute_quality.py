@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from ...services.quality import compute_quality
+from ...quality.services.computation import compute_quality
 from ._common import find_campaign
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...exports import ExportError, format_names, run_export
+from ...datasets.formats import ExportError, format_names, run_export
 from ._common import find_campaign
 
 

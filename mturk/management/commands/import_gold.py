@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...models_quality import GoldPurpose
-from ...quality import get_quality, quality_kind_names
+from ...measures import get_quality, quality_kind_names
+from ...models.quality import GoldPurpose
 from ...services.gold import GoldError, import_gold_lines
 
 

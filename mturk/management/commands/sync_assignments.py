@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from ...providers.base import ProviderError
-from ...services.marketplace_sync import SyncReport, sync_all, sync_campaign
 from ...services.review import ReviewError
 from ...states import InvalidTransition
+from ...work.services.marketplace_sync import SyncReport, sync_all, sync_campaign
 from ._common import find_campaign
 
 

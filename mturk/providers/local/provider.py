@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.urls import reverse
 
-from ...tokens import campaign_token, worker_token
+from ...work.tokens import campaign_token, worker_token
 from ..base import CrowdProvider, PublishOutcome
 from ..mturk.qualifications import clean_qualifications
 from ..registry import register_provider

@@ -16,8 +16,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ...models import HIT, Assignment, Campaign, Worker
-from ...services.assignments import NoTaskAvailable, get_or_create_worker
 from ...states import ANSWERED, SLOT_HOLDING, AssignmentStatus, CampaignStatus, HITStatus
+from ...work.services.assignments import NoTaskAvailable, get_or_create_worker
 
 
 def eligibility_problem(campaign: Campaign, hit: HIT, worker: Worker) -> str | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 
 from ...models import HIT, MarketplaceEvent
-from ...services.marketplace_sync import SyncReport, reconcile
+from ...work.services.marketplace_sync import SyncReport, reconcile
 from ..registry import get_provider
 from . import notifications
 

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from ...jobs import send_after_commit
-from ...tokens import preview_token
+from ...work.tokens import preview_token
 from ..base import CrowdProvider, MarketplaceAssignment, NotSupported, ProviderError, PublishOutcome, money
 from ..registry import register_provider
 from . import limits

@@ -17,11 +17,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from ...models import HIT, Assignment
-from ...services.assignments import NoTaskAvailable
 from ...states import ANSWERED, AssignmentStatus
-from ...throttle import arrival_allowed
-from ...tokens import TokenError, assignment_token, read_preview_token
-from ...views.worker import _render_task, arrival_refused, frameable, worker_message
+from ...work.services.assignments import NoTaskAvailable
+from ...work.throttle import arrival_allowed
+from ...work.tokens import TokenError, assignment_token, read_preview_token
+from ...work.views.worker import _render_task, arrival_refused, frameable, worker_message
 from .arrivals import accept_marketplace_assignment, completion_code
 from .submit_hosts import handoff_url
 

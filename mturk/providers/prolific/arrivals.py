@@ -25,9 +25,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ...models import Assignment, Campaign
-from ...services.assignments import NoTaskAvailable, assign_next_hit, expire_stale_assignments, get_or_create_worker
 from ...states import ANSWERED, AssignmentStatus
-from ...tokens import session_token
+from ...work.services.assignments import (
+    NoTaskAvailable,
+    assign_next_hit,
+    expire_stale_assignments,
+    get_or_create_worker,
+)
+from ...work.tokens import session_token
 from ..registry import get_provider
 from .client import ProlificAuthError, ProlificError, ProlificUnavailable
 from .models import ProlificStudy, ProlificSubmission

@@ -21,7 +21,7 @@ from ...jobs import Handoff, send_after_commit
 from ...models import HIT, Bonus, Campaign
 from ...states import CampaignStatus, HITStatus
 from ...task_kinds import get_task_kind
-from ...tokens import campaign_token
+from ...work.tokens import campaign_token
 from ..base import ProviderError, PublishOutcome
 from ..registry import get_provider
 from .client import ProlificError, ProlificUnavailable

@@ -15,9 +15,9 @@ from typing import Any
 from django.db import transaction
 
 from ...models import Assignment, Campaign
-from ...services.assignments import get_or_create_worker
-from ...services.slots import store_taken_slots
 from ...states import AssignmentStatus
+from ...work.services.assignments import get_or_create_worker
+from ...work.services.slots import store_taken_slots
 from .models import ProlificStudy, ProlificSubmission
 from .payloads import moment, normalised_status
 from .studies import ensure_study, provider

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from ...jobs import BY_THE_SYNC, CampaignTask
+from ...jobs import BY_THE_SYNC
 from ...models import Campaign
+from ...services.campaign_tasks import CampaignTask
 from ..base import ProviderUnavailable
 
 

@@ -17,11 +17,11 @@ from django.views.decorators.http import require_http_methods
 
 from ...models import Campaign
 from ...states import CampaignStatus
-from ...task_frame import duration_text
 from ...task_kinds import get_task_kind
-from ...throttle import arrival_allowed
-from ...tokens import TokenError, read_campaign_token, read_session_token
-from ...views.worker import _task_redirect, arrival_refused, frameable, worker_message
+from ...work.task_frame import duration_text
+from ...work.throttle import arrival_allowed
+from ...work.tokens import TokenError, read_campaign_token, read_session_token
+from ...work.views.worker import _task_redirect, arrival_refused, frameable, worker_message
 from .arrivals import (
     ArrivalRefused,
     answered_count,

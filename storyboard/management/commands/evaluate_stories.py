@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.cli_errors import file_errors
+from common.cli_errors import file_errors
 from metrics.meteor import MeteorError
 from metrics.story_eval import SubmissionError
 from mturk.management.commands._common import find_campaign

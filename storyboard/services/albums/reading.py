@@ -13,9 +13,9 @@ from PIL import ExifTags
 from PIL import Image as PILImage
 
 from annotation.services.image_files import ImageRejected, inspect_image
-from config.json_input import JsonInputError, limits, parse_json
-from config.safe_archives import ReadRefused, open_file, read_capped
-from config.text_input import damaged, unstorable
+from common.json_input import JsonInputError, limits, parse_json
+from common.safe_archives import ReadRefused, open_file, read_capped
+from common.text_input import damaged, unstorable
 
 from .fields import (
     ALBUM_JSON,

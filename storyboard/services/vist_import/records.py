@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from config.safe_archives import SafeZip, open_file
+from common.safe_archives import SafeZip, open_file
 from mturk.importers import ProblemList, streamed_items
 
 SPLITS = ("train", "val", "test")
@@ -145,7 +145,7 @@ class VistImport:
 
 def zip_files(archive: SafeZip, splits: tuple[str, ...] = ()) -> list[VistFile]:
     """The VIST files of a zip (anywhere in it, by their released names), each read streamed from the zip through
-    the safe reader (config/safe_archives.py); with `splits`, those splits' only. A lone JSON file whose name gives
+    the safe reader (common/safe_archives.py); with `splits`, those splits' only. A lone JSON file whose name gives
     no split takes the only split given."""
     names = [name for name in archive.names()
              if name.lower().endswith(".json") and not name.startswith(("__MACOSX", "."))]

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from annotation.compositional import api_evaluations
 from annotation.compositional.models import CompositionalEvaluation
-from mturk.views.exports_page import REPORT_CSP
+from mturk.datasets.views.exports import REPORT_CSP
 from tests.annotation.compositional.services.test_evaluations import GENERATED, body, corpus, no_java  # noqa: F401
 from tests.queries import queries_for
 

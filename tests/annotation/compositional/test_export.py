@@ -27,7 +27,7 @@ from annotation.compositional.services.caption_parses import parse_all
 from annotation.compositional.services.concept_pairs import load_seed_pairs
 from annotation.models import Description, Image
 from annotation.services.coco_import.importer import import_coco
-from mturk.exports import ExportError, check_scope, write_export
+from mturk.datasets.formats import ExportError, check_scope, write_export
 from mturk.models import DatasetExport
 from mturk.services.review import approve_assignment
 from tests.factories import make_campaign, submitted

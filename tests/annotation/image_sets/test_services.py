@@ -103,8 +103,8 @@ def test_api_upload_refuses_a_bad_set_name(api):
 
 
 def test_the_console_image_import_files_into_the_chosen_set(tmp_path):
+    from mturk.datasets.services.imports import clean_options
     from mturk.importers import get_importer
-    from mturk.services.imports import clean_options
     from tests.factories import image_bytes
     from tests.importing import Steps, write_zip
 
@@ -120,8 +120,8 @@ def test_the_console_image_import_files_into_the_chosen_set(tmp_path):
 
 
 def test_the_console_refuses_a_bad_collection_name():
+    from mturk.datasets.services.imports import clean_options
     from mturk.importers import ImportRefused, get_importer
-    from mturk.services.imports import clean_options
 
     with pytest.raises(ImportRefused, match="Collection"):
         clean_options(get_importer("images"), {"tags": "t" * 60}, "x.zip")

@@ -12,9 +12,9 @@ from annotation.ranking.services.pooled_judging import judging_campaign
 from annotation.ranking.services.pools import create_test_pool
 from annotation.ranking.services.submissions import submit_ranking
 from mturk.models import HIT
-from mturk.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from mturk.services.campaigns import publish_campaign
 from mturk.services.review import approve_submitted
+from mturk.work.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
 from tests.annotation.ranking.pool import SCORES, npy
 from tests.factories import make_campaign
 

@@ -20,10 +20,10 @@ from django.urls import reverse
 from annotation.models import Description, Image
 from annotation.ranking.flickr8k_export import caption_text, split_images
 from annotation.ranking.models import CaptionJudgement, PoolImage, TestPool
-from mturk.exports import ExportError, check_scope, run_export, write_export
+from mturk.datasets.formats import ExportError, check_scope, run_export, write_export
+from mturk.datasets.stored_files import open_stream
 from mturk.models import Campaign, DatasetExport
 from mturk.services.review import approve_assignment
-from mturk.stored_files import open_stream
 from tests.factories import make_campaign, submitted
 
 pytestmark = pytest.mark.django_db

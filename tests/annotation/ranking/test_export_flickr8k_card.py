@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from annotation.models import Description
-from mturk.exports import write_export
+from mturk.datasets.formats import write_export
 from mturk.services.review import approve_assignment, approve_submitted
 from tests.export_cards import campaign_table, card_counts
 from tests.factories import make_campaign, submitted

@@ -7,7 +7,7 @@ import pytest
 from annotation.models import Description, Image
 from annotation.ranking.flickr8k_export import judge_of
 from annotation.ranking.models import CaptionJudgement
-from mturk.exports import ExportError, check_scope
+from mturk.datasets.formats import ExportError, check_scope
 from tests.annotation.ranking.test_export_flickr8k import described, export, image_file, text
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from annotation.models import Description, Image, ImageOrigin
 from annotation.ranking.models import CaptionJudgement, PoolCaption, PoolImage, TestPool
 from annotation.ranking.services.flickr8k_import import Flickr8kImportError, import_flickr8k, open_release
 from annotation.ranking.services.judgement_import import JudgementImportError, import_judgements
-from mturk.exports import run_export
+from mturk.datasets.formats import run_export
 
 pytestmark = pytest.mark.django_db
 

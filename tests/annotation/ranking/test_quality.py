@@ -6,12 +6,12 @@ import pytest
 
 from annotation.models import Description
 from metrics.rating_agreement import unit_alpha
+from mturk.measures import Answer, Unit, get_quality
 from mturk.models import Assignment, CampaignQuality, ItemAggregate, WorkerScore
-from mturk.quality import Answer, Unit, get_quality
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.quality.services.computation import compute_quality
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.gold import GoldError, create_gold_item
-from mturk.services.quality import compute_quality
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from tests.factories import make_image
 
 QUALITY = get_quality("judge_caption")

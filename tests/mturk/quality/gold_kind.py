@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from mturk.measures import _QUALITY, KindQuality, Measurement, Unit
 from mturk.models import Campaign, GoldItem
-from mturk.quality import _QUALITY, KindQuality, Measurement, Unit
 from mturk.services.gold import create_gold_item
 from tests.factories import make_image
 

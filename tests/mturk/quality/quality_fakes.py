@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from mturk.measures import _QUALITY, Aggregate, KindQuality, Measurement, Unit
 from mturk.models import HIT, Assignment, Campaign, GoldItem, Worker
-from mturk.quality import _QUALITY, Aggregate, KindQuality, Measurement, Unit
 from mturk.states import AssignmentStatus, HITStatus
 from tests.factories import make_campaign
 

@@ -15,7 +15,7 @@ from typing import Any
 from annotation.demo.scenes import CONCEPTS, HEIGHT, WIDTH, render_scene
 from annotation.demo.seed import import_scene, seed_concepts
 from mturk.models import Assignment, Campaign, Worker
-from mturk.services.assignments import NoTaskAvailable, get_or_create_worker, start_local_task, submit_answer
+from mturk.work.services.assignments import NoTaskAvailable, get_or_create_worker, start_local_task, submit_answer
 from storyboard.models import Album, Photo, Setting, Story, Storylet
 
 Answer = dict[str, Any]

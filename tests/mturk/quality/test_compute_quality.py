@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from mturk.models import Assignment, Bonus, CampaignQuality, ItemAggregate, WorkerScore
-from mturk.services.quality import NO_MEASURE, compute_quality
+from mturk.quality.services.computation import NO_MEASURE, compute_quality
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes
@@ -119,7 +119,7 @@ def test_a_worker_without_answers_any_more_loses_the_score(crowd):
 
 
 def test_a_kind_without_a_measure_gets_gold_time_and_pay_only(crowd, monkeypatch):
-    from mturk.quality import _QUALITY
+    from mturk.measures import _QUALITY
 
     monkeypatch.delitem(_QUALITY._items, "describe_image", raising=False)
     campaign, _, _ = crowd

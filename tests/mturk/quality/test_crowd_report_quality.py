@@ -11,9 +11,9 @@ import pytest
 from django.core.management import call_command
 
 from mturk.models import Bonus
-from mturk.selectors import crowd_statistics
-from mturk.selectors_quality import worker_pseudonym
-from mturk.services.quality import compute_quality
+from mturk.quality.services.computation import compute_quality
+from mturk.selectors.campaigns import crowd_statistics
+from mturk.selectors.quality import worker_pseudonym
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes

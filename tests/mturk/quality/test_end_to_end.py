@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from metrics.box_consensus import set_f1
+from mturk.measures import GOLD_PASS_MARK
 from mturk.models import HIT, Assignment, Bonus, Campaign, ItemAggregate, QualityDecision, QualityRule, WorkerScore
-from mturk.quality import GOLD_PASS_MARK
+from mturk.quality.services.computation import compute_quality
+from mturk.quality.services.review_rules.applying import apply_rule
+from mturk.quality.services.review_rules.planning import plan_rule
+from mturk.quality.services.review_rules.rule import save_rule
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.gold import create_gold_item
-from mturk.services.quality import compute_quality
-from mturk.services.review_rules.applying import apply_rule
-from mturk.services.review_rules.planning import plan_rule
-from mturk.services.review_rules.rule import save_rule
 from mturk.states import AssignmentStatus
 from tests.mturk.quality.simulation import (
     VOCABULARY,

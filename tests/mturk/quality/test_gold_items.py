@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from mturk.importers import ImportProblems, get_importer
+from mturk.measures import quality_kind_names
 from mturk.models import GoldItem
-from mturk.quality import quality_kind_names
 from mturk.services.gold import (
     GoldError,
     create_gold_item,

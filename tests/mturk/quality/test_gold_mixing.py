@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from mturk.models import HIT, Campaign
-from mturk.publication import preview_publication
+from mturk.selectors.publication import preview_publication
 from mturk.services.campaigns import CampaignError, add_hits, create_campaign
 from mturk.services.gold import gold_share, set_gold_active
 from tests.factories import make_image

@@ -10,15 +10,15 @@ import pytest
 from django.db import connection
 
 from annotation.models import Description
+from mturk.measures import _QUALITY
 from mturk.models import HIT, Assignment, Campaign
 from mturk.providers.base import MarketplaceAssignment
-from mturk.quality import _QUALITY
-from mturk.services.assignments import assign_next_hit, new_local_worker, submit_answer
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.gold import score_submission, with_flags
-from mturk.services.marketplace_sync import SyncReport, reconcile
 from mturk.services.review import approve_assignment
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
+from mturk.work.services.assignments import assign_next_hit, new_local_worker, submit_answer
+from mturk.work.services.marketplace_sync import SyncReport, reconcile
 from tests.factories import make_image
 from tests.worker_flow import start_task, submit
 

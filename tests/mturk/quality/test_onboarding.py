@@ -11,17 +11,17 @@ from django.test.utils import CaptureQueriesContext
 
 from mturk.models import HIT, Assignment, Campaign
 from mturk.providers.registry import get_provider
-from mturk.publication import preview_publication
-from mturk.services.assignments import (
+from mturk.selectors.publication import preview_publication
+from mturk.services.campaigns import CampaignError, committed_spend, create_campaign, publish_campaign
+from mturk.states import HITStatus
+from mturk.work.services.assignments import (
     NoTaskAvailable,
     assign_next_hit,
     new_local_worker,
     return_assignment,
     submit_answer,
 )
-from mturk.services.campaigns import CampaignError, committed_spend, create_campaign, publish_campaign
-from mturk.services.slots import candidate_hits
-from mturk.states import HITStatus
+from mturk.work.services.slots import candidate_hits
 from tests.factories import make_image
 
 from . import gold_kind
@@ -203,7 +203,7 @@ def test_the_candidates_query_can_use_the_open_slots_index(required_words):
 
 
 def test_onboarding_hits_are_no_part_of_the_work_to_do_nor_of_added_assignments(required_words):
-    from mturk.selectors import campaigns_with_progress
+    from mturk.selectors.campaigns import campaigns_with_progress
     from mturk.services.hits import added_assignments_cost
 
     campaign = onboarding_campaign(real=2, k=2)

@@ -11,11 +11,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from mturk.models import HIT, Campaign, GoldItem
-from mturk.services.assignments import assign_next_hit
+from mturk.quality.services.pilot import PilotError, give_overlap, plan_overlap
 from mturk.services.campaigns import CampaignError, add_hits, create_campaign
 from mturk.services.gold import GoldError, gold_from_approved
-from mturk.services.pilot import PilotError, give_overlap, plan_overlap
 from mturk.states import AssignmentStatus, HITStatus
+from mturk.work.services.assignments import assign_next_hit
 from tests.factories import make_campaign, make_image
 from tests.mturk.quality.quality_fakes import (  # noqa: F401 (text_quality is a fixture)
     answer,

@@ -9,9 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from mturk.models import QualityDecision, QualityRule
-from mturk.services.quality import compute_quality
-from mturk.services.review_rules.applying import apply_rule
-from mturk.services.review_rules.rule import save_rule
+from mturk.quality.services.computation import compute_quality
+from mturk.quality.services.review_rules.applying import apply_rule
+from mturk.quality.services.review_rules.rule import save_rule
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes

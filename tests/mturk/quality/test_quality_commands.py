@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from mturk.models import Assignment, Campaign, QualityDecision, WorkerScore
-from mturk.services.review_rules import applying
-from mturk.services.review_rules.rule import save_rule
+from mturk.quality.services.review_rules import applying
+from mturk.quality.services.review_rules.rule import save_rule
 from mturk.states import AssignmentStatus, CampaignStatus
 from mturk.tasks import apply_review_rules
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from mturk.jobs import sweep
 from mturk.models import CampaignQuality, QualityJob
-from mturk.services.quality_jobs import request_quality, run_quality_job
+from mturk.quality.services.jobs import request_quality, run_quality_job
 from mturk.tasks import compute_campaign_quality
 
 from . import quality_fakes

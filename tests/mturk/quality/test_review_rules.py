@@ -7,10 +7,10 @@ from decimal import Decimal
 import pytest
 
 from mturk.models import Assignment, Bonus, Campaign, QualityDecision, QualityRule
-from mturk.services.quality import compute_quality
-from mturk.services.review_rules.applying import apply_rule
-from mturk.services.review_rules.planning import plan_rule
-from mturk.services.review_rules.rule import RuleError, save_rule
+from mturk.quality.services.computation import compute_quality
+from mturk.quality.services.review_rules.applying import apply_rule
+from mturk.quality.services.review_rules.planning import plan_rule
+from mturk.quality.services.review_rules.rule import RuleError, save_rule
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes
@@ -181,7 +181,7 @@ def test_on_prolific_approvals_go_in_one_call_rejections_with_category_and_nothi
         prolific_fake, django_capture_on_commit_callbacks):
     """Three participants describe the same photo alike; hand-set gold scores 1, 1, 0: two approved in one bulk
     call, one rejected with the rule's category and message, the better-ranked (tie: first) bonused once."""
-    from mturk.services.marketplace_sync import sync_campaign
+    from mturk.work.services.marketplace_sync import sync_campaign
     from tests.mturk.providers.prolific.study_helpers import WHY, published_campaign, tasks_of, work
 
     campaign = published_campaign(prolific_fake, images=1, assignments=3, tasks=1,

@@ -8,13 +8,13 @@ from decimal import Decimal
 import pytest
 
 from mturk.models import Bonus, QualityDecision
-from mturk.models_quality import DecisionState
-from mturk.selectors_quality import decisions as decision_page
+from mturk.models.quality import DecisionState
+from mturk.quality.services.review_rules import applying
+from mturk.quality.services.review_rules.applying import apply_rule
+from mturk.quality.services.review_rules.planning import plan_rule
+from mturk.quality.services.review_rules.rule import rule_snapshot, save_rule
+from mturk.selectors.quality import decisions as decision_page
 from mturk.services.review import grant_bonus, reject_assignment
-from mturk.services.review_rules import applying
-from mturk.services.review_rules.applying import apply_rule
-from mturk.services.review_rules.planning import plan_rule
-from mturk.services.review_rules.rule import rule_snapshot, save_rule
 from mturk.states import AssignmentStatus
 
 from . import quality_fakes
@@ -76,7 +76,7 @@ def test_a_decision_a_person_made_meanwhile_is_left_as_it_is(crowd, provider_cal
 def test_a_run_that_stopped_half_way_is_finished_without_a_second_call(crowd, provider_calls):
     campaign, people, work = crowd
     save_rule(campaign, rule_data())
-    from mturk.services.quality import compute_quality
+    from mturk.quality.services.computation import compute_quality
 
     compute_quality(campaign)
     plan = plan_rule(campaign)

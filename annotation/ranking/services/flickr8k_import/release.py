@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from config.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped, text_lines
+from common.safe_archives import ReadRefused, SafeZip, is_zip, open_file, read_capped, text_lines
 
 TOKEN_FILE = "Flickr8k.token.txt"
 SPLIT_FILES = {"train": "Flickr_8k.trainImages.txt", "dev": "Flickr_8k.devImages.txt",
@@ -42,7 +42,7 @@ class Release:
 
     def lines(self, name: str) -> Iterator[tuple[int, str]]:
         """(line number, line without its line break) of a released file, streamed through the safe reader
-        (config/safe_archives.py); UTF-8, a BOM tolerated, each line at most MAX_LINE bytes."""
+        (common/safe_archives.py); UTF-8, a BOM tolerated, each line at most MAX_LINE bytes."""
         try:
             with self._open(self.files[name]) as raw:
                 yield from text_lines(raw, name, MAX_LINE)

@@ -18,7 +18,7 @@ from botocore import xform_name
 from botocore.stub import Stubber
 
 from mturk.models import HIT
-from mturk.tokens import preview_token
+from mturk.work.tokens import preview_token
 
 PREFIX = "t1"  # settings.MTURK_REQUEST_PREFIX in conftest
 BASE_URL = "https://crowd.example.org"  # settings.PUBLIC_BASE_URL in conftest

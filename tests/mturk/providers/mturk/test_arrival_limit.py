@@ -1,4 +1,4 @@
-"""MTurk iframe arrivals are under the one arrival limit every path shares (mturk.throttle).
+"""MTurk iframe arrivals are under the one arrival limit every path shares (mturk.work.throttle).
 
 Fifty made-up worker ids from one address: the first ARRIVAL_RATE get a task page, the others a 429 and no row
 (no worker, no assignment). The count is the client's whatever the path: local Start task presses use it up too."""

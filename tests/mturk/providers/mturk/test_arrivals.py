@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from mturk.models import HIT, Assignment, Campaign, Worker
 from mturk.providers.mturk.arrivals import accept_marketplace_assignment
-from mturk.services.assignments import NoTaskAvailable
 from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
+from mturk.work.services.assignments import NoTaskAvailable
 from tests.factories import GOOD_TEXT
 
 from .builders import hits_of, local_assignment, published_mturk_campaign

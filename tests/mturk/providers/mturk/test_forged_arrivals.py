@@ -14,11 +14,11 @@ from django.db.models import QuerySet
 from annotation.models import Description
 from mturk.models import Assignment, Campaign, QualificationGrant, Worker
 from mturk.providers.registry import get_provider
-from mturk.selectors import campaign_assignments, campaigns_with_progress
-from mturk.services.marketplace_sync import sync_campaign
+from mturk.selectors.campaigns import campaign_assignments, campaigns_with_progress
 from mturk.services.participation import qualification_for
 from mturk.services.review import ReviewError, approve_assignment, approve_submitted, grant_bonus
 from mturk.states import AssignmentStatus
+from mturk.work.services.marketplace_sync import sync_campaign
 from tests.factories import GOOD_TEXT
 
 from .builders import hits_of, json_answer, published_mturk_campaign, remote

@@ -20,8 +20,8 @@ from mturk.providers.mturk.publish import create_pending_hits
 from mturk.providers.mturk.tasks import create_marketplace_hits
 from mturk.providers.registry import get_provider
 from mturk.services.campaigns import CampaignError, add_hits, create_campaign, publish_campaign
-from mturk.services.marketplace_sync import sync_all
 from mturk.states import CampaignStatus, HITStatus
+from mturk.work.services.marketplace_sync import sync_all
 from tests.factories import make_campaign, make_image
 
 from . import builders

@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from annotation.models import Description
 from mturk.models import HIT, Assignment, Bonus, MarketplaceQualification, QualificationGrant
-from mturk.services.marketplace_sync import SyncReport, sync_all, sync_campaign
 from mturk.services.review import approve_assignment
 from mturk.states import AssignmentStatus, HITStatus
 from mturk.tasks import sync_marketplace
+from mturk.work.services.marketplace_sync import SyncReport, sync_all, sync_campaign
 from tests.factories import GOOD_TEXT, make_campaign
 
 from .builders import answers_xml, hits_of, json_answer, local_assignment, published_mturk_campaign, remote
@@ -362,7 +362,7 @@ def test_sync_all_keeps_going_when_one_campaign_fails(stub, caplog):
             stub_reviewable(stub, [])
             stub_assignments(stub, good_hit, [remote("A1", "W1", good_hit)])
 
-    with caplog.at_level(logging.ERROR, logger="mturk.services.marketplace_sync"):
+    with caplog.at_level(logging.ERROR, logger="mturk.work.services.marketplace_sync"):
         total = sync_all()
 
     assert isinstance(total, SyncReport)

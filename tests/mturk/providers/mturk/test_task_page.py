@@ -13,7 +13,7 @@ from mturk.models import HIT, Assignment, Campaign, MarketplaceQualification, Qu
 from mturk.providers.mturk.arrivals import accept_marketplace_assignment, completion_code
 from mturk.providers.mturk.submit_hosts import allowed_origins, handoff_url, normalise_origin
 from mturk.states import AssignmentStatus
-from mturk.tokens import assignment_token, preview_token, read_assignment_token
+from mturk.work.tokens import assignment_token, preview_token, read_assignment_token
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.worker_flow import start_task, submit
 

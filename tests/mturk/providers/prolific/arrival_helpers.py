@@ -11,7 +11,7 @@ from django.utils import timezone
 from mturk.models import HIT, Campaign
 from mturk.providers.prolific.models import ProlificStudy
 from mturk.states import CampaignStatus, HITStatus
-from mturk.tokens import campaign_token
+from mturk.work.tokens import campaign_token
 from tests.factories import make_campaign
 
 # Prolific's ids are 24 hex digits.

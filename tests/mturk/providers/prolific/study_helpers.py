@@ -8,8 +8,8 @@ from typing import Any
 from mturk.models import Assignment, Campaign
 from mturk.providers.prolific.arrivals import finish, next_task, start_session
 from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
-from mturk.services.assignments import submit_answer
 from mturk.services.campaigns import publish_campaign
+from mturk.work.services.assignments import submit_answer
 from tests.factories import GOOD_TEXT, make_campaign
 from tests.prolific_fake.state import FakeProlific
 

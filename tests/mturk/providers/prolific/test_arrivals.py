@@ -19,8 +19,8 @@ from mturk.models import Assignment, Worker
 from mturk.providers.prolific.arrivals import ArrivalRefused, finish, next_task, start_session
 from mturk.providers.prolific.client import reset_client
 from mturk.providers.prolific.models import ProlificSubmission
-from mturk.services.assignments import submit_answer
 from mturk.states import ANSWERED, SLOT_HOLDING, AssignmentStatus
+from mturk.work.services.assignments import submit_answer
 from tests.factories import GOOD_TEXT
 from tests.queries import queries_for
 from tests.worker_flow import submit, token_of

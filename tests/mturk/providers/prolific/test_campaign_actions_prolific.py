@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from mturk.publication import preview_publication
+from mturk.selectors.publication import preview_publication
 from tests.factories import make_campaign
 
 from .study_helpers import published_campaign

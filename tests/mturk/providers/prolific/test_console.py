@@ -10,8 +10,8 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from mturk.models import HIT, Assignment
-from mturk.services.marketplace_sync import sync_campaign
 from mturk.states import AssignmentStatus
+from mturk.work.services.marketplace_sync import sync_campaign
 from tests.queries import queries_for
 
 from .study_helpers import WHY, published_campaign, study_of, tasks_of, work

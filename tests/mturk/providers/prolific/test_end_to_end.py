@@ -38,9 +38,9 @@ from mturk.providers.prolific.models import ProlificStudy, ProlificSubmission
 from mturk.providers.prolific.studies import provider as prolific_provider
 from mturk.providers.prolific.terms import cents
 from mturk.services.campaigns import publish_campaign
-from mturk.services.marketplace_sync import SyncReport, sync_all
 from mturk.services.review import ReviewError, approve_submitted, grant_bonus, reject_assignment
 from mturk.states import AssignmentStatus
+from mturk.work.services.marketplace_sync import SyncReport, sync_all
 from storyboard.models import ChosenSequence, SequenceDescription, Setting, Story
 from storyboard.services.workflow import create_story_workflow
 from tests.factories import make_album

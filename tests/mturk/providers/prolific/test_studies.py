@@ -204,8 +204,8 @@ def publish_without_job(campaign: Campaign) -> None:
 def test_a_study_with_free_places_and_no_work_is_paused_until_there_is_work(prolific_fake,
                                                                              django_capture_on_commit_callbacks):
     from mturk.services.hits import add_assignments_everywhere
-    from mturk.services.marketplace_sync import sync_campaign
     from mturk.services.review import reject_assignment
+    from mturk.work.services.marketplace_sync import sync_campaign
 
     from .study_helpers import tasks_of
 

@@ -7,9 +7,9 @@ import pytest
 from mturk.models import HIT, Assignment
 from mturk.providers.prolific.decisions import push_decisions
 from mturk.providers.prolific.models import ProlificSubmission
-from mturk.services.marketplace_sync import sync_campaign
 from mturk.services.review import ReviewError, approve_assignment, approve_submitted, reject_assignment
 from mturk.states import AssignmentStatus
+from mturk.work.services.marketplace_sync import sync_campaign
 
 from .study_helpers import WHY, published_campaign, study_of, tasks_of, work
 
