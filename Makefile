@@ -53,7 +53,7 @@ test: install-dev system-deps
 
 lint: install-dev
 	$(BIN)/ruff check .
-	$(BIN)/mypy annotation storyboard mturk metrics config common bench manage.py
+	$(BIN)/mypy annotation evaluation storyboard mturk metrics config common bench manage.py
 	$(BIN)/lint-imports --no-cache  # the import contracts of pyproject.toml
 
 # The manual (docs/, a MkDocs site): --strict fails on a broken link or anchor. Output in var/site, not committed.

@@ -9,5 +9,4 @@ class AnnotationConfig(AppConfig):
         # Registers the task kinds, export formats and importers, and what the campaign wizard offers from this app.
         from . import export_formats, importers, item_sources, quality, task_kinds, workflows  # noqa: F401
         from .compositional import registrations as compositional_registrations  # noqa: F401
-        from .human_eval import registrations as human_eval_registrations  # noqa: F401
         from .ranking import registrations as ranking_registrations  # noqa: F401

@@ -245,6 +245,5 @@ class WordLink(models.Model):
         ]
 
 from .compositional import models as compositional_models  # noqa: E402,F401  (compositional generalization's models load with the app's)
-from .human_eval import models as human_eval_models  # noqa: E402,F401  (human evaluation: its models load with the app's)
 from .image_sets.models import ImageSet, ImageSetMember, ImageSetTag  # noqa: E402,F401  (image sets: collections of images)
 from .ranking import models as ranking_models  # noqa: E402,F401  (ranking evaluation: its models load with the app's)

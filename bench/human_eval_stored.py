@@ -1,4 +1,4 @@
-"""Benchmark of analysing a stored human evaluation (what pressing Analyse costs): annotation.human_eval.services
+"""Benchmark of analysing a stored human evaluation (what pressing Analyse costs): evaluation.services
 .analysis.analyse_evaluation reading every stored judgement from PostgreSQL (selectors.judgement_records), running
 metrics.human_eval.analyse and storing the analysis.
 
@@ -91,14 +91,14 @@ def child_seed(args: argparse.Namespace) -> dict[str, Any]:
     from django.db import connection
     from django.utils import timezone
 
-    from annotation.human_eval.models import (
+    from bench.human_eval_analysis import records
+    from evaluation.models import (
         EvaluatedSystem,
         EvaluationItem,
         HumanEvaluation,
         HumanJudgement,
         SystemOutput,
     )
-    from bench.human_eval_analysis import records
     from mturk.models import HIT, Assignment, Campaign, Worker
     from mturk.states import AssignmentStatus, CampaignStatus, HITStatus
 
@@ -193,8 +193,8 @@ def child_analyse(args: argparse.Namespace) -> dict[str, Any]:
     setup_django()
     from django.db import connection
 
-    from annotation.human_eval.models import HumanEvaluation
-    from annotation.human_eval.services import analysis
+    from evaluation.models import HumanEvaluation
+    from evaluation.services import analysis
 
     reading = [0.0]
     original = analysis.judgement_records

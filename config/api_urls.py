@@ -41,9 +41,9 @@ router.register("vocabularies", VocabularyViewSet, basename="vocabulary")
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("annotation.api_urls")),  # evaluating a content-selection run
     path("", include("annotation.ranking.api_urls")),  # importing relevance judgements
-    path("", include("annotation.human_eval.api_urls")),  # human evaluations
+    path("", include("evaluation.api_urls")),  # human evaluations
     path("compositional/", include("annotation.compositional.api_urls")),  # pairs, occurrences, parsing, evaluations
-    path("", include("annotation.human_eval.api_report_urls")),  # human evaluations' leaderboard, report, exports
+    path("", include("evaluation.api_report_urls")),  # human evaluations' leaderboard, report, exports
     path("", include("storyboard.api_urls")),  # story evaluations, story workflows
     path("", include("mturk.api_urls")),  # quality, review rules, gold items, provider balances
     path("", include(router.urls)),

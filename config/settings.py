@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "django_ratelimit",
     "mturk",
     "annotation",
+    "evaluation",
     "storyboard",
     "axes",
     "config.apps.PlatformConfig",

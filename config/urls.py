@@ -14,7 +14,7 @@ urlpatterns = [
     path("compositional/", include("annotation.compositional.urls")),
     path("vocabularies/", include("annotation.vocabularies.urls")),
     path("collections/", include("annotation.image_sets.urls")),
-    path("human-evaluations/", include("annotation.human_eval.urls")),
+    path("human-evaluations/", include("evaluation.urls")),
     path("api/", include("config.api_urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -5,8 +5,8 @@ references are the human stories told on it (each its storylets' normalized text
 as metrics.story_eval reads the references). Simulated stories are left out."""
 from __future__ import annotations
 
-from annotation.human_eval.models import OutputKind
-from annotation.human_eval.registry import TestItem, TestSetSource, register_test_set_source
+from evaluation.models import OutputKind
+from evaluation.registry import TestItem, TestSetSource, register_test_set_source
 
 from .models import Album, Storylet
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.human_eval.models import HumanEvaluation, OutputKind
-from annotation.human_eval.registry import AutomaticScoreProvider, AutomaticScores, TestItem, TestSetSource
+from evaluation.models import HumanEvaluation, OutputKind
+from evaluation.registry import AutomaticScoreProvider, AutomaticScores, TestItem, TestSetSource
 from mturk.models import Campaign
 
 from .models import CompositionalEvaluation

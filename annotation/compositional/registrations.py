@@ -3,7 +3,7 @@ compositional splits export format, the background tasks, and the evaluation ima
 sets of human evaluation with their Recall@K as an automatic metric."""
 from __future__ import annotations
 
-from annotation.human_eval.registry import register_automatic_score_provider, register_test_set_source
+from evaluation.registry import register_automatic_score_provider, register_test_set_source
 from mturk.datasets.formats import ExportFormat, register_format
 
 from . import tasks  # noqa: F401  (the Celery tasks register when their module is imported)

@@ -2,9 +2,9 @@
 else its key), its references the pool's captions of that image (pool order)."""
 from __future__ import annotations
 
-from annotation.human_eval.models import OutputKind
-from annotation.human_eval.registry import TestItem, TestSetSource
-from annotation.human_eval.sources import caption_item_name
+from evaluation.models import OutputKind
+from evaluation.registry import TestItem, TestSetSource
+from evaluation.sources import caption_item_name
 
 from .models import PoolCaption, PoolImage, TestPool
 

@@ -3,7 +3,7 @@ its quality measure, the flickr8k export format, the wizard's sample judge_capti
 that stores leaderboards, and the test pools as test sets of human evaluation."""
 from __future__ import annotations
 
-from annotation.human_eval.registry import register_test_set_source
+from evaluation.registry import register_test_set_source
 from mturk.datasets.formats import ExportFormat, ExportOption, register_format
 from mturk.importers import Importer, ImportOption, register_importer
 from mturk.item_sources import Sample, register_sample

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation.human_eval.services.analysis import analyse_evaluation
-from tests.annotation.human_eval.report_data import build_evaluation
+from evaluation.services.analysis import analyse_evaluation
 from tests.browser.console import LAPTOP, PHONE, console_page, fits_width, shot
+from tests.evaluation.report_data import build_evaluation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

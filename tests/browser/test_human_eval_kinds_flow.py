@@ -4,9 +4,9 @@ import pytest
 from playwright.sync_api import expect
 
 from mturk.models import Assignment
-from tests.annotation.human_eval.kinds_data import campaign, evaluation, item_id, outputs, pair_items, rating_items
 from tests.browser.console import LAPTOP, PHONE, fits_width, shot
 from tests.browser.worker_start import start_task_in_browser
+from tests.evaluation.kinds_data import campaign, evaluation, item_id, outputs, pair_items, rating_items
 from tests.worker_flow import campaign_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

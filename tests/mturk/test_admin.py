@@ -31,7 +31,7 @@ from tests.factories import label_vocabulary, make_album, make_campaign, make_im
 
 pytestmark = pytest.mark.django_db
 
-OUR_APPS = {"mturk", "annotation", "storyboard"}
+OUR_APPS = {"mturk", "annotation", "evaluation", "storyboard"}
 REGISTERED = sorted(admin.site._registry, key=lambda model: model._meta.label)
 
 

@@ -8,7 +8,7 @@ from annotation.models import Box, Concept, Description, Image
 from mturk.models import HIT, Campaign
 from mturk.task_kinds import task_kind_names
 from storyboard.models import Setting, Story, Storylet
-from tests.annotation.human_eval.kinds_data import evaluation
+from tests.evaluation.kinds_data import evaluation
 from tests.factories import label_vocabulary, make_album, make_image
 
 pytestmark = pytest.mark.django_db
