@@ -22,9 +22,9 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from metrics.html.page import with_back_link
+from mturk.views.access import researcher_required
 from mturk.views.campaign_confirm import Confirmation
 from mturk.views.exports_page import REPORT_CSP
-from mturk.views.researcher import researcher_required
 
 from .models import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob
 from .selectors import (

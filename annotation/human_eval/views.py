@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from metrics.html.page import with_back_link
+from mturk.views.access import researcher_required
 from mturk.views.exports_page import REPORT_CSP
-from mturk.views.researcher import researcher_required
 
 from .aspects import ASPECTS
 from .budget import Budget, estimate

@@ -10,8 +10,8 @@ from config.lockouts import active_lockouts
 
 from ..selectors import campaigns_with_progress, progress_of
 from ..selectors_charts import DASHBOARD_DAYS, dashboard_totals, submissions_per_day
+from .access import researcher_required
 from .campaign_charts import submissions_plot
-from .researcher import researcher_required
 
 
 @require_GET

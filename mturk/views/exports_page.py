@@ -18,8 +18,8 @@ from ..exports import ExportError
 from ..models import Campaign, DatasetExport
 from ..selectors_exports import CARD, exports_for_page, progress_of, read_report, report_names
 from ..services.exports import request_export
+from .access import researcher_required
 from .exports_form import ExportRequestForm
-from .researcher import researcher_required
 
 PAGE_SIZE = 25
 # The reports are generated from crowd text (escaped when written); served with no script, no fetch, no form,

@@ -22,7 +22,7 @@ from ..quality import get_quality, quality_kind_names
 from ..selectors_quality import gold_item_rows
 from ..services.gold import GoldError, gold_from_assignment, set_gold_active
 from ..task_kinds import get_task_kind, task_kind_names
-from .researcher import researcher_required
+from .access import researcher_required
 
 PAGE_SIZE = 25
 ACTIVE = {"yes": True, "no": False}

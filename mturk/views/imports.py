@@ -17,7 +17,7 @@ from ..importers import Importer, ImportRefused, all_importers
 from ..models_imports import ImportJob
 from ..selectors_imports import import_status, importer_label, percent, recent_import_jobs, report_counts
 from ..services.imports import request_import
-from .researcher import researcher_required
+from .access import researcher_required
 
 REPORT_ROWS = 500  # imported files listed on the job page (every refused file is listed)
 

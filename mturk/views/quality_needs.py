@@ -14,8 +14,8 @@ from ..selectors_quality_needs import GOLD_FROM_APPROVED, PILOT_ITEMS, PILOT_WOR
 from ..selectors_run import provider_label
 from ..services.gold import GoldError, gold_from_approved
 from ..services.pilot import PilotError, give_overlap, plan_overlap
+from .access import researcher_required
 from .campaign_confirm import Confirmation, currency
-from .researcher import researcher_required
 
 
 def _number(params: QueryDict, name: str, default: int) -> int:

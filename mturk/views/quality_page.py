@@ -31,9 +31,9 @@ from ..services.quality_jobs import request_quality
 from ..services.review_rules.applying import apply_rule
 from ..services.review_rules.planning import RulePlan, plan_rule
 from ..services.review_rules.rule import save_rule
+from .access import researcher_required
 from .campaign_confirm import Confirmation, currency
 from .quality_rule_form import RuleForm, rule_initial
-from .researcher import researcher_required
 
 WORKERS_PER_PAGE = 25
 ITEMS_PER_PAGE = 25

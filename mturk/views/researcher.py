@@ -1,18 +1,14 @@
 """Researcher pages: dashboard, campaign page, review and publish actions (thin: services do the work)."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required, user_passes_test
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Assignment, Campaign, Worker
 from ..providers.base import ProviderError
@@ -39,27 +35,14 @@ from ..services.review import (
 )
 from ..states import CampaignStatus, InvalidTransition
 from ..task_kinds import get_task_kind
-from . import campaign_confirm
+from . import campaign_charts, campaign_confirm, review
+from .access import back_to_form_page, confirmed_action, researcher_required
 from .campaign_confirm import render_confirmation
-
-confirmed_action = require_http_methods(["GET", "POST"])  # GET: the confirmation step, POST: the action
-
-
-def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    @wraps(view)
-    @login_required
-    @user_passes_test(lambda user: user.is_staff)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 @require_GET
 @researcher_required
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    from . import campaign_charts, review
-
     campaign = get_object_or_404(campaigns_with_progress(), pk=pk)
     kind = get_task_kind(campaign.task_kind)
     provider = get_provider(campaign.provider)
@@ -119,15 +102,7 @@ def review_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> Http
             messages.error(request, "Unknown review action.")
     except (ReviewError, InvalidTransition) as exc:
         messages.error(request, f"Assignment {assignment.pk}: {exc}")
-    return _back(request, pk)
-
-
-def _back(request: HttpRequest, pk: int) -> HttpResponse:
-    """Back to the page the form was on (`next`, same site only), else the campaign page."""
-    target = request.POST.get("next", "")
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return redirect(target)
-    return redirect("campaign-page", pk=pk)
+    return back_to_form_page(request, pk)
 
 
 class _BonusAmount(forms.Form):
@@ -143,7 +118,7 @@ def bonus_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> HttpR
     if not parsed.is_valid():
         messages.error(request, f"Assignment {assignment.pk}: the bonus amount must be a number of dollars "
                                 "with at most 2 decimals.")
-        return _back(request, pk)
+        return back_to_form_page(request, pk)
     try:
         bonus = grant_bonus(assignment, parsed.cleaned_data["amount"], request.POST.get("reason", ""))
     except ReviewError as exc:
@@ -151,7 +126,7 @@ def bonus_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> HttpR
     else:
         state = "paid" if bonus.paid else "recorded, not paid yet"
         messages.success(request, f"Bonus of ${bonus.amount} for assignment {assignment.pk} {state}.")
-    return _back(request, pk)
+    return back_to_form_page(request, pk)
 
 
 @require_POST
@@ -166,7 +141,7 @@ def block_worker(request: HttpRequest, pk: int, worker_pk: int) -> HttpResponse:
         messages.error(request, f"Worker {worker.external_id}: {exc}")
     else:
         messages.success(request, f"Worker {worker.external_id} {'unblocked' if unblock else 'blocked'}.")
-    return _back(request, pk)
+    return back_to_form_page(request, pk)
 
 
 @confirmed_action

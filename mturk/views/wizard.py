@@ -33,8 +33,8 @@ from ..services.wizard import create_and_maybe_publish, dry_run
 from ..states import CampaignStatus
 from ..task_kinds import ChoiceOption, OptionChoice, TaskKind, UnknownTaskKind, get_task_kind, task_kind_names
 from ..workflows import workflows
+from .access import researcher_required
 from .campaign_confirm import currency
-from .researcher import researcher_required
 from .wizard_input import (
     CAMPAIGN_FIELDS,
     GOLD_FIELDS,

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from ..item_sources import ChoicePage, ItemSource, UnknownItemSource, get_source
-from .researcher import researcher_required
+from .access import researcher_required
 
 
 def field_name(source: ItemSource, name: str) -> str:

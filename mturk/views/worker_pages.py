@@ -14,9 +14,9 @@ from ..models import Worker
 from ..selectors_quality import kind_totals, latest_answers, worker_quality
 from ..selectors_run import provider_label
 from ..services.review import ReviewError, set_worker_blocked
+from .access import confirmed_action, researcher_required
 from .campaign_confirm import Confirmation
 from .gold_page import answer_text, kind_label
-from .researcher import confirmed_action, researcher_required
 
 ANSWERS_PER_PAGE = 20
 
