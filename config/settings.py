@@ -289,6 +289,8 @@ WORKER_HEALTH_BIND = env_str("WORKER_HEALTH_BIND", "127.0.0.1")
 # Crowd providers (mturk.providers.registry): the module path of each; a provider package may also hold models,
 # tasks and urls modules, loaded with the crowd app.
 CROWD_PROVIDERS = ["mturk.providers.local", "mturk.providers.mturk", "mturk.providers.prolific"]
+# The provider a campaign, a workflow or a command goes to when none is named.
+DEFAULT_CROWD_PROVIDER = "local"
 
 # Who may frame the worker task pages (every other page sends X-Frame-Options: DENY).
 TASK_FRAME_ANCESTORS = env_list(
@@ -337,7 +339,7 @@ if MTURK_EVENTS_QUEUE_URL:
 
 # Pooled judging of ranking submissions: the judge_caption campaign each test pool's pairs go to.
 RANKING_JUDGING = {
-    "provider": env_str("RANKING_JUDGING_PROVIDER", "local"),
+    "provider": env_str("RANKING_JUDGING_PROVIDER", DEFAULT_CROWD_PROVIDER),
     "assignments_per_hit": env_int("RANKING_JUDGING_ASSIGNMENTS", 3),
     "pairs_per_hit": env_int("RANKING_JUDGING_PAIRS_PER_HIT", 10),
     "gold_per_hit": env_int("RANKING_JUDGING_GOLD_PER_HIT", 1),

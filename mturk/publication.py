@@ -13,7 +13,7 @@ from typing import Any
 
 from .models import HIT, Campaign
 from .providers.base import CrowdProvider, ProviderError, money
-from .providers.registry import get_provider
+from .providers.registry import get_provider, own_crowd
 from .services.campaigns import (
     CampaignError,
     CostEstimate,
@@ -108,7 +108,7 @@ def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
         rule = provider.fee_rule(fee, candidate)
     except ProviderError as exc:  # the marketplace's fees could not be learnt: the plan is shown without them
         errors.append(f"{provider.name}: {exc}")
-        pricing, fee, rule = get_provider("local"), Decimal("0.00"), "unknown (see the error)"
+        pricing, fee, rule = own_crowd(), Decimal("0.00"), "unknown (see the error)"
     to_publish, drafts = plan_publication(candidate, pricing)
     if not to_publish and campaign.status == CampaignStatus.DRAFT:
         refusal = nothing_offered(candidate, pricing, drafts)

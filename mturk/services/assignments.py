@@ -15,7 +15,7 @@ from config.observability.metrics import SUBMISSIONS
 
 from ..compiled_query import CompiledQuery, CompiledUpdate
 from ..models import HIT, Assignment, Campaign, Worker
-from ..providers.registry import get_provider
+from ..providers.registry import get_provider, own_crowd
 from ..states import ANSWERED, LIMIT_COUNTED, AssignmentStatus, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .activity import answered_after_leaving, idle_deadline, release_idle_assignments
@@ -53,7 +53,7 @@ class SubmissionResult:
 
 def new_local_worker() -> Worker:
     """A pseudonymous worker for the local crowd."""
-    return Worker.objects.create(provider="local", external_id="L" + secrets.token_hex(8).upper())
+    return Worker.objects.create(provider=own_crowd().name, external_id="L" + secrets.token_hex(8).upper())
 
 
 def get_or_create_worker(provider: str, external_id: str) -> Worker:

@@ -10,8 +10,8 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ..models import Campaign
+from ..providers.registry import provider_label
 from ..selectors_quality_needs import GOLD_FROM_APPROVED, PILOT_ITEMS, PILOT_WORKERS
-from ..selectors_run import provider_label
 from ..services.gold import GoldError, gold_from_approved
 from ..services.pilot import PilotError, give_overlap, plan_overlap
 from .access import researcher_required

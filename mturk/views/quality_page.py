@@ -16,6 +16,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ..models import Campaign, QualityDecision, QualityJob, QualityRule, WorkerScore
+from ..providers.registry import provider_label
 from ..quality import GOLD_PASS_MARK
 from ..selectors_quality import (
     CampaignQualityView,
@@ -26,7 +27,6 @@ from ..selectors_quality import (
     sorted_worker_scores,
 )
 from ..selectors_quality_needs import quality_needs
-from ..selectors_run import provider_label
 from ..services.quality_jobs import request_quality
 from ..services.review_rules.applying import apply_rule
 from ..services.review_rules.planning import RulePlan, plan_rule

@@ -11,8 +11,8 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_GET
 
 from ..models import Worker
+from ..providers.registry import provider_label
 from ..selectors_quality import kind_totals, latest_answers, worker_quality
-from ..selectors_run import provider_label
 from ..services.review import ReviewError, set_worker_blocked
 from .access import confirmed_action, researcher_required
 from .campaign_confirm import Confirmation
