@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from .database import database_settings
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_int, env_int_renamed, env_list, env_str
 from .observability.logs import default_log_format, logging_config
 from .paths import BASE_DIR, VAR_DIR
 from .secret_key import read_secret_key
@@ -291,6 +291,9 @@ WORKER_HEALTH_BIND = env_str("WORKER_HEALTH_BIND", "127.0.0.1")
 CROWD_PROVIDERS = ["mturk.providers.local", "mturk.providers.mturk", "mturk.providers.prolific"]
 # The provider a campaign, a workflow or a command goes to when none is named.
 DEFAULT_CROWD_PROVIDER = "local"
+# The period of the sync of every marketplace campaign, whatever its provider (Celery beat; MTURK_SYNC_SECONDS is
+# its deprecated name, still read when this one is unset).
+MARKETPLACE_SYNC_SECONDS = env_int_renamed("MARKETPLACE_SYNC_SECONDS", 300)
 
 # Who may frame the worker task pages (every other page sends X-Frame-Options: DENY).
 TASK_FRAME_ANCESTORS = env_list(
@@ -308,7 +311,6 @@ MTURK_RETRY_BASE_SECONDS = float(env_str("MTURK_RETRY_BASE_SECONDS", "0.5"))
 MTURK_SUBMIT_HOSTS = env_list(
     "MTURK_SUBMIT_HOSTS", ["https://www.mturk.com", "https://workersandbox.mturk.com", "https://worker.mturk.com"],
 )
-MTURK_SYNC_SECONDS = env_int("MTURK_SYNC_SECONDS", 300)  # the periodic sync of marketplace campaigns
 MTURK_EVENTS_QUEUE_URL = env_str("MTURK_EVENTS_QUEUE_URL", "")  # optional SQS queue of MTurk notifications
 MTURK_EVENTS_REGION = env_str("MTURK_EVENTS_REGION", "us-east-1")
 # Prolific (provider `prolific`): an API token of the workspace the studies are created in.
@@ -329,7 +331,7 @@ PROLIFIC_TIMEOUT_SECONDS = float(env_str("PROLIFIC_TIMEOUT_SECONDS", "20"))
 # every REVIEW_RULES_SECONDS (quality computed first; each decision made once, audited).
 REVIEW_RULES_SECONDS = env_int("REVIEW_RULES_SECONDS", 600)
 CELERY_BEAT_SCHEDULE = {
-    "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
+    "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MARKETPLACE_SYNC_SECONDS)},
     "review-rules": {"task": "mturk.tasks.apply_review_rules", "schedule": float(REVIEW_RULES_SECONDS)},
     "release-idle-tasks": {"task": "mturk.tasks.release_idle_tasks", "schedule": 60.0},
     "sweep-jobs": {"task": "mturk.tasks.sweep_background_jobs", "schedule": float(JOB_SWEEP_SECONDS)},
