@@ -322,7 +322,7 @@ PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET", "")  # the workspac
 PROLIFIC_WEBHOOK_TOLERANCE_SECONDS = env_int("PROLIFIC_WEBHOOK_TOLERANCE_SECONDS", 300)  # older calls are refused
 PROLIFIC_COMPLETE_URL = env_str("PROLIFIC_COMPLETE_URL", "https://app.prolific.com/submissions/complete")
 # The filter that keeps a participant group out of a study: not in Prolific's published examples (the allow-list
-# counterpart `participant_group_allowlist` is); `manage.py prolific_filters` lists the workspace's filter ids.
+# counterpart `participant_group_allowlist` is); `manage.py list_prolific_filters` lists the workspace's filter ids.
 PROLIFIC_GROUP_BLOCKLIST_FILTER = env_str("PROLIFIC_GROUP_BLOCKLIST_FILTER", "participant_group_blocklist")
 PROLIFIC_MAX_ATTEMPTS = env_int("PROLIFIC_MAX_ATTEMPTS", 5)  # per call, on 429 (and 5xx where repeating is safe)
 PROLIFIC_RETRY_BASE_SECONDS = float(env_str("PROLIFIC_RETRY_BASE_SECONDS", "0.5"))

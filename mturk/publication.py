@@ -1,7 +1,7 @@
 """Reads: what publishing a campaign would do, worked out without side effects (no marketplace call,
 no write).
 
-Shared by `manage.py publish --dry-run`, `GET /api/campaigns/{id}/estimate/` and the campaign page.
+Shared by `manage.py publish_campaign --dry-run`, `GET /api/campaigns/{id}/estimate/` and the campaign page.
 Everything comes from the services (plan_publication, estimate_cost, committed_spend) and the provider's
 local checks (check_campaign, describe_requirements), applied to an unsaved copy of the campaign."""
 from __future__ import annotations

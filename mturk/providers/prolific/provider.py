@@ -54,7 +54,7 @@ class ProlificProvider(CrowdProvider):
                          "Prolific shows it and checks the hourly pay against it"),
         RequirementField("filters", "Filters (JSON)", "json",
                          'e.g. [{"filter_id": "current-country-of-residence", "selected_values": ["1"]}]; '
-                         "manage.py prolific_filters lists them"),
+                         "manage.py list_prolific_filters lists them"),
     )
 
     # ---- worker and researcher pages ----------------------------------------------------------------
