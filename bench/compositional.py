@@ -14,7 +14,7 @@ CPU time is the steadier figure; a database server's own work is in neither):
 - parse: `load_parser(spec).parse(...)` over every caption in batches of 512, no database;
 - store (per database): `import_coco CAPTIONS_JSON` of the corpus written as a COCO captions file (images by
   reference, one Description per caption), then `parse_all()` storing one CaptionParse per caption; on a
-  freshly migrated database with the seed's pairs loaded (`concept_pairs load-seed`, not timed);
+  freshly migrated database with the seed's pairs loaded (`manage_concept_pairs load-seed`, not timed);
 - split (per database, on the data `store` left): the parser loaded (scan_corpus reads the parses of the current
   parser and loads it for its name: timed apart), `scan_corpus(seed pairs)` over the stored parses, then
   `split_images` for each of the 24 seed pairs held out alone, and for one held-out group (the first group of
@@ -106,7 +106,7 @@ def child_prepare(args: argparse.Namespace) -> dict[str, Any]:
     call_command("migrate", verbosity=0)
     if args.database != "sqlite":
         call_command("flush", interactive=False, verbosity=0)
-    call_command("concept_pairs", "load-seed", verbosity=0)
+    call_command("manage_concept_pairs", "load-seed", verbosity=0)
     return {}
 
 

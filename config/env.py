@@ -6,6 +6,19 @@ def env_str(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
+# Environment variables renamed, each read for one release after its rename when the new one is unset:
+# old name -> new name (config.checks warns while the old one is set).
+RENAMED: dict[str, str] = {"MTURK_SYNC_SECONDS": "MARKETPLACE_SYNC_SECONDS"}
+
+
+def env_int_renamed(name: str, default: int) -> int:
+    """`name`, else the deprecated variable it replaces (RENAMED), else the default."""
+    if os.environ.get(name, "") != "":
+        return env_int(name, default)
+    old = next(old for old, new in RENAMED.items() if new == name)
+    return env_int(old, default)
+
+
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None or raw == "":

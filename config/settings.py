@@ -8,7 +8,7 @@ from pathlib import Path
 from common.observability.logs import default_log_format, logging_config
 
 from .database import database_settings
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_int, env_int_renamed, env_list, env_str
 from .paths import BASE_DIR, VAR_DIR
 from .secret_key import read_secret_key
 
@@ -294,6 +294,11 @@ WORKER_HEALTH_BIND = env_str("WORKER_HEALTH_BIND", "127.0.0.1")
 # Crowd providers (mturk.providers.registry): the module path of each; a provider package may also hold models,
 # tasks and urls modules, loaded with the crowd app.
 CROWD_PROVIDERS = ["mturk.providers.local", "mturk.providers.mturk", "mturk.providers.prolific"]
+# The provider a campaign, a workflow or a command goes to when none is named.
+DEFAULT_CROWD_PROVIDER = "local"
+# The period of the sync of every marketplace campaign, whatever its provider (Celery beat; MTURK_SYNC_SECONDS is
+# its deprecated name, still read when this one is unset).
+MARKETPLACE_SYNC_SECONDS = env_int_renamed("MARKETPLACE_SYNC_SECONDS", 300)
 
 # Who may frame the worker task pages (every other page sends X-Frame-Options: DENY).
 TASK_FRAME_ANCESTORS = env_list(
@@ -311,7 +316,6 @@ MTURK_RETRY_BASE_SECONDS = float(env_str("MTURK_RETRY_BASE_SECONDS", "0.5"))
 MTURK_SUBMIT_HOSTS = env_list(
     "MTURK_SUBMIT_HOSTS", ["https://www.mturk.com", "https://workersandbox.mturk.com", "https://worker.mturk.com"],
 )
-MTURK_SYNC_SECONDS = env_int("MTURK_SYNC_SECONDS", 300)  # the periodic sync of marketplace campaigns
 MTURK_EVENTS_QUEUE_URL = env_str("MTURK_EVENTS_QUEUE_URL", "")  # optional SQS queue of MTurk notifications
 MTURK_EVENTS_REGION = env_str("MTURK_EVENTS_REGION", "us-east-1")
 # Prolific (provider `prolific`): an API token of the workspace the studies are created in.
@@ -323,7 +327,7 @@ PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET", "")  # the workspac
 PROLIFIC_WEBHOOK_TOLERANCE_SECONDS = env_int("PROLIFIC_WEBHOOK_TOLERANCE_SECONDS", 300)  # older calls are refused
 PROLIFIC_COMPLETE_URL = env_str("PROLIFIC_COMPLETE_URL", "https://app.prolific.com/submissions/complete")
 # The filter that keeps a participant group out of a study: not in Prolific's published examples (the allow-list
-# counterpart `participant_group_allowlist` is); `manage.py prolific_filters` lists the workspace's filter ids.
+# counterpart `participant_group_allowlist` is); `manage.py list_prolific_filters` lists the workspace's filter ids.
 PROLIFIC_GROUP_BLOCKLIST_FILTER = env_str("PROLIFIC_GROUP_BLOCKLIST_FILTER", "participant_group_blocklist")
 PROLIFIC_MAX_ATTEMPTS = env_int("PROLIFIC_MAX_ATTEMPTS", 5)  # per call, on 429 (and 5xx where repeating is safe)
 PROLIFIC_RETRY_BASE_SECONDS = float(env_str("PROLIFIC_RETRY_BASE_SECONDS", "0.5"))
@@ -332,7 +336,7 @@ PROLIFIC_TIMEOUT_SECONDS = float(env_str("PROLIFIC_TIMEOUT_SECONDS", "20"))
 # every REVIEW_RULES_SECONDS (quality computed first; each decision made once, audited).
 REVIEW_RULES_SECONDS = env_int("REVIEW_RULES_SECONDS", 600)
 CELERY_BEAT_SCHEDULE = {
-    "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MTURK_SYNC_SECONDS)},
+    "sync-marketplaces": {"task": "mturk.tasks.sync_marketplace", "schedule": float(MARKETPLACE_SYNC_SECONDS)},
     "review-rules": {"task": "mturk.tasks.apply_review_rules", "schedule": float(REVIEW_RULES_SECONDS)},
     "release-idle-tasks": {"task": "mturk.tasks.release_idle_tasks", "schedule": 60.0},
     "sweep-jobs": {"task": "mturk.tasks.sweep_background_jobs", "schedule": float(JOB_SWEEP_SECONDS)},
@@ -342,7 +346,7 @@ if MTURK_EVENTS_QUEUE_URL:
 
 # Pooled judging of ranking submissions: the judge_caption campaign each test pool's pairs go to.
 RANKING_JUDGING = {
-    "provider": env_str("RANKING_JUDGING_PROVIDER", "local"),
+    "provider": env_str("RANKING_JUDGING_PROVIDER", DEFAULT_CROWD_PROVIDER),
     "assignments_per_hit": env_int("RANKING_JUDGING_ASSIGNMENTS", 3),
     "pairs_per_hit": env_int("RANKING_JUDGING_PAIRS_PER_HIT", 10),
     "gold_per_hit": env_int("RANKING_JUDGING_GOLD_PER_HIT", 1),

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mturk.api.fields import upload_too_large
+from mturk.providers.registry import default_provider_name
 
 from .budget import estimate
 from .listing import evaluation_rows, is_simulated, test_sets
@@ -81,7 +82,7 @@ class HumanEvaluationUploadSerializer(serializers.Serializer):
 
 
 class HumanEvaluationLaunchSerializer(serializers.Serializer):
-    provider = serializers.CharField(default="local", max_length=40)
+    provider = serializers.CharField(default=default_provider_name(), max_length=40)
     reward = serializers.DecimalField(max_digits=8, decimal_places=2, required=False, min_value=Decimal("0"))
     publish = serializers.BooleanField(default=False)
     settings = serializers.DictField(required=False, default=dict, help_text=(
@@ -169,7 +170,7 @@ class BudgetView(APIView):
         except ArithmeticError:
             return _refused(f"reward: '{raw}' is not an amount")
         try:
-            budget = estimate(evaluation, reward=reward, provider=request.query_params.get("provider") or "local")
+            budget = estimate(evaluation, reward=reward, provider=request.query_params.get("provider") or None)
         except EvaluationError as exc:
             return _refused(str(exc))
         body = asdict(budget)

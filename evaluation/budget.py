@@ -24,7 +24,7 @@ from decimal import Decimal
 
 from mturk.models import Campaign
 from mturk.providers.base import money
-from mturk.providers.registry import get_provider
+from mturk.providers.registry import default_provider_name, get_provider
 from mturk.services.campaigns import hit_cost
 from mturk.services.gold import gold_share
 from mturk.task_kinds import get_task_kind
@@ -77,11 +77,12 @@ def rating_spreads(evaluation: HumanEvaluation) -> tuple[float, float, str]:
     return default, default, f"defaults for a {points}-point scale, (n^2 - 1) / 24 each"
 
 
-def estimate(evaluation: HumanEvaluation, *, reward: Decimal | None = None, provider: str = "local") -> Budget:
+def estimate(evaluation: HumanEvaluation, *, reward: Decimal | None = None, provider: str | None = None) -> Budget:
     """The budget of launching the evaluation now with this reward per assignment (default: the task kind's) on
     this provider; EvaluationError for an unknown provider, or no reward while the task kind is not known."""
     from .services.plan import COMPARE_KIND, RATE_KIND
 
+    provider = default_provider_name() if provider is None else provider
     try:
         crowd = get_provider(provider)
     except LookupError as exc:

@@ -30,6 +30,7 @@ from annotation.image_sets.services import SetSpec, file_images
 from annotation.models import Image
 from mturk.demo_parts import DemoSeeded, register_demo_part
 from mturk.models import Campaign
+from mturk.providers.registry import own_crowd
 from mturk.services.review import approve_submitted
 from mturk.work.services.simulated import close_simulated
 
@@ -95,7 +96,7 @@ def seed_evaluation(name: str, design: str, scenes: dict[int, int], *, include_r
             run = [{"image_id": item, "caption": caption[scenes[images[0]]]} for item, images in items]
             upload_outputs(evaluation, system=system, content=json.dumps(run).encode(), file_name=f"{system}.json")
     if evaluation.status == HumanEvaluation.Status.DRAFT:
-        launch_evaluation(evaluation, provider="local", publish=True)
+        launch_evaluation(evaluation, provider=own_crowd().name, publish=True)
         evaluation.refresh_from_db()
     campaign = evaluation.campaign
     if campaign is None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from django import forms
 
-from mturk.providers.registry import provider_names
+from mturk.providers.registry import default_provider_name, provider_names
 
 from .aspects import PRESETS
 from .listing import test_sets
@@ -57,7 +57,7 @@ class UploadForm(forms.Form):
 class BudgetForm(forms.Form):
     reward = forms.DecimalField(required=False, min_value=0, max_digits=8, decimal_places=2,
                                 help_text="Per assignment, in dollars (empty: the task kind's).")
-    provider = forms.ChoiceField(choices=_providers, initial="local")
+    provider = forms.ChoiceField(choices=_providers, initial=default_provider_name)
 
 
 class LaunchForm(BudgetForm):

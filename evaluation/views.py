@@ -16,8 +16,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from metrics.html.page import with_back_link
-from mturk.console.views.researcher import researcher_required
 from mturk.datasets.views.exports import REPORT_CSP
+from mturk.providers.registry import default_provider_name
+from mturk.views.access import researcher_required
 
 from .aspects import ASPECTS
 from .budget import Budget, estimate
@@ -75,7 +76,7 @@ def _budget(evaluation: HumanEvaluation, form: BudgetForm) -> tuple[Budget | Non
 
 def _post(request: HttpRequest, evaluation: HumanEvaluation) -> tuple[UploadForm, LaunchForm, list[str]]:
     """An upload or a launch; the forms (bound to what was sent) and the refusal's messages, [] when it worked."""
-    upload, launch = UploadForm(), LaunchForm(initial={"provider": "local"})
+    upload, launch = UploadForm(), LaunchForm(initial={"provider": default_provider_name()})
     if request.POST.get("action") == "upload":
         upload = UploadForm(request.POST, request.FILES)
         if not upload.is_valid():
@@ -110,7 +111,7 @@ def _post(request: HttpRequest, evaluation: HumanEvaluation) -> tuple[UploadForm
 @researcher_required
 def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation = get_object_or_404(HumanEvaluation.objects.select_related("campaign"), pk=pk)
-    upload, launch = UploadForm(), LaunchForm(initial={"provider": "local"})
+    upload, launch = UploadForm(), LaunchForm(initial={"provider": default_provider_name()})
     errors: list[str] = []
     if request.method == "POST":
         upload, launch, errors = _post(request, evaluation)
@@ -118,7 +119,7 @@ def evaluation_page(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("human-evaluation-page", pk=evaluation.pk)
         evaluation.refresh_from_db()
     budget_form = BudgetForm(request.GET if "provider" in request.GET else None, auto_id="budget_%s",
-                             initial={"provider": "local"})
+                             initial={"provider": default_provider_name()})
     budget, budget_error = _budget(evaluation, budget_form)
     if budget is not None and request.method == "GET":  # the launch takes the settings just estimated
         launch = LaunchForm(initial={"provider": budget.provider, "reward": budget_form.cleaned_data["reward"]})

@@ -21,7 +21,8 @@ from .work.services.marketplace_sync import sync_all, sync_campaign
 
 @shared_task(base=CampaignTask, autoretry_for=(ConnectionError, TimeoutError), retry_backoff=True, max_retries=5,
              label="Publishing the HITs the earlier stage added",
-             recovery="publish the campaign to publish its draft HITs (`manage.py publish` or the Publish button)")
+             recovery="publish the campaign to publish its draft HITs (`manage.py publish_campaign` or the Publish "
+                      "button)")
 def publish_new_hits(campaign_id: int) -> int:
     """Publish the draft HITs a stage gained (within the budget cap)."""
     campaign = Campaign.objects.get(pk=campaign_id)

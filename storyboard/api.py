@@ -15,7 +15,7 @@ from metrics.meteor import MeteorError
 from metrics.story_eval import SubmissionError
 from mturk.api.fields import id_list, upload_too_large
 from mturk.models import Campaign
-from mturk.providers.registry import UnknownProvider
+from mturk.providers.registry import UnknownProvider, default_provider_name
 from mturk.services.campaigns import CampaignError
 
 from .exports.records import SPLITS
@@ -83,7 +83,7 @@ class StoryWorkflowSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=180)
     albums = id_list(Album.objects.all(), allow_empty=False)
     ratings = serializers.BooleanField(default=False)
-    provider = serializers.CharField(default="local")
+    provider = serializers.CharField(default=default_provider_name())
     settings = serializers.DictField(child=serializers.DictField(), required=False,
                                      help_text='Per stage overrides, e.g. {"retell": {"assignments_per_hit": 5}}.')
     publish = serializers.BooleanField(default=False)

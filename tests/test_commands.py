@@ -36,7 +36,7 @@ def test_create_import_publish(tmp_path):
     assert "2 imported, 0 already known, 1 refused" in output
     assert "refused c.jpg: not an image" in output
     assert "2 HIT(s) added to campaign 'cli'" in output
-    output = run("publish", "cli")
+    output = run("publish_campaign", "cli")
     assert "Published 2 HIT(s)" in output and "$0.28 with fees" in output
     worker_lines = [line for line in output.splitlines() if line.startswith("Worker link: ")]
     assert len(worker_lines) == 1 and "/w/" in worker_lines[0]
@@ -56,7 +56,7 @@ def test_import_zip_reports_escaping_entry(tmp_path):
     ("args", "message"),
     [
         (["import_images", "/no/such/place"], "does not exist"),
-        (["publish", "nope"], "no campaign named or numbered 'nope'"),
+        (["publish_campaign", "nope"], "no campaign named or numbered 'nope'"),
         (["create_campaign", "--name", "x", "--kind", "paint"], "unknown task kind 'paint'"),
         (["create_campaign", "--name", "x", "--kind", "describe_image", "--reward", "abc"], "'abc' is not a number"),
         (["create_campaign", "--name", "x", "--kind", "describe_image", "--options", "{"], "not valid JSON"),
@@ -74,7 +74,7 @@ def test_cli_errors_are_clear(args, message):
 def test_publish_with_unknown_provider():
     run("create_campaign", "--name", "p", "--kind", "describe_image")
     with pytest.raises(CommandError, match="unknown provider 'nowhere'"):
-        call_command("publish", "p", "--provider", "nowhere")
+        call_command("publish_campaign", "p", "--provider", "nowhere")
 
 
 def test_export_assignments_jsonl(tmp_path):

@@ -22,8 +22,8 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from metrics.html.page import with_back_link
-from mturk.console.views.researcher import researcher_required
 from mturk.datasets.views.exports import REPORT_CSP
+from mturk.views.access import researcher_required
 from mturk.views.campaign_confirm import Confirmation
 
 from .models import CaptionParse, CompositionalEvaluation, ConceptPair, ParseJob

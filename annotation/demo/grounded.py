@@ -10,6 +10,7 @@ import random
 from dataclasses import dataclass
 
 from mturk.models import Assignment, Campaign
+from mturk.providers.registry import own_crowd
 from mturk.services.campaigns import create_campaign, publish_campaign
 from mturk.services.review import approve_submitted
 from mturk.work.services.assignments import assign_next_hit, get_or_create_worker, submit_answer
@@ -89,7 +90,7 @@ def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
     names = {c.pk: c for c in Concept.objects.filter(pk__in={b.concept_id for found in boxes.values() for b in found})}
     planned: dict[int, SimulatedDescription] = {}
     for w in range(WORKERS):
-        worker = get_or_create_worker("local", f"SIMULATED-{w + 1}")
+        worker = get_or_create_worker(own_crowd().name, f"SIMULATED-{w + 1}")
         for _ in images:
             assignment = assign_next_hit(describe, worker)
             image = next(i for i in images if i.pk == assignment.hit.items["image"])
@@ -100,7 +101,7 @@ def seed_grounded_demo(images: list[Image]) -> tuple[Campaign, Campaign]:
             planned[assignment.pk] = plan
     approve_submitted(describe)
     publish_campaign(link)  # publishes the new HITs now, whether or not a task queue is running
-    linker = get_or_create_worker("local", "SIMULATED-LINKER")
+    linker = get_or_create_worker(own_crowd().name, "SIMULATED-LINKER")
     descriptions = {d.pk: d for d in Description.objects.filter(assignment_id__in=planned)}
     for _ in descriptions:
         assignment = assign_next_hit(link, linker)

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from mturk.console.views.researcher import researcher_required
+from mturk.views.access import researcher_required
 
 from .models import ImageSet
 from .selectors import set_list, set_page

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from mturk.console.views.researcher import researcher_required
+from mturk.views.access import researcher_required
 
 from .forms import PoolForm
 from .models import TestPool

@@ -42,6 +42,60 @@ class ConceptRow:
 
 
 @dataclass(frozen=True)
+class RowWords:
+    """How a reader's messages speak of its rows (a concepts.tsv line, a typed label)."""
+
+    empty: str  # a row without a name
+    synset_example: str  # a synset id like the ones the reader's rows hold
+    repeated: str  # a name defined twice (formatted with `name` and `line`, the line defining it first)
+    nothing: str  # no row at all
+    synonym_separator: str
+
+
+TSV_WORDS = RowWords(empty="the concept name is empty", synset_example="woman.n.01",
+                     repeated="concept '{name}' is already defined on line {line}",
+                     nothing="no concepts (only the header)", synonym_separator=";")
+
+
+class RowChecker:
+    """The rows of one text, each checked as it is read (a name, storable cells, a synset id, no name twice);
+    `checked` then checks them together. Every error is kept, naming its line."""
+
+    def __init__(self, source: str, words: RowWords) -> None:
+        self.source, self.words = source, words
+        self.rows: list[ConceptRow] = []
+        self.errors: list[str] = []
+        self.seen: dict[str, int] = {}  # name -> the line defining it
+
+    def error(self, line: int, message: str) -> None:
+        self.errors.append(f"{self.source} line {line}: {message}")
+
+    def add(self, line: int, name: str, synset: str, synonyms: str, parent: str) -> None:
+        """One row's cells, stripped; kept as a row unless its name is empty or a cell cannot be stored."""
+        if not name:
+            self.error(line, self.words.empty)
+            return
+        problems = cell_problems({"name": name, "synset": synset, "synonyms": synonyms, "parent": parent})
+        if problems:
+            for problem in problems:
+                self.error(line, problem)
+            return
+        if synset and not SYNSET.fullmatch(synset):
+            self.error(line, f"'{synset}' is not a WordNet synset id like {self.words.synset_example}")
+        if name in self.seen:
+            self.error(line, self.words.repeated.format(name=name, line=self.seen[name]))
+        self.seen[name] = line
+        names = tuple(s.strip() for s in synonyms.split(self.words.synonym_separator) if s.strip())
+        self.rows.append(ConceptRow(line, name, synset, names, parent))
+
+    def checked(self, vocabulary: Vocabulary | None) -> list[ConceptRow]:
+        """The rows, once the parents are checked too (check_rows); ConceptImportError with every error."""
+        if not self.rows and not self.errors:
+            raise ConceptImportError([f"{self.source}: {self.words.nothing}"])
+        return check_rows(self.rows, self.errors, self.source, vocabulary)
+
+
+@dataclass(frozen=True)
 class ConceptImport:
     vocabulary: Vocabulary
     created: int
@@ -54,34 +108,17 @@ def parse_concepts(text: str, source: str = "concepts.tsv", vocabulary: Vocabula
     lines = text.splitlines()
     if not lines or lines[0].strip().lower().split("\t") != HEADER:
         raise ConceptImportError([f"{source} line 1: expected the header {' / '.join(HEADER)} (tab-separated)"])
-    rows: list[ConceptRow] = []
-    errors: list[str] = []
-    seen: dict[str, int] = {}  # name -> the line defining it
+    checker = RowChecker(source, TSV_WORDS)
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip() or line.startswith("#"):
             continue
         cells = line.split("\t")
         if len(cells) != 4:
-            errors.append(f"{source} line {number}: expected 4 tab-separated columns, found {len(cells)}")
+            checker.error(number, f"expected 4 tab-separated columns, found {len(cells)}")
             continue
         name, synset, synonyms, parent = (cell.strip() for cell in cells)
-        if not name:
-            errors.append(f"{source} line {number}: the concept name is empty")
-            continue
-        problems = cell_problems({"name": name, "synset": synset, "synonyms": synonyms, "parent": parent})
-        if problems:
-            errors += [f"{source} line {number}: {problem}" for problem in problems]
-            continue
-        if synset and not SYNSET.fullmatch(synset):
-            errors.append(f"{source} line {number}: '{synset}' is not a WordNet synset id like woman.n.01")
-        if name in seen:
-            errors.append(f"{source} line {number}: concept '{name}' is already defined on line {seen[name]}")
-        seen[name] = number
-        rows.append(ConceptRow(number, name, synset, tuple(s.strip() for s in synonyms.split(";") if s.strip()),
-                               parent))
-    if not rows and not errors:
-        raise ConceptImportError([f"{source}: no concepts (only the header)"])
-    return check_rows(rows, errors, source, vocabulary)
+        checker.add(number, name, synset, synonyms, parent)
+    return checker.checked(vocabulary)
 
 
 def check_rows(rows: list[ConceptRow], errors: list[str], source: str, vocabulary: Vocabulary | None

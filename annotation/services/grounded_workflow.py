@@ -28,7 +28,7 @@ def create_grounded_workflow(
     name: str,
     images: list[Image],
     *,
-    provider: str = "local",
+    provider: str | None = None,  # None: the default provider (settings.DEFAULT_CROWD_PROVIDER)
     settings: dict[str, dict[str, Any]] | None = None,
     publish: bool = False,
     is_simulated: bool = False,

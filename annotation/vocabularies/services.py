@@ -11,18 +11,20 @@ from common.text_input import unstorable
 
 from ..models import Vocabulary
 from ..services.concepts import (
-    SYNSET,
     ConceptImport,
     ConceptImportError,
     ConceptRow,
-    cell_problems,
-    check_rows,
+    RowChecker,
+    RowWords,
     check_vocabulary_name,
     parse_concepts,
     write_labels,
 )
 
 DESCRIPTION_LENGTH = 300
+TYPED_WORDS = RowWords(empty="the label is empty", synset_example="kitten.n.01",
+                       repeated="the label '{name}' is already on line {line}",
+                       nothing="no labels (type one per line)", synonym_separator=",")
 
 
 def unknown_vocabulary_message(name: str) -> str:
@@ -36,35 +38,18 @@ def unknown_vocabulary_message(name: str) -> str:
 
 def parse_typed_labels(text: str, source: str = "labels") -> list[ConceptRow]:
     """The rows of labels typed one per line (`name | synonyms | synset | parent`); blank lines are skipped."""
-    rows: list[ConceptRow] = []
-    errors: list[str] = []
-    seen: dict[str, int] = {}
+    checker = RowChecker(source, TYPED_WORDS)
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         parts = [part.strip() for part in line.split("|")]
         if len(parts) > 4:
-            errors.append(f"{source} line {number}: at most 4 parts separated by | (name | synonyms | synset | "
-                          f"parent), found {len(parts)}")
+            checker.error(number, f"at most 4 parts separated by | (name | synonyms | synset | parent), found "
+                                  f"{len(parts)}")
             continue
         name, synonyms, synset, parent = (parts + ["", "", ""])[:4]
-        if not name:
-            errors.append(f"{source} line {number}: the label is empty")
-            continue
-        problems = cell_problems({"name": name, "synset": synset, "synonyms": synonyms, "parent": parent})
-        if problems:
-            errors += [f"{source} line {number}: {problem}" for problem in problems]
-            continue
-        if synset and not SYNSET.fullmatch(synset):
-            errors.append(f"{source} line {number}: '{synset}' is not a WordNet synset id like kitten.n.01")
-        if name in seen:
-            errors.append(f"{source} line {number}: the label '{name}' is already on line {seen[name]}")
-        seen[name] = number
-        rows.append(ConceptRow(number, name, synset, tuple(s.strip() for s in synonyms.split(",") if s.strip()),
-                               parent))
-    if not rows and not errors:
-        raise ConceptImportError([f"{source}: no labels (type one per line)"])
-    return check_rows(rows, errors, source, None)
+        checker.add(number, name, synset, synonyms, parent)
+    return checker.checked(None)
 
 
 @transaction.atomic

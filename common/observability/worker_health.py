@@ -1,6 +1,6 @@
 """Whether a Celery worker can work: it reaches the broker and the database. Checked without `celery inspect ping`
 (a round trip through the broker and a busy worker's pool is too slow and too fragile for a probe): by
-`manage.py worker_health` (exit status) and by the worker's own small HTTP server (WORKER_HEALTH_PORT):
+`manage.py check_worker_health` (exit status) and by the worker's own small HTTP server (WORKER_HEALTH_PORT):
 GET /healthz (the worker process answers), /readyz (broker and database: 200 "ok", else 503 naming what fails),
 /metrics (the worker's jobs, with the token)."""
 from __future__ import annotations

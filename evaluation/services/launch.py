@@ -43,7 +43,7 @@ def campaign_name(evaluation: HumanEvaluation) -> str:
     return f"Human evaluation: {evaluation.name}"[:200]
 
 
-def launch_evaluation(evaluation: HumanEvaluation, *, provider: str = "local", reward: Decimal | None = None,
+def launch_evaluation(evaluation: HumanEvaluation, *, provider: str | None = None, reward: Decimal | None = None,
                       created_by: Any = None, publish: bool = False,
                       settings: dict[str, Any] | None = None) -> Campaign:
     """The evaluation's campaign (a draft, or published with `publish`); EvaluationError (nothing changed) when the

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from ..item_sources import UnknownItemSource, get_source, sources_for
 from ..models import HIT, Assignment, Campaign, Worker
-from ..providers.registry import get_provider, provider_names
+from ..providers.registry import default_provider_name, get_provider, provider_names
 from ..selectors.campaigns import CampaignWithProgress, progress_of
 from ..task_kinds import StrictSerializer, task_kind_names
 from .fields import set_choices
@@ -60,7 +60,7 @@ class CampaignSerializer(serializers.ModelSerializer):
 class CampaignCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=200)
     task_kind = serializers.ChoiceField(choices=[])
-    provider = serializers.ChoiceField(choices=[], default="local")
+    provider = serializers.ChoiceField(choices=[], default=default_provider_name())
     reward = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0"), required=False)
     assignments_per_hit = serializers.IntegerField(min_value=1, max_value=1000, required=False)
     time_limit_seconds = serializers.IntegerField(min_value=30, max_value=365 * 24 * 3600, required=False)

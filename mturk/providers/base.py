@@ -24,6 +24,17 @@ def money(value: Decimal) -> Decimal:
 
 
 @dataclass(frozen=True)
+class RequirementField:
+    """One of a provider's worker requirements as a field of the campaign wizard (`q-<key>`)."""
+
+    key: str
+    label: str
+    kind: str  # "number", "text" (comma-separated list), "check", "choices" (checkboxes), "json"
+    help: str = ""
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class PublishOutcome:
     published: int
     worker_link: str | None = None
@@ -76,6 +87,10 @@ class NotSupported(ProviderError):
 
 class CrowdProvider(ABC):
     name: str
+    label: str = ""  # the provider's name as a sentence writes it (e.g. "MTurk"); blank: its name
+    # The platform's own crowd: workers come by a campaign's signed link, and our server names them (the local
+    # crowd). Simulated demo workers belong to it too. One configured provider is (registry.own_crowd).
+    own_crowd: bool = False
     has_marketplace: bool = False  # the work also lives on a remote marketplace (ids, decisions, payment)
     # Each HIT is created on the marketplace (MTurk). False for a marketplace that sends participants to our
     # server for one study (Prolific): our server hands out the HITs, so none is created, listed or synced.
@@ -99,6 +114,7 @@ class CrowdProvider(ABC):
     participation_label: str = "Per HIT"  # what each participation rule applies to
     fee_source: str = "no marketplace is called"  # what a dry run asks for the fees
     add_assignments_note: str = ""  # said beside "More assignments per HIT" (where the places go)
+    requirement_fields: tuple[RequirementField, ...] = ()  # the wizard's fields for clean_qualifications' keys
 
     def clean_qualifications(self, spec: Any) -> dict[str, Any]:
         """Check a campaign's worker requirements (raises ValueError naming the bad key)."""

@@ -82,3 +82,27 @@ def get_provider(name: str) -> CrowdProvider:
     if name not in _INSTANCES:
         _INSTANCES[name] = _PROVIDERS[name]()
     return _INSTANCES[name]
+
+
+def own_crowd() -> CrowdProvider:
+    """The configured provider that is the platform's own crowd (CrowdProvider.own_crowd: campaign links, workers
+    named by our server, the demo's simulated workers)."""
+    for name in provider_names():
+        if _PROVIDERS[name].own_crowd:
+            return get_provider(name)
+    raise UnknownProvider("no configured provider is the platform's own crowd "
+                          f"(available: {', '.join(provider_names())})")
+
+
+def default_provider_name() -> str:
+    """The provider a campaign goes to when none is named (settings.DEFAULT_CROWD_PROVIDER)."""
+    return str(settings.DEFAULT_CROWD_PROVIDER)
+
+
+def provider_label(name: str) -> str:
+    """A provider's name as a sentence writes it (an unknown provider: its name)."""
+    try:
+        provider = get_provider(name)
+    except UnknownProvider:
+        return name
+    return provider.label or name

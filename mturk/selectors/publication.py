@@ -1,7 +1,7 @@
 """Reads: what publishing a campaign would do, worked out without side effects (no marketplace call,
 no write).
 
-Shared by `manage.py publish --dry-run`, `GET /api/campaigns/{id}/estimate/` and the campaign page.
+Shared by `manage.py publish_campaign --dry-run`, `GET /api/campaigns/{id}/estimate/` and the campaign page.
 Everything comes from the services (plan_publication, estimate_cost, committed_spend) and the provider's
 local checks (check_campaign, describe_requirements), applied to an unsaved copy of the campaign."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from ..models import HIT, Campaign
 from ..providers.base import CrowdProvider, ProviderError, money
-from ..providers.registry import get_provider
+from ..providers.registry import get_provider, own_crowd
 from ..services.campaigns import (
     CampaignError,
     CostEstimate,
@@ -108,7 +108,7 @@ def preview_publication(campaign: Campaign, provider_name: str | None = None, *,
         rule = provider.fee_rule(fee, candidate)
     except ProviderError as exc:  # the marketplace's fees could not be learnt: the plan is shown without them
         errors.append(f"{provider.name}: {exc}")
-        pricing, fee, rule = get_provider("local"), Decimal("0.00"), "unknown (see the error)"
+        pricing, fee, rule = own_crowd(), Decimal("0.00"), "unknown (see the error)"
     to_publish, drafts = plan_publication(candidate, pricing)
     if not to_publish and campaign.status == CampaignStatus.DRAFT:
         refusal = nothing_offered(candidate, pricing, drafts)

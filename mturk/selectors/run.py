@@ -6,16 +6,10 @@ from dataclasses import dataclass, field
 
 from ..models import Campaign
 from ..providers.base import CrowdProvider
-from ..providers.registry import get_provider
+from ..providers.registry import get_provider, provider_label
 from ..states import CampaignStatus
 
 RUNNING = (CampaignStatus.ACTIVE, CampaignStatus.PAUSED)
-PROVIDER_LABELS = {"mturk": "MTurk", "prolific": "Prolific", "local": "the local crowd"}
-
-
-def provider_label(name: str) -> str:
-    """A provider's name as a sentence writes it."""
-    return PROVIDER_LABELS.get(name, name)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from ..models import HIT, Bonus, Campaign
 from ..providers.base import CrowdProvider, ProviderError, PublishOutcome, money
-from ..providers.registry import get_provider
+from ..providers.registry import default_provider_name, get_provider
 from ..states import HIT_MACHINE, CampaignStatus, HITStatus
 from ..task_kinds import get_task_kind
 from .gold import GoldError, check_gold_settings, mix_gold, onboarding_hits
@@ -29,7 +29,7 @@ def create_campaign(
     *,
     name: str,
     task_kind: str,
-    provider: str = "local",
+    provider: str | None = None,  # None: the default provider (settings.DEFAULT_CROWD_PROVIDER)
     reward: Decimal | None = None,
     assignments_per_hit: int | None = None,
     time_limit_seconds: int | None = None,
@@ -63,6 +63,7 @@ def create_campaign(
     mean score of `onboarding_pass` (local and Prolific only). `pilot_items`: the first that many real HITs are
     the pilot, each done by `pilot_assignments` workers (default 3) and handed out first (services.pilot)."""
     kind = get_task_kind(task_kind)
+    provider = default_provider_name() if provider is None else provider
     crowd = get_provider(provider)
     defaults = kind.defaults
     unknown = set(options or {}) - set(defaults.options)

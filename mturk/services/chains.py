@@ -37,7 +37,7 @@ def create_chain(
     stages: dict[str, dict[str, Any]],
     items: list[dict[str, Any]],
     *,
-    provider: str = "local",
+    provider: str | None = None,  # None: the default provider (settings.DEFAULT_CROWD_PROVIDER)
     settings: dict[str, dict[str, Any]] | None = None,
     publish: bool = False,
     is_simulated: bool = False,

@@ -13,10 +13,9 @@ from django.urls import reverse
 
 from ..models import Campaign
 from ..providers.base import CrowdProvider, ProviderError
-from ..providers.registry import get_provider
+from ..providers.registry import get_provider, provider_label
 from ..selectors.publication import PublicationPreview, preview_publication
 from ..selectors.review import FlagSummary, selection_flags, submitted_flags
-from ..selectors.run import provider_label
 from ..services.hits import added_assignments_cost
 from ..states import CampaignStatus, HITStatus
 

@@ -32,7 +32,7 @@ def create_story_workflow(
     albums: list[Album],
     *,
     ratings: bool = False,
-    provider: str = "local",
+    provider: str | None = None,  # None: the default provider (settings.DEFAULT_CROWD_PROVIDER)
     settings: dict[str, dict[str, Any]] | None = None,
     publish: bool = False,
     is_simulated: bool = False,

@@ -1,4 +1,4 @@
-"""`manage.py content_selection_report`: report.json and report.html on a tiny, hand-computed data set."""
+"""`manage.py report_content_selection`: report.json and report.html on a tiny, hand-computed data set."""
 from __future__ import annotations
 
 import json
@@ -54,7 +54,7 @@ def gold() -> dict[str, Image]:
 
 def run(*args) -> str:
     out = StringIO()
-    call_command("content_selection_report", *map(str, args), stdout=out, stderr=out)
+    call_command("report_content_selection", *map(str, args), stdout=out, stderr=out)
     return out.getvalue()
 
 

@@ -1,5 +1,5 @@
 """A worker's health: it reaches the broker and the database, checked without a round trip through a worker
-(`manage.py worker_health` and the worker's own health port)."""
+(`manage.py check_worker_health` and the worker's own health port)."""
 from __future__ import annotations
 
 import urllib.error
@@ -27,20 +27,20 @@ def database_down():
 @pytest.mark.django_db
 def test_the_command_says_ok_when_broker_and_database_answer():
     out = StringIO()
-    call_command("worker_health", stdout=out)
+    call_command("check_worker_health", stdout=out)
     assert out.getvalue().strip() == "ok"
 
 
 @pytest.mark.django_db
 def test_the_command_names_a_broker_that_does_not_answer(broker_down):
     with pytest.raises(CommandError, match="^broker unavailable$"):
-        call_command("worker_health")
+        call_command("check_worker_health")
 
 
 @pytest.mark.django_db
 def test_the_command_names_a_database_that_does_not_answer(database_down):
     with pytest.raises(CommandError, match="^database unavailable$"):
-        call_command("worker_health")
+        call_command("check_worker_health")
 
 
 @pytest.mark.django_db

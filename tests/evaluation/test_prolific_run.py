@@ -272,6 +272,6 @@ def test_a_503_while_a_launch_creates_the_study_is_said_by_the_command_the_api_a
     assert response.json()["campaign"] == second.campaign_id and "(503)" in response.json()["detail"]
     assert prolific_fake.studies == {}
 
-    call_command("publish", first.campaign.name, stdout=StringIO())
+    call_command("publish_campaign", first.campaign.name, stdout=StringIO())
     first.campaign.refresh_from_db()
     assert first.campaign.marketplace_error == "" and len(prolific_fake.studies) == 1

@@ -142,7 +142,7 @@ def test_with_a_broker_the_retry_stays_and_what_is_recorded_says_when_then_that_
     campaign.refresh_from_db()
     assert campaign.marketplace_error == (
         f"Creating or updating the Prolific study failed: {DOWN}; given up after 11 attempts: publish the campaign "
-        "again to retry (`manage.py publish` or the Publish button)")
+        "again to retry (`manage.py publish_campaign` or the Publish button)")
     finished = [r.getMessage() for r in caplog.records if "finished" in r.getMessage()]
     assert finished == [f"job mturk.tasks.prolific_publish finished: retry ({DOWN})",
                         f"job mturk.tasks.prolific_publish finished: failure ({DOWN})"]

@@ -23,7 +23,7 @@ def run(*args):
 
 def test_bonus_pays_and_prints():
     assignment = submitted(make_campaign(images=1))
-    output = run("bonus", assignment.pk, "0.25", "--reason", "Great detail")
+    output = run("grant_bonus", assignment.pk, "0.25", "--reason", "Great detail")
     bonus = Bonus.objects.get(assignment=assignment)
     assert (bonus.amount, bonus.reason, bonus.paid) == (Decimal("0.25"), "Great detail", True)
     assert f"Bonus {bonus.pk}" in output and "$0.25" in output and "paid" in output
@@ -33,14 +33,14 @@ def test_bonus_pays_and_prints():
 def test_bonus_refuses_a_bad_amount(amount):
     assignment = submitted(make_campaign(images=1))
     with pytest.raises(CommandError, match=f"'{amount}' is not an amount"):
-        run("bonus", assignment.pk, amount, "--reason", "Great detail")
+        run("grant_bonus", assignment.pk, amount, "--reason", "Great detail")
     assert not Bonus.objects.exists()
 
 
 def test_bonus_passes_on_the_service_refusal():
     assignment = submitted(make_campaign(images=1))
     with pytest.raises(CommandError, match="must be positive"):
-        run("bonus", assignment.pk, "0", "--reason", "Great detail")
+        run("grant_bonus", assignment.pk, "0", "--reason", "Great detail")
     assert not Bonus.objects.exists()
 
 
@@ -102,7 +102,7 @@ def test_message_workers_prints_reached_and_missed(monkeypatch):
 def test_extend_hits_extends_published_and_reopens_expired():
     campaign = make_campaign(images=2)
     first, second = campaign.hits.order_by("pk")
-    call_command("expire", str(campaign.pk), stdout=io.StringIO())
+    call_command("expire_hits", str(campaign.pk), stdout=io.StringIO())
     HIT.objects.filter(pk=second.pk).update(status=HITStatus.PUBLISHED)
     before = timezone.now()
     output = run("extend_hits", campaign.pk, "--seconds", 3600)
@@ -162,11 +162,11 @@ def test_add_assignments_refuses_a_draft_hit_and_an_unknown_one():
 
 def test_decide_approves_rejects_and_overrides():
     assignment = submitted(make_campaign(images=1))
-    output = run("decide", assignment.pk, "--reject", "--feedback", "Describes another picture")
+    output = run("decide_assignment", assignment.pk, "--reject", "--feedback", "Describes another picture")
     assignment.refresh_from_db()
     assert (assignment.status, assignment.feedback) == (AssignmentStatus.REJECTED, "Describes another picture")
     assert "rejected" in output
-    run("decide", assignment.pk, "--approve", "--feedback", "Sorry, our mistake")
+    run("decide_assignment", assignment.pk, "--approve", "--feedback", "Sorry, our mistake")
     assignment.refresh_from_db()
     assert (assignment.status, assignment.feedback) == (AssignmentStatus.APPROVED, "Sorry, our mistake")
 
@@ -174,20 +174,20 @@ def test_decide_approves_rejects_and_overrides():
 def test_decide_reject_without_feedback_is_refused():
     assignment = submitted(make_campaign(images=1))
     with pytest.raises(CommandError, match="feedback"):
-        run("decide", assignment.pk, "--reject")
+        run("decide_assignment", assignment.pk, "--reject")
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.SUBMITTED
 
 
 def test_decide_and_bonus_refuse_an_unknown_assignment():
     with pytest.raises(CommandError, match="no assignment numbered 99999"):
-        run("decide", 99999, "--approve")
+        run("decide_assignment", 99999, "--approve")
     with pytest.raises(CommandError, match="no assignment numbered 99999"):
-        run("bonus", 99999, "1.00", "--reason", "Thanks")
+        run("grant_bonus", 99999, "1.00", "--reason", "Thanks")
 
 
-@pytest.mark.parametrize("command", ["bonus", "block_worker", "message_workers", "extend_hits",
-                                     "add_assignments", "decide"])
+@pytest.mark.parametrize("command", ["grant_bonus", "block_worker", "message_workers", "extend_hits",
+                                     "add_assignments", "decide_assignment"])
 def test_every_command_has_help(command):
     from django.core.management import load_command_class
 

@@ -2,9 +2,10 @@
 goes to the pool's judge_caption campaign, created on first use, so judgements accumulate and are reused by
 every later system. A caption's pair with its own original image is relevant by definition and never queued.
 
-Settings (`RANKING_JUDGING`, from the RANKING_JUDGING_* environment variables): `provider` ("local"),
-`assignments_per_hit` (3 judges per pair), `pairs_per_hit` (10), `gold_per_hit` (1, when gold pairs exist),
-`publish` (False: the campaign and its new HITs stay drafts until a researcher publishes them)."""
+Settings (`RANKING_JUDGING`, from the RANKING_JUDGING_* environment variables): `provider` (the default
+provider, settings.DEFAULT_CROWD_PROVIDER), `assignments_per_hit` (3 judges per pair), `pairs_per_hit` (10),
+`gold_per_hit` (1, when gold pairs exist), `publish` (False: the campaign and its new HITs stay drafts until a
+researcher publishes them)."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,14 +14,15 @@ from django.conf import settings
 from django.db import transaction
 
 from mturk.models import Campaign
+from mturk.providers.registry import default_provider_name
 from mturk.services.campaigns import add_hits, create_campaign, publish_campaign
 
 from ..models import CaptionJudgement, QueuedPair, RankingSubmission, TestPool
 from .judging_items import judging_items
 
 CHUNK = 500  # pairs looked up per query: a submission's queries grow with its pairs, never with the queue
-DEFAULTS: dict[str, Any] = {"provider": "local", "assignments_per_hit": 3, "pairs_per_hit": 10, "gold_per_hit": 1,
-                            "publish": False}
+DEFAULTS: dict[str, Any] = {"provider": default_provider_name(), "assignments_per_hit": 3, "pairs_per_hit": 10,
+                            "gold_per_hit": 1, "publish": False}
 
 
 def judging_config() -> dict[str, Any]:

@@ -3,6 +3,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from mturk.providers.registry import default_provider_name
+
 from ...budget import estimate
 from ...services.evaluations import EvaluationError
 from ._human_eval import evaluation_named
@@ -15,7 +17,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("name", help="the evaluation's name or id")
         parser.add_argument("--reward", default="", help="reward per assignment (default: the task kind's)")
-        parser.add_argument("--provider", default="local")
+        parser.add_argument("--provider", default=default_provider_name())
 
     def handle(self, *args: Any, name: str, reward: str, provider: str, **options: Any) -> None:
         evaluation = evaluation_named(name)

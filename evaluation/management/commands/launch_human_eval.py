@@ -4,6 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from mturk.providers.registry import default_provider_name
+
 from ...services.evaluations import EvaluationError
 from ...services.launch import LaunchedNotPublished, launch_evaluation
 from ._human_eval import evaluation_named
@@ -15,7 +17,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="the evaluation's name or id")
-        parser.add_argument("--provider", default="local")
+        parser.add_argument("--provider", default=default_provider_name())
         parser.add_argument("--reward", default="", help="reward per assignment (default: the task kind's)")
         parser.add_argument("--publish", action="store_true", help="publish the campaign now")
         parser.add_argument("--campaign-settings", default="", help=(

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from ...models import Assignment, Campaign, Worker
 from ...providers.base import ProviderError
@@ -35,12 +35,10 @@ from ...services.review import (
 from ...states import CampaignStatus, InvalidTransition
 from ...task_kinds import get_task_kind
 from ...views import campaign_confirm
-from ...views.access import back_to_form, researcher_required
+from ...views.access import back_to_form_page, confirmed_action, researcher_required
 from ...views.campaign_confirm import render_confirmation
 from ...work.services.marketplace_sync import sync_campaign
 from . import campaign_charts, review
-
-confirmed_action = require_http_methods(["GET", "POST"])  # GET: the confirmation step, POST: the action
 
 
 @require_GET
@@ -105,7 +103,7 @@ def review_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> Http
             messages.error(request, "Unknown review action.")
     except (ReviewError, InvalidTransition) as exc:
         messages.error(request, f"Assignment {assignment.pk}: {exc}")
-    return back_to_form(request, pk)
+    return back_to_form_page(request, pk)
 
 
 class _BonusAmount(forms.Form):
@@ -121,7 +119,7 @@ def bonus_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> HttpR
     if not parsed.is_valid():
         messages.error(request, f"Assignment {assignment.pk}: the bonus amount must be a number of dollars "
                                 "with at most 2 decimals.")
-        return back_to_form(request, pk)
+        return back_to_form_page(request, pk)
     try:
         bonus = grant_bonus(assignment, parsed.cleaned_data["amount"], request.POST.get("reason", ""))
     except ReviewError as exc:
@@ -129,7 +127,7 @@ def bonus_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> HttpR
     else:
         state = "paid" if bonus.paid else "recorded, not paid yet"
         messages.success(request, f"Bonus of ${bonus.amount} for assignment {assignment.pk} {state}.")
-    return back_to_form(request, pk)
+    return back_to_form_page(request, pk)
 
 
 @require_POST
@@ -144,7 +142,7 @@ def block_worker(request: HttpRequest, pk: int, worker_pk: int) -> HttpResponse:
         messages.error(request, f"Worker {worker.external_id}: {exc}")
     else:
         messages.success(request, f"Worker {worker.external_id} {'unblocked' if unblock else 'blocked'}.")
-    return back_to_form(request, pk)
+    return back_to_form_page(request, pk)
 
 
 @confirmed_action

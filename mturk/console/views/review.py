@@ -24,7 +24,7 @@ from ...services.review_bulk import ACTIONS, review_selection
 from ...states import AssignmentStatus
 from ...task_kinds import TaskKind, get_task_kind
 from ...views import campaign_confirm
-from ...views.access import back_to_form, researcher_required
+from ...views.access import back_to_form_page, researcher_required
 from ...views.campaign_confirm import render_confirmation
 
 PAGE_SIZES = (10, 20, 50, 100)
@@ -130,10 +130,10 @@ def review_bulk(request: HttpRequest, pk: int) -> HttpResponse:
     action = request.POST.get("action", "")
     if not ids:
         messages.error(request, "Select at least one assignment first.")
-        return back_to_form(request, pk)
+        return back_to_form_page(request, pk)
     if action not in ACTIONS:
         messages.error(request, "Unknown review action.")
-        return back_to_form(request, pk)
+        return back_to_form_page(request, pk)
     feedback, category = request.POST.get("feedback", ""), request.POST.get("category", "")
     if request.POST.get("confirmed") != "1":  # first the step: how many, flagged by which check (no write)
         back = request.POST.get("next", "")
@@ -146,7 +146,7 @@ def review_bulk(request: HttpRequest, pk: int) -> HttpResponse:
                                   leave_flagged=request.POST.get("leave_flagged") == "1")
     except ReviewError as exc:
         messages.error(request, str(exc))
-        return back_to_form(request, pk)
+        return back_to_form_page(request, pk)
     if result.left_flagged:
         messages.info(request, f"Left out, flagged by the checks: {_ids(result.left_flagged)}.")
     if result.done:
@@ -157,7 +157,7 @@ def review_bulk(request: HttpRequest, pk: int) -> HttpResponse:
         by_reason.setdefault(reason, []).append(assignment_id)
     for reason, failed in by_reason.items():
         messages.error(request, f"Unchanged, assignment(s) {_ids(failed)}: {reason}")
-    return back_to_form(request, pk)
+    return back_to_form_page(request, pk)
 
 
 def _ids(ids: list[int]) -> str:

@@ -27,7 +27,7 @@ from ...item_sources import (
     takes_stage_output,
 )
 from ...models import HIT, Campaign
-from ...providers.registry import provider_names
+from ...providers.registry import default_provider_name, own_crowd, provider_names
 from ...services.campaigns import CampaignError
 from ...states import CampaignStatus
 from ...task_kinds import ChoiceOption, OptionChoice, TaskKind, UnknownTaskKind, get_task_kind, task_kind_names
@@ -40,13 +40,13 @@ from .wizard_input import (
     CAMPAIGN_FIELDS,
     GOLD_FIELDS,
     PILOT_FIELDS,
-    REQUIREMENTS,
     SINGLE,
     STAGE_FIELDS,
     STAGE_SOURCE,
     WizardInput,
     read_options,
     read_wizard,
+    requirement_fields,
 )
 from .wizard_matching import matching, matching_row
 
@@ -173,7 +173,7 @@ def _context(post: QueryDict, found: WizardInput | None, prefill: QueryDict | No
     chosen = prefill if prefill is not None and not post else post
     errors = found.errors if found else {}
     flow = post.get("flow", SINGLE)
-    provider = post.get("provider", "local")
+    provider = post.get("provider", default_provider_name())
     campaigns = list(Campaign.objects.exclude(status=CampaignStatus.CLOSED).order_by("-pk")
                      .values("pk", "name", "task_kind")[:SOURCE_CAMPAIGNS_SHOWN])
     stage_kinds = " ".join(k for k in task_kind_names() if takes_stage_output(k))
@@ -196,7 +196,7 @@ def _context(post: QueryDict, found: WizardInput | None, prefill: QueryDict | No
                                "switch": switch})
     requirements = {
         provider_name: [_field(post, errors, f"q-{r.key}", r.label, type=r.kind, help=r.help, choices=r.choices)
-                        for r in REQUIREMENTS.get(provider_name, ())]
+                        for r in requirement_fields(provider_name)]
         for provider_name in provider_names()
     }
     first_kind = post.get("kind") or "describe_image"
@@ -312,7 +312,7 @@ def _preview_campaign(request: HttpRequest, kind_name: str, kind: TaskKind, samp
         reward = kind.defaults.reward
     time_limit = request.GET.get("time_limit_seconds", "")
     return Campaign(
-        name="Preview", task_kind=kind_name, provider="local", reward=reward,
+        name="Preview", task_kind=kind_name, provider=own_crowd().name, reward=reward,
         title=request.GET.get("title") or kind.defaults.title,
         instructions=request.GET.get("instructions") or kind.defaults.instructions,
         description=kind.defaults.description, options=options,

@@ -13,7 +13,8 @@ from django.http import QueryDict
 from ...api.serializers import CampaignCreateSerializer
 from ...item_sources import UnknownItemSource, get_source, sources_for, takes_stage_output
 from ...models import Campaign
-from ...providers.registry import UnknownProvider, get_provider
+from ...providers.base import RequirementField
+from ...providers.registry import UnknownProvider, default_provider_name, get_provider
 from ...services.campaigns import create_campaign
 from ...task_kinds import UnknownTaskKind, get_task_kind
 from ...workflows import get_workflow
@@ -30,34 +31,12 @@ STAGE_FIELDS = ("reward", "assignments_per_hit", "time_limit_seconds", "budget_c
                 *PILOT_FIELDS)
 
 
-@dataclass(frozen=True)
-class Requirement:
-    """One of a provider's worker requirements as a form field (`q-<key>`)."""
-
-    key: str
-    label: str
-    kind: str  # "number", "text" (comma-separated list), "check", "choices" (checkboxes), "json"
-    help: str = ""
-    choices: tuple[str, ...] = ()
-
-
-REQUIREMENTS: dict[str, tuple[Requirement, ...]] = {
-    "mturk": (
-        Requirement("approval_rate_min", "Approval rate at least (%)", "number"),
-        Requirement("approved_min", "Approved HITs at least", "number"),
-        Requirement("locales", "Locales", "text", "Country codes separated by commas, e.g. US, GB"),
-        Requirement("masters", "Masters only", "check"),
-        Requirement("adult", "Adult content (workers must agree)", "check"),
-    ),
-    "prolific": (
-        Requirement("devices", "Devices", "choices", choices=("desktop", "tablet", "mobile")),
-        Requirement("estimated_minutes", "Estimated minutes per submission", "number",
-                    "Prolific shows it and checks the hourly pay against it"),
-        Requirement("filters", "Filters (JSON)", "json",
-                    'e.g. [{"filter_id": "current-country-of-residence", "selected_values": ["1"]}]; '
-                    "manage.py prolific_filters lists them"),
-    ),
-}
+def requirement_fields(provider_name: str) -> tuple[RequirementField, ...]:
+    """The provider's worker requirements as wizard fields (none for an unknown provider)."""
+    try:
+        return get_provider(provider_name).requirement_fields
+    except UnknownProvider:
+        return ()
 
 
 @dataclass
@@ -107,7 +86,7 @@ def read_options(post: QueryDict, kind_name: str, found: WizardInput) -> dict[st
 
 def read_requirements(post: QueryDict, provider: str, found: WizardInput) -> dict[str, Any]:
     spec: dict[str, Any] = {}
-    for requirement in REQUIREMENTS.get(provider, ()):
+    for requirement in requirement_fields(provider):
         name = f"q-{requirement.key}"
         if requirement.kind == "check":
             if post.get(name) == "on":
@@ -190,7 +169,7 @@ def _check_name(name: str, found: WizardInput, names: list[str]) -> None:
 def read_wizard(post: QueryDict, user: Any) -> WizardInput:
     flow = _text(post, "flow") or SINGLE
     found = WizardInput(flow=flow)
-    provider = _text(post, "provider") or "local"
+    provider = _text(post, "provider") or default_provider_name()
     try:
         get_provider(provider)
     except UnknownProvider as exc:

@@ -11,12 +11,12 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_GET
 
 from ...models import Worker
+from ...providers.registry import provider_label
 from ...quality.views.gold import answer_text, kind_label
 from ...selectors.quality import kind_totals, latest_answers, worker_quality
-from ...selectors.run import provider_label
 from ...services.review import ReviewError, set_worker_blocked
+from ...views.access import confirmed_action, researcher_required
 from ...views.campaign_confirm import Confirmation
-from .researcher import confirmed_action, researcher_required
 
 ANSWERS_PER_PAGE = 20
 

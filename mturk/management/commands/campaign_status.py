@@ -1,24 +1,9 @@
-from django.core.management.base import BaseCommand, CommandError
+"""`campaign_status`: the old name of `set_campaign_status`, kept for one release."""
+from common.renamed_commands import RenamedCommand
 
-from ...services.campaigns import set_campaign_status
-from ...states import CampaignStatus, InvalidTransition
-from ._common import find_campaign
-
-ACTIONS = {"pause": CampaignStatus.PAUSED, "close": CampaignStatus.CLOSED}
+from .set_campaign_status import Command as SetCampaignStatus
 
 
-class Command(BaseCommand):
-    help = ("Pause a campaign (no new task is handed out; a Prolific study is paused) or close it for good (a "
-            "Prolific study is stopped). `publish CAMPAIGN` resumes a paused campaign.")
-
-    def add_arguments(self, parser):
-        parser.add_argument("campaign", help="campaign id or name")
-        parser.add_argument("action", choices=sorted(ACTIONS))
-
-    def handle(self, *args, campaign: str, action: str, **options):
-        target = find_campaign(campaign)
-        try:
-            changed = set_campaign_status(target, ACTIONS[action])
-        except InvalidTransition as exc:
-            raise CommandError(str(exc)) from None
-        self.stdout.write(f"Campaign '{changed.name}' is {changed.get_status_display().lower()}.")
+class Command(RenamedCommand, SetCampaignStatus):
+    old_name = "campaign_status"
+    new_name = "set_campaign_status"

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...item_sources import get_source
 from ...providers.base import ProviderError
-from ...providers.registry import UnknownProvider, get_provider, provider_names
+from ...providers.registry import UnknownProvider, default_provider_name, get_provider, provider_names
 from ...services.campaigns import CampaignError, create_campaign
 from ...task_kinds import UnknownTaskKind, task_kind_names
 from ._common import find_campaign
@@ -35,7 +35,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True)
         parser.add_argument("--kind", required=True, help=f"task kind ({', '.join(task_kind_names())})")
-        parser.add_argument("--provider", default="local", help=f"({', '.join(provider_names())})")
+        parser.add_argument("--provider", default=default_provider_name(), help=f"({', '.join(provider_names())})")
         parser.add_argument("--reward", type=decimal_arg, help="USD per assignment (default: the task kind's)")
         parser.add_argument("--assignments", type=int, help="assignments per HIT")
         parser.add_argument("--time-limit", type=int, help="seconds a worker has for one assignment")

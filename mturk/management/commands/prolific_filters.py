@@ -1,4 +1,9 @@
-"""Prolific's participant filters (the Prolific provider's filters_command)."""
-from ...providers.registry import provider_module
+"""`prolific_filters`: the old name of `list_prolific_filters`, kept for one release."""
+from common.renamed_commands import RenamedCommand
 
-Command = provider_module("prolific", "filters_command").Command
+from .list_prolific_filters import Command as ListProlificFilters
+
+
+class Command(RenamedCommand, ListProlificFilters):
+    old_name = "prolific_filters"
+    new_name = "list_prolific_filters"

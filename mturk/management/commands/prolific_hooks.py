@@ -1,4 +1,9 @@
-"""Prolific webhooks of the workspace: subscribe, list, delete (the Prolific provider's hooks_command)."""
-from ...providers.registry import provider_module
+"""`prolific_hooks`: the old name of `manage_prolific_hooks`, kept for one release."""
+from common.renamed_commands import RenamedCommand
 
-Command = provider_module("prolific", "hooks_command").Command
+from .manage_prolific_hooks import Command as ManageProlificHooks
+
+
+class Command(RenamedCommand, ManageProlificHooks):
+    old_name = "prolific_hooks"
+    new_name = "manage_prolific_hooks"

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 @register_provider
 class LocalProvider(CrowdProvider):
     name = "local"
+    label = "the local crowd"
+    own_crowd = True
     can_return = True
     remembers_browser = True
     releases_idle_tasks = True

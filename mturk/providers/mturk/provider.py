@@ -15,7 +15,15 @@ from django.urls import reverse
 
 from ...jobs import send_after_commit
 from ...work.tokens import preview_token
-from ..base import CrowdProvider, MarketplaceAssignment, NotSupported, ProviderError, PublishOutcome, money
+from ..base import (
+    CrowdProvider,
+    MarketplaceAssignment,
+    NotSupported,
+    ProviderError,
+    PublishOutcome,
+    RequirementField,
+    money,
+)
 from ..registry import register_provider
 from . import limits
 from .arrivals import completion_code
@@ -57,10 +65,18 @@ def task_url(hit: HIT) -> str:
 @register_provider
 class MTurkProvider(CrowdProvider):
     name = "mturk"
+    label = "MTurk"
     has_marketplace = True
     creates_hits = True
     has_sandbox = True
     return_note = "To skip this task, press “Return” on MTurk's page: the task goes back to other workers."
+    requirement_fields = (
+        RequirementField("approval_rate_min", "Approval rate at least (%)", "number"),
+        RequirementField("approved_min", "Approved HITs at least", "number"),
+        RequirementField("locales", "Locales", "text", "Country codes separated by commas, e.g. US, GB"),
+        RequirementField("masters", "Masters only", "check"),
+        RequirementField("adult", "Adult content (workers must agree)", "check"),
+    )
 
     def clean_qualifications(self, spec: Any) -> dict[str, Any]:
         return clean_qualifications(spec)

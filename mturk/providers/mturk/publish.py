@@ -5,7 +5,7 @@ HIT that has no marketplace id yet, with a request token derived from the HIT's 
 and run again, it finds the HITs the marketplace already has instead of creating duplicates.
 
 A job lost with its worker (`kill -9` of the whole Celery worker: the broker redelivers it only after
-its visibility timeout) is picked up again by re-running `publish` (`resume_creation`) and by the
+its visibility timeout) is picked up again by re-running `publish_campaign` (`resume_creation`) and by the
 periodic sync, which creates whatever published HIT still has no marketplace id."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`manage.py prolific_filters`: Prolific's participant filters (`GET /filters/`): the ids that studies' `filters` (and
-the campaign settings naming them, such as PROLIFIC_GROUP_BLOCKLIST_FILTER) refer to."""
+"""`manage.py list_prolific_filters`: Prolific's participant filters (`GET /filters/`): the ids that studies'
+`filters` (and the campaign settings naming them, such as PROLIFIC_GROUP_BLOCKLIST_FILTER) refer to."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,5 @@
-"""`manage.py prolific_hooks`: Prolific webhooks of the workspace: subscribe (idempotently) this server's receiver,
-list, delete."""
+"""`manage.py manage_prolific_hooks`: Prolific webhooks of the workspace: subscribe (idempotently) this server's
+receiver, list, delete."""
 from __future__ import annotations
 
 from typing import Any

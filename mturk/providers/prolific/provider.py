@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from ...services.participation import in_stage_chain
-from ..base import CrowdProvider, ParticipantSync, ProviderError, PublishOutcome, money
+from ..base import CrowdProvider, ParticipantSync, ProviderError, PublishOutcome, RequirementField, money
 from ..registry import register_provider
 from .arrivals import continue_url
 from .bonuses import pay_prolific_bonus
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 @register_provider
 class ProlificProvider(CrowdProvider):
     name = "prolific"
+    label = "Prolific"
     has_marketplace = True
     creates_hits = False
     return_note = ("To stop, return the study on Prolific (the “Return” button on Prolific's study page): "
@@ -45,6 +46,14 @@ class ProlificProvider(CrowdProvider):
     participation_label = "Who may work"
     add_assignments_note = " (the study gets the places)"
     fee_source = "only Prolific's cost calculator is asked for its fees and VAT"
+    requirement_fields = (
+        RequirementField("devices", "Devices", "choices", choices=("desktop", "tablet", "mobile")),
+        RequirementField("estimated_minutes", "Estimated minutes per submission", "number",
+                         "Prolific shows it and checks the hourly pay against it"),
+        RequirementField("filters", "Filters (JSON)", "json",
+                         'e.g. [{"filter_id": "current-country-of-residence", "selected_values": ["1"]}]; '
+                         "manage.py list_prolific_filters lists them"),
+    )
 
     # ---- worker and researcher pages ----------------------------------------------------------------
     def after_answer_url(self, assignment: Assignment, worker_external_id: str) -> str | None:

@@ -4,7 +4,7 @@
      "filters": [{"filter_id": "approval_rate", "selected_range": {"lower": 95}}],
      "filter_set_id": "...", "estimated_minutes": 4}
 
-All keys are optional. `filters` are sent as given (Prolific's filter ids: `manage.py prolific_filters`);
+All keys are optional. `filters` are sent as given (Prolific's filter ids: `manage.py list_prolific_filters`);
 the provider adds the exclusion filters itself (block list, other stages of a chain)."""
 from __future__ import annotations
 

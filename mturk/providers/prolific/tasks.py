@@ -18,7 +18,7 @@ from .studies import ensure_study
 @shared_task(name="mturk.tasks.prolific_publish", base=CampaignTask, acks_late=True, reject_on_worker_lost=True,
              autoretry_for=(ProviderUnavailable,), retry_backoff=30, retry_backoff_max=900, max_retries=10,
              label="Creating or updating the Prolific study",
-             recovery="publish the campaign again to retry (`manage.py publish` or the Publish button)")
+             recovery="publish the campaign again to retry (`manage.py publish_campaign` or the Publish button)")
 def prolific_publish(campaign_id: int) -> str:
     """Create (exactly once), publish and size a campaign's Prolific study. Re-running it is harmless."""
     return ensure_study(Campaign.objects.get(pk=campaign_id)).status

@@ -33,7 +33,7 @@ def receive(request: HttpRequest) -> JsonResponse:
     secret = settings.PROLIFIC_WEBHOOK_SECRET
     if not secret:
         return answer(503, "Webhooks are not configured on this server: PROLIFIC_WEBHOOK_SECRET is not set "
-                           "(run `manage.py prolific_hooks subscribe` and export the secret it prints).")
+                           "(run `manage.py manage_prolific_hooks subscribe` and export the secret it prints).")
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:

@@ -10,8 +10,8 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ...models import Campaign
+from ...providers.registry import provider_label
 from ...selectors.quality_needs import GOLD_FROM_APPROVED, PILOT_ITEMS, PILOT_WORKERS
-from ...selectors.run import provider_label
 from ...services.gold import GoldError, gold_from_approved
 from ...views.access import researcher_required
 from ...views.campaign_confirm import Confirmation, currency

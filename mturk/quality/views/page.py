@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ...measures import GOLD_PASS_MARK
 from ...models import Campaign, QualityDecision, QualityJob, QualityRule, WorkerScore
+from ...providers.registry import provider_label
 from ...selectors.quality import (
     CampaignQualityView,
     campaign_quality,
@@ -26,7 +27,6 @@ from ...selectors.quality import (
     sorted_worker_scores,
 )
 from ...selectors.quality_needs import quality_needs
-from ...selectors.run import provider_label
 from ...views.access import researcher_required
 from ...views.campaign_confirm import Confirmation, currency
 from ..services.jobs import request_quality

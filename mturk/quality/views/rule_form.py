@@ -9,8 +9,7 @@ from django import forms
 from django.conf import settings
 
 from ...models import Campaign, QualityRule
-from ...providers.registry import get_provider
-from ...selectors.run import provider_label
+from ...providers.registry import get_provider, provider_label
 from ...views.campaign_confirm import currency
 
 

@@ -14,7 +14,7 @@ from rest_framework import serializers
 from common.observability.metrics import SUBMISSIONS
 
 from ...models import HIT, Assignment, Campaign, Worker
-from ...providers.registry import get_provider
+from ...providers.registry import get_provider, own_crowd
 from ...selectors.compiled_query import CompiledQuery, CompiledUpdate
 from ...services.gold import score_submission, with_flags
 from ...states import ANSWERED, LIMIT_COUNTED, AssignmentStatus, CampaignStatus, HITStatus
@@ -53,7 +53,7 @@ class SubmissionResult:
 
 def new_local_worker() -> Worker:
     """A pseudonymous worker for the local crowd."""
-    return Worker.objects.create(provider="local", external_id="L" + secrets.token_hex(8).upper())
+    return Worker.objects.create(provider=own_crowd().name, external_id="L" + secrets.token_hex(8).upper())
 
 
 def get_or_create_worker(provider: str, external_id: str) -> Worker:

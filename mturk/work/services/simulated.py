@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...models import Assignment, Campaign
+from ...providers.registry import own_crowd
 from ...services.campaigns import set_campaign_status
 from ...states import CampaignStatus
 from ...task_kinds import get_task_kind
@@ -21,7 +22,7 @@ def work_simulated(campaign: Campaign, worker_ids: list[str], answer_for: Answer
     kind = get_task_kind(campaign.task_kind)
     answered = 0
     for number, external_id in enumerate(worker_ids, start=1):
-        worker = get_or_create_worker("local", external_id)
+        worker = get_or_create_worker(own_crowd().name, external_id)
         while True:
             try:
                 assignment = assign_next_hit(campaign, worker)

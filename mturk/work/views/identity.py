@@ -16,6 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from ...models import Worker
+from ...providers.registry import own_crowd
 from ..tokens import TokenError, identity_token, read_identity_token
 
 IDENTITY_COOKIE = "local_worker"
@@ -43,7 +44,8 @@ def remembered_worker(request: HttpRequest) -> Worker | None:
     ids = _external_ids(request)
     if not ids:
         return None
-    found = {worker.external_id: worker for worker in Worker.objects.filter(provider="local", external_id__in=ids)}
+    known = Worker.objects.filter(provider=own_crowd().name, external_id__in=ids)
+    found = {worker.external_id: worker for worker in known}
     return next((found[external_id] for external_id in ids if external_id in found), None)
 
 

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from common.json_input import JsonInputError, parse_json
 
 from ...models import HIT, Assignment, Campaign, Worker
-from ...providers.registry import get_provider
+from ...providers.registry import get_provider, own_crowd
 from ...selectors.campaigns import assignment_for_page
 from ...states import ANSWERED, AssignmentStatus, CampaignStatus
 from ...task_kinds import get_task_kind
@@ -107,7 +107,7 @@ def _read_entry(request: HttpRequest, token: str) -> _Entry | HttpResponse:
         campaign_id = read_campaign_token(token)
     except TokenError as exc:
         return worker_message(request, "Link not valid", str(exc), status=400)
-    campaign = Campaign.objects.filter(pk=campaign_id, provider="local").first()
+    campaign = Campaign.objects.filter(pk=campaign_id, provider=own_crowd().name).first()
     if campaign is None:
         return worker_message(request, "Campaign not found", "This campaign does not exist.", status=404)
     worker_param = request.POST.get("w") or request.GET.get("w")
@@ -117,7 +117,7 @@ def _read_entry(request: HttpRequest, token: str) -> _Entry | HttpResponse:
         external_id = read_worker_token(worker_param, campaign.pk)
     except TokenError as exc:
         return worker_message(request, "Link not valid", str(exc), status=400)
-    worker = Worker.objects.filter(provider="local", external_id=external_id).first()
+    worker = Worker.objects.filter(provider=own_crowd().name, external_id=external_id).first()
     if worker is None:
         return worker_message(request, "Link not valid", "This worker link is unknown.", status=400)
     return _Entry(campaign, worker)

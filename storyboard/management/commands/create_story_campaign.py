@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from mturk.providers.registry import provider_names
+from mturk.providers.registry import default_provider_name, provider_names
 from mturk.services.campaigns import CampaignError
 from mturk.services.chains import MONEY_SETTINGS
 
@@ -43,7 +43,7 @@ class Command(BaseCommand):
         parser.add_argument("--album", action="append", default=[], help="album id (external id); repeatable")
         parser.add_argument("--all-albums", action="store_true", help="every imported album")
         parser.add_argument("--ratings", action="store_true", help="add the rate_story stage (5 judges per story)")
-        parser.add_argument("--provider", default="local", help=f"({', '.join(provider_names())})")
+        parser.add_argument("--provider", default=default_provider_name(), help=f"({', '.join(provider_names())})")
         parser.add_argument("--set", action="append", default=[], metavar="STAGE.FIELD=VALUE",
                             help=f"override a stage setting (stages: {', '.join(STAGES)}); repeatable")
         parser.add_argument("--publish", action="store_true", help="publish every stage now")

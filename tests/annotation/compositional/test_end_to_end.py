@@ -65,7 +65,7 @@ def run(*args: str) -> str:
 def import_parse(images: bool) -> None:
     options = ["--images", str(FIXTURE / "images")] if images else []
     run("import_coco", str(FIXTURE / "captions.json"), "--instances", str(FIXTURE / "instances.json"), *options)
-    run("concept_pairs", "load-seed")
+    run("manage_concept_pairs", "load-seed")
     run("parse_captions")
 
 

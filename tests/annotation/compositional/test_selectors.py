@@ -135,7 +135,7 @@ def test_the_scan_takes_one_query_whatever_the_corpus_size(corpus):
 
 
 def test_list_command(corpus, capsys):
-    call_command("concept_pairs", "list", "--pairs", "black_cat,eat_man")
+    call_command("manage_concept_pairs", "list", "--pairs", "black_cat,eat_man")
     lines = capsys.readouterr().out.splitlines()
     assert [line.split() for line in lines[:3]] == [
         ["pair", "kind", "category", "group", "images", "captions", "n=1", "n=2", "n=3", "n=4", "n>=5", "mean", "n",
@@ -146,10 +146,10 @@ def test_list_command(corpus, capsys):
     assert lines[3] == f"3 images, 7 parsed captions ({current_parser().name})"
     assert lines[4].startswith("1 description(s) have no parse by the current parser")
     with pytest.raises(CommandError, match="^unknown concept pair\\(s\\): purple_cow$"):
-        call_command("concept_pairs", "list", "--pairs", "purple_cow")
+        call_command("manage_concept_pairs", "list", "--pairs", "purple_cow")
     with pytest.raises(CommandError, match="^no campaign named or numbered 'nope'$"):
-        call_command("concept_pairs", "list", "--campaign", "nope")
+        call_command("manage_concept_pairs", "list", "--campaign", "nope")
     boxes = make_campaign(images=1, name="boxes", publish=False)
     Campaign.objects.filter(pk=boxes.pk).update(task_kind="draw_boxes")
     with pytest.raises(CommandError, match="^not describe_image campaign\\(s\\): boxes$"):
-        call_command("concept_pairs", "list", "--campaign", "boxes")
+        call_command("manage_concept_pairs", "list", "--campaign", "boxes")

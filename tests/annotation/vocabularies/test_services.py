@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from annotation.models import Concept, Vocabulary
-from annotation.services.concepts import BATCH, ConceptImportError, import_concepts
+from annotation.services.concepts import BATCH, ConceptImportError, import_concepts, parse_concepts
 from annotation.vocabularies.selectors import offered_labels, vocabulary_choices
 from annotation.vocabularies.services import create_vocabulary, parse_typed_labels, unknown_vocabulary_message
 
@@ -45,6 +45,35 @@ def test_typed_lines_errors_name_the_line(text, error):
         create_vocabulary("mine", labels=text)
     assert error in caught.value.errors
     assert not Vocabulary.objects.exists() and not Concept.objects.exists()
+
+
+def test_typed_lines_with_no_label_at_all_are_refused():
+    with pytest.raises(ConceptImportError) as caught:
+        parse_typed_labels("\n  \n")
+    assert caught.value.errors == ["labels: no labels (type one per line)"]
+
+
+def test_a_typed_line_and_a_tsv_line_are_checked_alike():
+    """The same cells, typed or in a concepts.tsv, get the same problems, in the same order, each naming its line."""
+    cells = [("cat", "", "", ""), ("dog\x00", "", "", ""), ("cat", "bad", "", ""), ("", "", "kitty", "")]
+    typed = "\n".join(f"{name} | {synonyms} | {synset} | {parent}" for name, synset, synonyms, parent in cells)
+    tsv = HEADER + "".join(f"{name}\t{synset}\t{synonyms}\t{parent}\n" for name, synset, synonyms, parent in cells)
+    with pytest.raises(ConceptImportError) as from_typed:
+        parse_typed_labels(typed, "x")
+    with pytest.raises(ConceptImportError) as from_tsv:
+        parse_concepts(tsv, "x")
+    assert from_typed.value.errors == [
+        "x line 2: the name holds a NUL character (\\u0000)",
+        "x line 3: 'bad' is not a WordNet synset id like kitten.n.01",
+        "x line 3: the label 'cat' is already on line 1",
+        "x line 4: the label is empty",
+    ]
+    assert from_tsv.value.errors == [
+        "x line 3: the name holds a NUL character (\\u0000)",
+        "x line 4: 'bad' is not a WordNet synset id like woman.n.01",
+        "x line 4: concept 'cat' is already defined on line 2",
+        "x line 5: the concept name is empty",
+    ]
 
 
 def test_create_from_typed_labels_and_from_a_tsv():

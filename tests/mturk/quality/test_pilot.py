@@ -155,7 +155,7 @@ def test_the_overlap_api_and_command(api):
     assert api.post(f"/api/campaigns/{campaign.pk}/quality/overlap/", {"workers": 1},
                     format="json").status_code == 400
     out = StringIO()
-    call_command("quality_needs", str(campaign.pk), "--overlap", "3", "2", stdout=out)
+    call_command("show_quality_needs", str(campaign.pk), "--overlap", "3", "2", stdout=out)
     assert "The first 3 item(s)" in out.getvalue() and "Agreement: waiting" in out.getvalue()
     assert sizes(campaign) == [(2, True)] * 3
 
@@ -193,10 +193,10 @@ def test_the_gold_api_and_command(api):
                     format="json").status_code == 400
     answer(second, worker("b"), "sun", status=AssignmentStatus.APPROVED)
     out = StringIO()
-    call_command("quality_needs", campaign.name, "--gold-from-approved", stdout=out)
+    call_command("show_quality_needs", campaign.name, "--gold-from-approved", stdout=out)
     assert "1 gold item(s) made" in out.getvalue()
     with pytest.raises(CommandError, match="no approved answer"):
-        call_command("quality_needs", campaign.name, "--gold-from-approved", stdout=StringIO())
+        call_command("show_quality_needs", campaign.name, "--gold-from-approved", stdout=StringIO())
     needs = api.get(f"/api/campaigns/{campaign.pk}/quality/needs/").data
     assert needs["agreement"]["state"] == "overlap" and needs["gold_accuracy"]["state"] == "approve"
     assert HIT.objects.filter(campaign=campaign, gold_item__isnull=False).count() == 0

@@ -42,21 +42,21 @@ def test_an_unknown_campaign_is_named():
 def test_review_rules_shows_previews_and_applies():
     campaign, _, work = rule_crowd()
     with pytest.raises(CommandError, match="has no review rule"):
-        run("review_rules", str(campaign.pk))
+        run("apply_review_rule", str(campaign.pk))
     save_rule(campaign, rule_data(enabled=True))
-    shown = run("review_rules", campaign.name)
+    shown = run("apply_review_rule", campaign.name)
     assert "approve when gold accuracy >= 0.8" in shown and "reject when gold accuracy < 0.5" in shown
     assert "bonus $0.50 to the top 10% of workers" in shown and "enabled" in shown
-    preview = run("review_rules", campaign.name, "--preview")
+    preview = run("apply_review_rule", campaign.name, "--preview")
     assert "scores computed: never" in preview and "Problem: Quality has not been computed yet" in preview
     run("compute_quality", campaign.name)
-    preview = run("review_rules", campaign.name, "--preview")
+    preview = run("apply_review_rule", campaign.name, "--preview")
     assert "Approve: 6  Reject: 2  Bonus: 1  Left to a person: 4  Cost: $1.10" in preview
     assert f"reject  bad assignment {work['bad'][0].pk}: gold 0.00 (1), agreement 0.00 (1); gold accuracy 0.00 < 0.5" \
         in preview
     assert "leave   newbie" in preview and "0 scored gold item(s), the rule needs 1" in preview
     assert not QualityDecision.objects.exists()  # a preview changes nothing
-    applied = run("review_rules", campaign.name, "--apply")
+    applied = run("apply_review_rule", campaign.name, "--apply")
     assert "9 done, 0 skipped (decided already), 0 failed" in applied
     assert QualityDecision.objects.filter(source="command").count() == 9
 

@@ -177,28 +177,28 @@ def test_delete_pair_keeps_its_concepts():
 
 
 def test_command(tmp_path, capsys):
-    call_command("concept_pairs", "load-seed")
+    call_command("manage_concept_pairs", "load-seed")
     assert capsys.readouterr().out == "24 new seed pair(s); 24 pair(s) defined\n"
-    call_command("concept_pairs", "add", "furry_cat", "--kind", "adjective_noun", "--modifier", "furry", "--noun",
-                 "cat", "--modifier-synonyms", "fluffy, Hairy", "--category", "texture", "--group", "5")
+    call_command("manage_concept_pairs", "add", "furry_cat", "--kind", "adjective_noun", "--modifier", "furry",
+                 "--noun", "cat", "--modifier-synonyms", "fluffy, Hairy", "--category", "texture", "--group", "5")
     out = capsys.readouterr().out
     assert out.startswith("pair furry_cat added: furry (furry, fluffy, hairy) + cat (cat, ")
     pair = ConceptPair.objects.get(name="furry_cat")
     assert (pair.category, pair.heldout_group) == ("texture", "5")
     with pytest.raises(CommandError, match="^noun: 'kat' is not a defined noun"):
-        call_command("concept_pairs", "add", "furry_kat", "--kind", "adjective_noun", "--modifier", "furry",
+        call_command("manage_concept_pairs", "add", "furry_kat", "--kind", "adjective_noun", "--modifier", "furry",
                      "--noun", "kat")
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"pairs": [{"name": "a", "kind": "x"}, {"name": "b", "kind": "y"}]}))
     with pytest.raises(CommandError) as refused:
-        call_command("concept_pairs", "import", str(path))
+        call_command("manage_concept_pairs", "import", str(path))
     assert str(refused.value).splitlines() == ["pairs[0] (a): kind: one of adjective_noun, noun_verb, not 'x'",
                                                "pairs[1] (b): kind: one of adjective_noun, noun_verb, not 'y'"]
     path.write_text(json.dumps(GOOD))
-    call_command("concept_pairs", "import", str(path))
+    call_command("manage_concept_pairs", "import", str(path))
     assert capsys.readouterr().out == f"1 pair(s) imported from {path}\n"
-    call_command("concept_pairs", "delete", "furry_cat")
+    call_command("manage_concept_pairs", "delete", "furry_cat")
     assert not ConceptPair.objects.filter(name="furry_cat").exists()
     with pytest.raises(CommandError, match="^no concept pair named 'furry_cat'$"):
-        call_command("concept_pairs", "delete", "furry_cat")
+        call_command("manage_concept_pairs", "delete", "furry_cat")
     assert ConceptPair.objects.count() == 25

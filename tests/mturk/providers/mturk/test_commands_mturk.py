@@ -56,7 +56,7 @@ def test_dry_run_prints_the_hits_cost_and_requirements_and_changes_nothing(stub)
     before = state(campaign)
     calls = record_calls(stub)
     with CaptureQueriesContext(connection) as queries:
-        out = run("publish", campaign.name, "--dry-run")
+        out = run("publish_campaign", campaign.name, "--dry-run")
     assert calls == []  # no MTurk request at all (the stub has nothing queued either)
     assert [q["sql"] for q in queries.captured_queries if not q["sql"].lstrip().upper().startswith("SELECT")] == []
     assert state(campaign) == before
@@ -83,7 +83,7 @@ def test_dry_run_prints_the_hits_cost_and_requirements_and_changes_nothing(stub)
 
 def test_dry_run_names_the_private_participation_requirement(stub):
     campaign = mturk_campaign(images=1, max_assignments_per_worker=1)
-    out = run("publish", campaign.name, "--dry-run")
+    out = run("publish_campaign", campaign.name, "--dry-run")
     assert ("Per HIT: workers who did one HIT of this campaign are excluded (DoesNotExist on a private "
             "qualification of the campaign)") in out
 
@@ -92,7 +92,7 @@ def test_dry_run_in_the_sandbox_uses_the_sandbox_masters_id_and_fee(sandbox_stub
     campaign = mturk_campaign(images=1, assignments=1, qualifications={"masters": True})
     before = state(campaign)
     calls = record_calls(sandbox_stub)
-    out = run("publish", campaign.name, "--dry-run", "--sandbox")
+    out = run("publish_campaign", campaign.name, "--dry-run", "--sandbox")
     assert calls == [] and state(campaign) == before
     assert "on mturk (sandbox)" in out
     assert "Cost: 1 assignment(s): rewards $0.10 + fees $0.03 = $0.13" in out  # 25% with Masters, half up
@@ -105,7 +105,7 @@ def test_dry_run_reports_what_mturk_would_refuse(stub):
     campaign = mturk_campaign(images=1, auto_approval_delay_seconds=31 * 24 * 3600)
     before = state(campaign)
     calls = record_calls(stub)
-    out, error = run_failing("publish", campaign.name, "--dry-run")
+    out, error = run_failing("publish_campaign", campaign.name, "--dry-run")
     assert calls == [] and state(campaign) == before
     assert "1 draft HIT(s); 1 would be published:" in out  # the plan is still shown
     assert "QualificationRequirements: not built" in out and "Checks: OK" not in out
@@ -115,9 +115,9 @@ def test_dry_run_reports_what_mturk_would_refuse(stub):
 
 def test_dry_run_of_a_campaign_already_published_elsewhere(stub):
     campaign = published_mturk_campaign(images=1)
-    _, error = run_failing("publish", campaign.name, "--dry-run", "--provider", "local")
+    _, error = run_failing("publish_campaign", campaign.name, "--dry-run", "--provider", "local")
     assert "already published on 'mturk'" in error
-    _, error = run_failing("publish", campaign.name, "--dry-run", "--provider", "nowhere")
+    _, error = run_failing("publish_campaign", campaign.name, "--dry-run", "--provider", "nowhere")
     assert "unknown provider 'nowhere'" in error
 
 
@@ -131,7 +131,7 @@ def test_publish_queues_the_creation_and_the_job_creates_the_hits(stub, django_c
     stub.add_response("create_hit_with_hit_type", hit_response(hit_id(2), type_id(1)),
                       hit_request(second, type_id(1)))
     with django_capture_on_commit_callbacks(execute=True):
-        out = run("publish", campaign.name)
+        out = run("publish_campaign", campaign.name)
     assert "Published 2 HIT(s)" in out and "on mturk (production): up to 6 assignments, $0.72 with fees" in out
     assert "queued" not in out  # without a broker the job ran before the command ended
     assert "Worker link" not in out
@@ -146,7 +146,7 @@ def test_publish_to_the_sandbox(sandbox_stub, django_capture_on_commit_callbacks
     (hit,) = hits_of(campaign)
     stub_publication(sandbox_stub, hit, 7, max_assignments=2)
     with django_capture_on_commit_callbacks(execute=True):
-        out = run("publish", campaign.name, "--sandbox")
+        out = run("publish_campaign", campaign.name, "--sandbox")
     assert "on mturk (sandbox)" in out and "queued" not in out
     campaign.refresh_from_db()
     assert campaign.sandbox and campaign.hits.get().external_id == hit_id(7)
@@ -156,7 +156,7 @@ def test_publish_refuses_what_mturk_would_refuse_before_any_call(stub):
     campaign = mturk_campaign(images=1, auto_approval_delay_seconds=31 * 24 * 3600)
     before = state(campaign)
     calls = record_calls(stub)
-    _, error = run_failing("publish", campaign.name)
+    _, error = run_failing("publish_campaign", campaign.name)
     assert error == "mturk: auto-approval delay is 2678400 s; MTurk allows 0 s to 2592000 s"
     assert calls == [] and state(campaign) == before
 
@@ -210,7 +210,7 @@ def test_review_without_option_prints_what_is_waiting(stub):
     reported(first, "W2", "ASG2", flags=("repeated_words",))
     reported(second, "W3", "ASG3", marketplace_status="")  # stored by our page, not reported by a sync yet
     calls = record_calls(stub)
-    out = run("review", campaign.name)
+    out = run("review_submissions", campaign.name)
     assert calls == []
     assert f"Waiting for review in '{campaign.name}': 2 submitted, 1 passing the checks, 1 flagged" in out
     assert "1 not reported by the marketplace yet" in out
@@ -228,13 +228,13 @@ def test_review_approves_passing_work_and_reports_flagged_and_failed(stub):
                       "AWS.MechanicalTurk.InvalidAssignmentState", {"AssignmentId": "ASG3"})
     stub.add_response("get_assignment", {"Assignment": {"AssignmentId": "ASG3", "AssignmentStatus": "Rejected"}},
                       {"AssignmentId": "ASG3"})
-    out, error = run_failing("review", campaign.name, "--approve-passing")
+    out, error = run_failing("review_submissions", campaign.name, "--approve-passing")
     assert "Approved: 1\n" in out
     assert f"Flagged by the checks (left for review): 1 ({flagged.pk})" in out
     assert "Failed: 1\n" in out
     assert (f"  assignment {refused.pk}: MTurk refused approve_assignment: This operation can be called with a "
             "status of: Submitted") in out
-    assert error == "1 approval(s) failed; run review again to retry them"
+    assert error == "1 approval(s) failed; run review_submissions again to retry them"
     statuses = dict(Assignment.objects.values_list("pk", "status"))
     assert statuses == {passing.pk: "approved", flagged.pk: "submitted", refused.pk: "submitted"}
 
@@ -248,7 +248,7 @@ def test_expire_then_delete_the_decided_hits(stub):
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(2), "ExpireAt": EXPIRE_NOW})
     stub.add_response("delete_hit", {}, {"HITId": hit_id(1)})
-    out = run("expire", campaign.name, "--delete-decided")
+    out = run("expire_hits", campaign.name, "--delete-decided")
     assert (f"Expired 2 HIT(s) of '{campaign.name}'. Workers who already accepted one may still submit until "
             "their deadline (up to 600 s after accepting).") in out
     assert "Deleted 1 HIT(s) whose work is all decided." in out
@@ -262,12 +262,12 @@ def test_expire_is_repeatable_and_reports_a_refusal(stub):
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(1), "ExpireAt": EXPIRE_NOW})
     add_request_error(stub, "update_expiration_for_hit", "Hit does not exist.", "AWS.MechanicalTurk.HITDoesNotExist",
                       {"HITId": hit_id(2), "ExpireAt": EXPIRE_NOW})
-    _, error = run_failing("expire", campaign.name)
+    _, error = run_failing("expire_hits", campaign.name)
     assert error == (f"expiring '{campaign.name}' stopped: MTurk refused update_expiration_for_hit: Hit does not "
-                     "exist. (run expire again to continue; HITs already expired are skipped)")
+                     "exist. (run expire_hits again to continue; HITs already expired are skipped)")
     assert dict(campaign.hits.values_list("pk", "status")) == {first.pk: "expired", second.pk: "published"}
     stub.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(2), "ExpireAt": EXPIRE_NOW})
-    assert "Expired 1 HIT(s)" in run("expire", campaign.name)  # only the one left: no second call for hit 1
+    assert "Expired 1 HIT(s)" in run("expire_hits", campaign.name)  # only the one left: no second call for hit 1
     assert set(campaign.hits.values_list("status", flat=True)) == {"expired"}
 
 
@@ -307,8 +307,8 @@ def test_create_campaign_refuses_bad_marketplace_options(extra, message):
     assert not Campaign.objects.exists()
 
 
-@pytest.mark.parametrize("command", [["sync_assignments", "nope"], ["review", "nope"], ["expire", "nope"],
-                                     ["publish", "nope", "--dry-run"]])
+@pytest.mark.parametrize("command", [["sync_assignments", "nope"], ["review_submissions", "nope"],
+                                     ["expire_hits", "nope"], ["publish_campaign", "nope", "--dry-run"]])
 def test_unknown_campaign_is_named(command):
     with pytest.raises(CommandError, match="no campaign named or numbered 'nope'"):
         call_command(*command)

@@ -290,7 +290,7 @@ def killed_mid_batch(campaign: Campaign, stub, monkeypatch, on_commit) -> list:
         stub.add_response("create_hit_with_hit_type", hit_response(hit_id(n), type_id(1)),
                           hit_request(hits[n], type_id(1)))
     with pytest.raises(WorkerKilled), on_commit(execute=True):
-        call_command("publish", campaign.name, stdout=StringIO())  # in-process: the job runs and dies in it
+        call_command("publish_campaign", campaign.name, stdout=StringIO())  # in-process: the job runs and dies in it
     monkeypatch.undo()
     assert [h.external_id for h in hits_of(campaign)] == [hit_id(0), "", ""]
     return hits
@@ -312,7 +312,7 @@ def test_publish_run_again_after_the_worker_was_killed_resumes_the_creation(
     out = StringIO()
 
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("publish", campaign.name, stdout=out)
+        call_command("publish_campaign", campaign.name, stdout=out)
 
     assert "Published 0 HIT(s)" in out.getvalue()
     assert "2 published HIT(s) were not on mturk yet (an earlier job did not finish): handed to the job again" \
@@ -488,7 +488,7 @@ def test_the_publish_command_with_sandbox(stub, sandbox_stub, django_capture_on_
     stub_publication(sandbox_stub, hit, 1, keywords=KEYWORDS, requirements=masters)
     out = StringIO()
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("publish", campaign.name, "--sandbox", stdout=out)
+        call_command("publish_campaign", campaign.name, "--sandbox", stdout=out)
     assert "on mturk (sandbox)" in out.getvalue()
     campaign.refresh_from_db()
     assert campaign.sandbox is True

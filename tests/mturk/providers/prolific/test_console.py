@@ -91,19 +91,20 @@ def test_the_cli_decides_with_a_category(prolific_fake, campaign, django_capture
     sync_campaign(campaign)
     [task] = tasks_of(session)
     with pytest.raises(CommandError, match="rejection category"):
-        call_command("decide", task.pk, "--reject", "--feedback", WHY)
+        call_command("decide_assignment", task.pk, "--reject", "--feedback", WHY)
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("decide", task.pk, "--reject", "--feedback", WHY, "--category", "NO_DATA", stdout=StringIO())
+        call_command("decide_assignment", task.pk, "--reject", "--feedback", WHY, "--category", "NO_DATA",
+                     stdout=StringIO())
     assert prolific_fake.submission(session.submission_id).rejection_category == "NO_DATA"
 
 
 def test_pause_and_close_from_the_cli_move_the_study(prolific_fake, campaign, django_capture_on_commit_callbacks):
     external = study_of(campaign).external_id
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("campaign_status", campaign.name, "pause", stdout=StringIO())
+        call_command("set_campaign_status", campaign.name, "pause", stdout=StringIO())
     assert prolific_fake.studies[external]["status"] == "PAUSED"
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("campaign_status", str(campaign.pk), "close", stdout=StringIO())
+        call_command("set_campaign_status", str(campaign.pk), "close", stdout=StringIO())
     assert prolific_fake.studies[external]["status"] in ("AWAITING REVIEW", "COMPLETED")
 
 
@@ -137,7 +138,7 @@ def test_the_dry_run_shows_prolifics_fees_and_calls_only_the_calculator(prolific
     draft = make_campaign(images=3, publish=False, assignments=2, provider="prolific", tasks_per_submission=2,
                           reward=Decimal("0.50"), qualifications={"estimated_minutes": 2})
     out = StringIO()
-    call_command("publish", draft.name, "--dry-run", stdout=out)
+    call_command("publish_campaign", draft.name, "--dry-run", stdout=out)
     text = out.getvalue()
     assert "only Prolific's cost calculator is asked" in text
     assert "Prolific's fees and VAT, from its cost calculator" in text and "bundle of 2 task(s)" in text
@@ -160,6 +161,6 @@ def test_pages_of_a_campaign_whose_fees_are_not_known_ask_prolific_nothing(proli
     assert "fees not known yet" in dashboard and "without the marketplace's fees" in page
     [entry] = [c for c in listed["results"] if c["id"] == draft.pk]
     assert entry["progress"]["fees_known"] is False and entry["progress"]["max_cost"] == "1.00"
-    call_command("publish", draft.name, "--dry-run", stdout=StringIO())  # the dry run asks the calculator
+    call_command("publish_campaign", draft.name, "--dry-run", stdout=StringIO())  # the dry run asks the calculator
     page = researcher_client.get(reverse("campaign-page", args=[draft.pk])).content.decode()
     assert "without the marketplace's fees" not in page  # now known (remembered by this process)

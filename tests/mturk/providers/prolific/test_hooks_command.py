@@ -1,5 +1,5 @@
-"""`manage.py prolific_hooks subscribe|list|delete` and `manage.py prolific_filters` against Prolific's hooks and
-filters endpoints (a small stateful stand-in answering with the documented shapes)."""
+"""`manage.py manage_prolific_hooks subscribe|list|delete` and `manage.py list_prolific_filters` against Prolific's
+hooks and filters endpoints (a small stateful stand-in answering with the documented shapes)."""
 from __future__ import annotations
 
 import json
@@ -132,7 +132,7 @@ def posts(mock: responses.RequestsMock, path: str) -> int:
 
 
 def test_subscribe_twice_gives_one_confirmed_subscription_per_event(hooks, mock, settings):
-    output = run("prolific_hooks", "subscribe")
+    output = run("manage_prolific_hooks", "subscribe")
     assert hooks.secrets == ["secret-1"]
     assert "export PROLIFIC_WEBHOOK_SECRET=secret-1" in output
     assert hooks.enabled() == sorted((event, RECEIVER) for event in EVENTS)
@@ -141,7 +141,7 @@ def test_subscribe_twice_gives_one_confirmed_subscription_per_event(hooks, mock,
     assert output.count("Subscribed and confirmed") == 2
 
     settings.PROLIFIC_WEBHOOK_SECRET = "secret-1"  # exported as told
-    again = run("prolific_hooks", "subscribe")
+    again = run("manage_prolific_hooks", "subscribe")
     assert again.count("Already subscribed") == 2 and "export" not in again
     assert len(hooks.subscriptions) == 2 and hooks.secrets == ["secret-1"]
     assert posts(mock, "hooks/subscriptions/") == 2 and posts(mock, "hooks/secrets/") == 1
@@ -150,7 +150,7 @@ def test_subscribe_twice_gives_one_confirmed_subscription_per_event(hooks, mock,
 def test_subscribe_with_a_configured_secret_creates_none(hooks, mock, settings):
     hooks.secrets.append("existing")
     settings.PROLIFIC_WEBHOOK_SECRET = "existing"
-    output = run("prolific_hooks", "subscribe", "--events", "submission.status.change")
+    output = run("manage_prolific_hooks", "subscribe", "--events", "submission.status.change")
     assert "export" not in output and posts(mock, "hooks/secrets/") == 0
     assert hooks.enabled() == [("submission.status.change", RECEIVER)]
 
@@ -158,9 +158,9 @@ def test_subscribe_with_a_configured_secret_creates_none(hooks, mock, settings):
 def test_an_existing_secret_is_not_replaced_without_new_secret(hooks, mock):
     hooks.secrets.append("existing")
     with pytest.raises(CommandError, match="already has a webhook signing secret.*--new-secret"):
-        run("prolific_hooks", "subscribe")
+        run("manage_prolific_hooks", "subscribe")
     assert hooks.secrets == ["existing"] and not hooks.subscriptions
-    output = run("prolific_hooks", "subscribe", "--new-secret")
+    output = run("manage_prolific_hooks", "subscribe", "--new-secret")
     assert hooks.secrets == ["existing", "secret-2"]
     assert "previous one no longer works" in output and "export PROLIFIC_WEBHOOK_SECRET=secret-2" in output
     assert len(hooks.enabled()) == 2
@@ -169,7 +169,7 @@ def test_an_existing_secret_is_not_replaced_without_new_secret(hooks, mock):
 def test_a_configured_secret_that_is_not_the_workspace_s_is_reported(hooks, settings):
     hooks.secrets.append("current")
     settings.PROLIFIC_WEBHOOK_SECRET = "outdated"
-    output = run("prolific_hooks", "subscribe")
+    output = run("manage_prolific_hooks", "subscribe")
     assert "is not the workspace's current secret" in output
     assert hooks.secrets == ["current"]
 
@@ -177,14 +177,14 @@ def test_a_configured_secret_that_is_not_the_workspace_s_is_reported(hooks, sett
 def test_the_receiver_url_must_be_https(hooks, mock, settings):
     settings.PUBLIC_BASE_URL = "http://127.0.0.1:8000"
     with pytest.raises(CommandError, match="not https"):
-        run("prolific_hooks", "subscribe")
+        run("manage_prolific_hooks", "subscribe")
     with pytest.raises(CommandError, match="not https"):
-        run("prolific_hooks", "subscribe", "--url", "http://crowd.example.org/hooks/prolific/")
+        run("manage_prolific_hooks", "subscribe", "--url", "http://crowd.example.org/hooks/prolific/")
     assert not mock.calls
-    run("prolific_hooks", "subscribe", "--url", "http://127.0.0.1:8000/hooks/prolific/", "--allow-http")
+    run("manage_prolific_hooks", "subscribe", "--url", "http://127.0.0.1:8000/hooks/prolific/", "--allow-http")
     assert {url for _, url in hooks.enabled()} == {"http://127.0.0.1:8000/hooks/prolific/"}
     settings.PROLIFIC_WEBHOOK_SECRET = hooks.secrets[-1]
-    run("prolific_hooks", "subscribe", "--url", "https://other.example.org/hooks/prolific/")
+    run("manage_prolific_hooks", "subscribe", "--url", "https://other.example.org/hooks/prolific/")
     assert len(hooks.enabled()) == 4  # another receiver is another subscription
 
 
@@ -193,7 +193,7 @@ def test_an_unconfirmed_subscription_is_replaced(hooks, settings):
     settings.PROLIFIC_WEBHOOK_SECRET = "s"
     hooks.subscriptions["old"] = {"id": "old", "event_type": "study.status.change", "target_url": RECEIVER,
                                   "is_enabled": False, "workspace_id": "W1"}
-    output = run("prolific_hooks", "subscribe")
+    output = run("manage_prolific_hooks", "subscribe")
     assert "Deleted disabled subscription old" in output
     assert "old" not in hooks.subscriptions
     assert hooks.enabled() == sorted((event, RECEIVER) for event in EVENTS)
@@ -204,43 +204,43 @@ def test_a_creation_without_x_hook_secret_is_an_error(hooks, settings):
     settings.PROLIFIC_WEBHOOK_SECRET = "s"
     hooks.send_hook_secret = False
     with pytest.raises(CommandError, match="without an X-Hook-Secret"):
-        run("prolific_hooks", "subscribe")
+        run("manage_prolific_hooks", "subscribe")
     assert not hooks.enabled() and not hooks.confirmations
 
 
 def test_unknown_event_types_are_refused_before_anything_is_created(hooks, mock):
     with pytest.raises(CommandError, match="unknown event type.*submission.changed"):
-        run("prolific_hooks", "subscribe", "--events", "submission.changed")
+        run("manage_prolific_hooks", "subscribe", "--events", "submission.changed")
     assert posts(mock, "hooks/secrets/") == 0 and not hooks.subscriptions
 
 
 def test_list_and_delete(hooks, settings):
     hooks.secrets.append("s")
     settings.PROLIFIC_WEBHOOK_SECRET = "s"
-    assert "No webhook subscriptions" in run("prolific_hooks", "list")
-    run("prolific_hooks", "subscribe")
-    listing = run("prolific_hooks", "list")
+    assert "No webhook subscriptions" in run("manage_prolific_hooks", "list")
+    run("manage_prolific_hooks", "subscribe")
+    listing = run("manage_prolific_hooks", "list")
     assert "hook1  submission.status.change  https://crowd.example.org/hooks/prolific/  (enabled)" in listing
     assert "hook2  study.status.change" in listing
-    assert "Deleted subscription hook1." in run("prolific_hooks", "delete", "hook1")
+    assert "Deleted subscription hook1." in run("manage_prolific_hooks", "delete", "hook1")
     assert list(hooks.subscriptions) == ["hook2"]
     with pytest.raises(CommandError, match="one subscription id, or --all"):
-        run("prolific_hooks", "delete")
+        run("manage_prolific_hooks", "delete")
     with pytest.raises(CommandError, match="Prolific: .*404"):
-        run("prolific_hooks", "delete", "hook1")
-    run("prolific_hooks", "subscribe", "--url", "https://other.example.org/hooks/prolific/")
-    output = run("prolific_hooks", "delete", "--all")
+        run("manage_prolific_hooks", "delete", "hook1")
+    run("manage_prolific_hooks", "subscribe", "--url", "https://other.example.org/hooks/prolific/")
+    output = run("manage_prolific_hooks", "delete", "--all")
     assert output.count("Deleted subscription") == 3 and not hooks.subscriptions
 
 
 def test_settings_are_checked_first(mock, settings):
     settings.PROLIFIC_TOKEN = ""
     with pytest.raises(CommandError, match="PROLIFIC_TOKEN"):
-        run("prolific_hooks", "list")
+        run("manage_prolific_hooks", "list")
     settings.PROLIFIC_TOKEN = "t"
     settings.PROLIFIC_WORKSPACE_ID = ""
     with pytest.raises(CommandError, match="PROLIFIC_WORKSPACE_ID"):
-        run("prolific_hooks", "subscribe")
+        run("manage_prolific_hooks", "subscribe")
     assert not mock.calls
 
 
@@ -248,7 +248,7 @@ def test_prolific_errors_become_command_errors(mock):
     mock.get(f"{API}hooks/event-types/", status=401, json={"error": {"status": 401, "title": "Unauthorized",
                                                                      "detail": "Invalid token."}})
     with pytest.raises(CommandError, match="Invalid token"):
-        run("prolific_hooks", "subscribe")
+        run("manage_prolific_hooks", "subscribe")
 
 
 def filter_page(items: list[tuple[str, str, str]], offset: int, total: int) -> dict:
@@ -266,20 +266,20 @@ def test_filters_are_listed_from_every_page(mock):
              match=[responses.matchers.query_param_matcher({"limit": "200", "offset": "0"})])
     mock.get(f"{API}filters/", json=filter_page(second, 2, 3),
              match=[responses.matchers.query_param_matcher({"limit": "200", "offset": "2"})])
-    output = run("prolific_filters")
+    output = run("list_prolific_filters")
     lines = output.splitlines()
     assert lines[0].split() == ["age", "range", "Age"]
     assert lines[2].split()[:2] == ["participant_group_blocklist", "select"]
     assert "3 filter(s)." in output
-    found = run("prolific_filters", "BLOCK")
+    found = run("list_prolific_filters", "BLOCK")
     assert "participant_group_blocklist" in found and "allowlist" not in found and "1 filter(s)." in found
-    assert "No filter matches." in run("prolific_filters", "nothing-like-this")
+    assert "No filter matches." in run("list_prolific_filters", "nothing-like-this")
 
 
 def test_filters_need_only_a_token(mock, settings):
     settings.PROLIFIC_WORKSPACE_ID = ""
     mock.get(f"{API}filters/", json={"results": [], "meta": {"count": 0}})
-    assert "Prolific listed no filters." in run("prolific_filters")
+    assert "Prolific listed no filters." in run("list_prolific_filters")
     settings.PROLIFIC_TOKEN = ""
     with pytest.raises(CommandError, match="PROLIFIC_TOKEN"):
-        run("prolific_filters")
+        run("list_prolific_filters")

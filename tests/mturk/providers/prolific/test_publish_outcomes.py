@@ -33,7 +33,7 @@ def test_a_503_on_creating_the_study_is_one_line_shown_everywhere_and_publishing
     caplog.set_level(logging.INFO)
 
     with pytest.raises(CommandError) as failed:
-        call_command("publish", campaign.name, stdout=StringIO())
+        call_command("publish_campaign", campaign.name, stdout=StringIO())
 
     message = str(failed.value)
     assert "\n" not in message and "Retry" not in message
@@ -54,7 +54,7 @@ def test_a_503_on_creating_the_study_is_one_line_shown_everywhere_and_publishing
     assert CANNOT in api.get(f"/api/campaigns/{campaign.pk}/").json()["marketplace_error"]
 
     out = StringIO()
-    call_command("publish", campaign.name, stdout=out)  # Prolific answers again: the study is created, once
+    call_command("publish_campaign", campaign.name, stdout=out)  # Prolific answers again: the study is created, once
     assert "is not" not in out.getvalue() and "queued" not in out.getvalue()
     assert "3 published HIT(s) were not on prolific yet" in out.getvalue()
     study = ProlificStudy.objects.get(campaign=campaign)
@@ -80,12 +80,12 @@ def test_a_campaign_with_nothing_to_publish_is_refused_and_stays_a_draft(prolifi
     campaign = prolific_draft(images=0)
     with pytest.raises(CommandError, match=f"^publishing '{campaign.name}' would be refused: campaign "
                                            f"'{campaign.name}' has no HIT to publish"):
-        call_command("publish", campaign.name, "--dry-run", stdout=StringIO())
+        call_command("publish_campaign", campaign.name, "--dry-run", stdout=StringIO())
     assert "has no HIT to publish" in api.get(f"/api/campaigns/{campaign.pk}/estimate/").json()["error"]
     refused = api.post(f"/api/campaigns/{campaign.pk}/publish/", {}, format="json")
     assert refused.status_code == 400 and "has no HIT to publish" in refused.json()["detail"]
     with pytest.raises(CommandError, match=f"^campaign '{campaign.name}' has no HIT to publish: add HITs first"):
-        call_command("publish", campaign.name, stdout=StringIO())
+        call_command("publish_campaign", campaign.name, stdout=StringIO())
     campaign.refresh_from_db()
     assert (campaign.status, campaign.published_at) == ("draft", None)
     assert not ProlificStudy.objects.exists() and prolific_fake.received("POST", "studies/") == []
@@ -98,7 +98,7 @@ def test_a_stage_with_no_hit_yet_says_it_waits_for_its_source(prolific_fake, dja
                             reward=Decimal("0.50"), qualifications={"estimated_minutes": 2})
     out = StringIO()
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("publish", stage.name, stdout=out)
+        call_command("publish_campaign", stage.name, stdout=out)
     assert out.getvalue() == (f"'Later stage' is active with no HIT yet: its HITs are added and published as "
                               f"'{source.name}' approves results.\n")
     stage.refresh_from_db()
@@ -109,11 +109,11 @@ def test_a_stage_with_no_hit_yet_says_it_waits_for_its_source(prolific_fake, dja
 def test_an_active_campaign_with_no_draft_has_nothing_to_publish(prolific_fake, django_capture_on_commit_callbacks):
     campaign = prolific_draft(images=2)
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("publish", campaign.name, stdout=StringIO())
+        call_command("publish_campaign", campaign.name, stdout=StringIO())
     calls = len(prolific_fake.calls)
     out = StringIO()
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        call_command("publish", campaign.name, stdout=out)
+        call_command("publish_campaign", campaign.name, stdout=out)
     assert out.getvalue() == f"Nothing to publish: every HIT of '{campaign.name}' is published already.\n"
     assert callbacks == [] and len(prolific_fake.calls) == calls
 
@@ -130,7 +130,7 @@ def test_with_a_broker_the_study_job_is_said_to_be_queued_and_the_study_row_says
     monkeypatch.setattr(prolific_publish, "apply_async", lambda args=None, **options: sent.append(tuple(args)))
     out = StringIO()
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("publish", campaign.name, stdout=out)
+        call_command("publish_campaign", campaign.name, stdout=out)
     assert sent == [(campaign.pk,)]
     assert out.getvalue().splitlines()[1:] == [
         "Queued on the task queue: Creating or updating the Prolific study. Follow it on the campaign page or with "
