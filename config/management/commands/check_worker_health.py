@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.observability.worker_health import check_worker_health
+from common.observability.worker_health import check_worker_health
 
 
 class Command(BaseCommand):

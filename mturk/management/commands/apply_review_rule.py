@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from ...models import QualityRule
-from ...services.review_rules.applying import apply_rule
-from ...services.review_rules.planning import plan_rule
-from ...services.review_rules.rule import RuleError
+from ...quality.services.review_rules.applying import apply_rule
+from ...quality.services.review_rules.planning import plan_rule
+from ...quality.services.review_rules.rule import RuleError
 from ._common import find_campaign
 
 

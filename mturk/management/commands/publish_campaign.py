@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...models import Campaign
 from ...providers.registry import UnknownProvider, get_provider, provider_names
-from ...publication import PublicationPreview, preview_publication, publication_summary
+from ...selectors.publication import PublicationPreview, preview_publication, publication_summary
 from ...services.campaigns import CampaignError, publish_campaign
 from ...states import InvalidTransition
 from ._common import find_campaign

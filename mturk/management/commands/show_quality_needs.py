@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from ...selectors_quality import campaign_quality
-from ...selectors_quality_needs import GOLD_FROM_APPROVED, quality_needs
+from ...quality.services.pilot import PilotError, give_overlap
+from ...selectors.quality import campaign_quality
+from ...selectors.quality_needs import GOLD_FROM_APPROVED, quality_needs
 from ...services import gold
-from ...services.pilot import PilotError, give_overlap
 from ._common import find_campaign
 
 
