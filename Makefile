@@ -48,8 +48,10 @@ stack: install
 	DATABASE_STATEMENT_TIMEOUT_MS=0 $(BIN)/python manage.py migrate --noinput
 	$(BIN)/honcho start -f Procfile
 
+# TESTS: a part of the suite (a folder, a file or a test id), e.g. `make test TESTS=tests/metrics`; all of it by default.
+TESTS ?=
 test: install-dev system-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(TESTS)
 
 lint: install-dev
 	$(BIN)/ruff check .
