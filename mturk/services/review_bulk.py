@@ -16,7 +16,8 @@ ACTIONS = ("approve", "reject")
 class SelectionReview:
     done: list[int] = field(default_factory=list)
     failed: dict[int, str] = field(default_factory=dict)  # assignment id -> why it was left as it was
-    left_flagged: list[int] = field(default_factory=list)  # flagged by the checks, left out of an approval
+    # flagged by the checks, left out of an approval: assignment id -> the checks that flagged it
+    left_flagged: dict[int, list[str]] = field(default_factory=dict)
 
 
 def review_selection(campaign: Campaign, assignment_ids: Iterable[int], action: str, feedback: str = "",
@@ -24,7 +25,7 @@ def review_selection(campaign: Campaign, assignment_ids: Iterable[int], action: 
     """Approve or reject each selected assignment of the campaign. One that is refused (feedback missing or
     too short for the marketplace, a decision the state machine forbids, a marketplace error) is left
     unchanged and reported; the others are decided. `leave_flagged`: an approval leaves out the assignments
-    the automatic checks flagged (listed in `left_flagged`, unchanged)."""
+    the automatic checks flagged (listed in `left_flagged` with their checks, unchanged)."""
     if action not in ACTIONS:
         raise ReviewError("Unknown review action.")
     wanted = sorted(set(assignment_ids))
@@ -37,7 +38,7 @@ def review_selection(campaign: Campaign, assignment_ids: Iterable[int], action: 
             result.failed[pk] = "not an assignment of this campaign."
             continue
         if action == "approve" and leave_flagged and assignment.check_flags:
-            result.left_flagged.append(pk)
+            result.left_flagged[pk] = [str(flag) for flag in assignment.check_flags]
             continue
         try:
             if action == "approve":

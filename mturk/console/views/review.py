@@ -148,7 +148,7 @@ def review_bulk(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
         return back_to_form_page(request, pk)
     if result.left_flagged:
-        messages.info(request, f"Left out, flagged by the checks: {_ids(result.left_flagged)}.")
+        messages.info(request, f"Left out, flagged by the checks: {_by_check(result.left_flagged)}.")
     if result.done:
         verb = "approved" if action == "approve" else "rejected"
         messages.success(request, f"{len(result.done)} assignment(s) {verb}: {_ids(result.done)}.")
@@ -162,6 +162,17 @@ def review_bulk(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _ids(ids: list[int]) -> str:
     return ", ".join(str(i) for i in sorted(ids))
+
+
+def _by_check(flags_of: dict[int, list[str]]) -> str:
+    """Each check with the assignments it flagged: "repeated_words (assignment 12); mostly_uppercase (assignments
+    13, 14)"."""
+    by_flag: dict[str, list[int]] = {}
+    for assignment_id, flags in flags_of.items():
+        for flag in flags or ["flagged"]:
+            by_flag.setdefault(flag, []).append(assignment_id)
+    return "; ".join(f"{flag} (assignment{'s' if len(ids) > 1 else ''} {_ids(ids)})"
+                     for flag, ids in sorted(by_flag.items(), key=lambda item: (-len(item[1]), item[0])))
 
 
 urlpatterns: list[URLPattern] = [

@@ -140,7 +140,8 @@ def test_the_flagged_are_left_out_when_the_box_is_ticked(researcher_client):
     page = decide(researcher_client, campaign, [good, shouted, repeated], "approve", leave_flagged="1")
     text = page.content.decode()
     assert f"1 assignment(s) approved: {good.pk}." in text
-    assert f"Left out, flagged by the checks: {min(shouted.pk, repeated.pk)}, {max(shouted.pk, repeated.pk)}." in text
+    assert (f"Left out, flagged by the checks: mostly_uppercase (assignment {shouted.pk}); "
+            f"repeated_words (assignment {repeated.pk}).") in text
     assert statuses(good, shouted, repeated) == [AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED,
                                                  AssignmentStatus.SUBMITTED]
     # untick the box: the flagged are approved too
