@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -108,18 +109,21 @@ def assign_next_hit(campaign: Campaign, worker: Worker, *, expire: bool = True, 
     limit = campaign.max_assignments_per_worker
     if limit is not None and mine.filter(status__in=LIMIT_COUNTED).count() >= limit:
         raise NoTaskAvailable(f"You have done the maximum of {limit} tasks in this campaign. Thank you!")
-    skip_groups = groups_done_elsewhere(campaign, worker)
-    if campaign.pilot_items:  # the pilot's HITs first, in order, so workers overlap on the same items
-        for hit_id in pilot_candidates(campaign, worker, 20, skip_groups).values_list("pk", flat=True):
-            assignment = _take_slot(hit_id, campaign, worker, external_id)
-            if assignment is not None:
-                return assignment
-    candidates = list(candidate_hits(campaign, worker, 20, skip_groups).values_list("pk", flat=True))
-    for hit_id in candidates:
+    for hit_id in _candidates(campaign, worker):
         assignment = _take_slot(hit_id, campaign, worker, external_id, active_until)
         if assignment is not None:
             return assignment
     raise NoTaskAvailable("There is no task left for you in this campaign. Thank you for your work!")
+
+
+def _candidates(campaign: Campaign, worker: Worker) -> Iterator[int]:
+    """The HITs the worker may take, in the order they are tried: the campaign's open pilot HITs first, by position,
+    so workers overlap on the same items (services.pilot), then the others, fewest taken slots first (services.slots).
+    Each is a slot taken the same way; the second read is made only if no pilot HIT was taken."""
+    skip_groups = groups_done_elsewhere(campaign, worker)
+    if campaign.pilot_items:
+        yield from pilot_candidates(campaign, worker, 20, skip_groups).values_list("pk", flat=True)
+    yield from candidate_hits(campaign, worker, 20, skip_groups).values_list("pk", flat=True)
 
 
 def _onboarding_hit(campaign: Campaign, worker: Worker) -> int | None:
@@ -152,9 +156,12 @@ class _NoSlot(Exception):
     """The locked HIT has no free slot: leaving the savepoint by this exception releases its row lock."""
 
 
-def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str = "",
-               active_until: datetime | None = None) -> Assignment | None:
+def _take_slot(hit_id: int, campaign: Campaign, worker: Worker, external_id: str,
+               active_until: datetime | None) -> Assignment | None:
     """Create the assignment if the HIT (locked) still has a free slot, and count the slot taken.
+
+    `active_until`: when the new assignment is released if idle (services.activity; None: never, marketplace work),
+    given by every caller, so no kind of HIT (onboarding, pilot, ordinary) is taken without it.
 
     Whether a slot is free is decided by a recount under the lock, not by the counter the candidates
     were chosen by, and the counter is stored from it (see services.slots). A HIT found without a slot

@@ -163,6 +163,41 @@ def test_activity_of_another_worker_or_a_forged_token_changes_nothing(client, cl
     assert activity(client, token, left=True).json() == {"state": "closed"}
 
 
+def pilot_campaign(settings):
+    """One pilot item for two workers (handed out first), then one ordinary item."""
+    settings.TASK_INACTIVITY_SECONDS = 300
+    campaign = make_campaign(images=2, assignments=1, time_limit_seconds=3600, pilot_items=1, pilot_assignments=2)
+    return campaign, HIT.objects.get(campaign=campaign, pilot=True)
+
+
+def hit_of(token: str) -> HIT:
+    return Assignment.objects.get(pk=read_assignment_token(token).assignment_id).hit
+
+
+def test_a_closed_pilot_page_gives_the_pilot_item_to_the_next_worker(client, clock, settings):
+    campaign, pilot = pilot_campaign(settings)
+    token = start_task(client, campaign)
+    assert hit_of(token) == pilot and hit_of(start_task(Client(), campaign)) == pilot  # its two slots taken
+    assert activity(client, token, left=True).json() == {"state": "active"}  # the page-close beacon
+    clock.shift(timedelta(seconds=61))
+    newcomer = start_task(Client(), campaign)
+    assert hit_of(newcomer) == pilot  # the pilot item, not the ordinary one
+    assert Assignment.objects.get(pk=read_assignment_token(token).assignment_id).status == A.ABANDONED
+    assert HIT.objects.get(pk=pilot.pk).taken_slots == 2
+
+
+def test_an_idle_pilot_task_is_released_after_the_inactivity_window(client, clock, settings):
+    campaign, pilot = pilot_campaign(settings)
+    token = start_task(client, campaign)
+    assert hit_of(token) == pilot
+    clock.shift(timedelta(seconds=299))
+    assert release_idle_assignments() == 0
+    clock.shift(timedelta(seconds=2))
+    assert release_idle_assignments() == 1
+    assert Assignment.objects.get().status == A.ABANDONED and HIT.objects.get(pk=pilot.pk).taken_slots == 0
+    assert hit_of(start_task(Client(), campaign)) == pilot
+
+
 def test_marketplace_assignments_are_never_released_here(clock, settings):
     settings.TASK_INACTIVITY_SECONDS = 300
     campaign = make_campaign(images=1, assignments=1, time_limit_seconds=3600)
