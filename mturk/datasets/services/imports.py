@@ -1,7 +1,8 @@
 """Import jobs: a researcher's upload is stored first, then read by a background job through its importer.
 
-`request_import` checks the upload (importer, file type, size, options) before storing anything, stores the
-file (default storage: local disk or S3), creates the job and hands it to a Celery task once committed.
+`request_import` checks the upload (importer, file type, size, options) before storing anything (several files for
+an importer that keeps the good ones: refused only when every file is bad, else the importer names each bad one),
+stores the file (default storage: local disk or S3), creates the job and hands it to a Celery task once committed.
 `run_import` copies the stored file to a local temporary file, runs the importer with a progress callback
 (written to the job at most a few times a second) and stores the report; a re-run (a killed worker's job
 redelivered) starts over from the stored file."""
