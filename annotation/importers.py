@@ -98,8 +98,10 @@ def run_images(path: Path, options: dict[str, Any], progress: Progress) -> dict[
             progress(1, 1)
     except (ImportFailed, ReadRefused) as exc:
         raise ImportRefused(str(exc)) from None
+    if not report.images and report.problems:  # every file refused: the import fails, naming each one
+        raise ImportProblems([(problem.name, problem.reason) for problem in report.problems])
     result = images_report(report)
-    if not report.images:  # every file refused: no collection is made for nothing
+    if not report.images:  # nothing to import: no collection is made for nothing
         result["notes"].append("No image was imported: no collection was made or changed")
         return result
     spec = _spec(options, "images")
@@ -278,8 +280,9 @@ SET_OPTIONS = (
 register_importer(Importer(
     name="images",
     label="images",
-    description="JPEG, PNG or WebP files, or one zip of them. Each file is checked; a bad file is reported "
-                "by name with the reason and the good ones are imported.",
+    description="JPEG, PNG or WebP files, or one zip of them. Each file is checked; a bad file (another type, "
+                "damaged, too large) is reported by name with the reason and the good ones are imported. When "
+                "every file is bad, nothing is imported and the refusal names each one.",
     extensions=(*IMAGE_EXTENSIONS, ".zip"),
     run=run_images,
     options=(ImportOption("campaign", "Add one HIT per image to campaign",
@@ -287,6 +290,7 @@ register_importer(Importer(
              *SET_OPTIONS),
     check_options=_set_option,
     multiple=True,
+    keeps_good=True,
     file_label="Image files or a zip",
     position=10,
 ))

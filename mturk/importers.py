@@ -175,6 +175,9 @@ class Importer:
     run: Callable[[Path, dict[str, Any], Progress], dict[str, Any]]
     options: tuple[ImportOption, ...] = ()
     multiple: bool = False  # several files at once (the console packs them into one zip)
+    # Several files: a bad one (wrong type, too large, empty, damaged) is refused by name in the job's report and the
+    # good ones are imported, as the entries of a zip are; only when every file is bad is the upload refused.
+    keeps_good: bool = False
     file_label: str = "File"  # the label of the form's file field
     progress_unit: str = "files"  # what done/total count: "files", or "steps" for an all-or-nothing importer
     position: int = 100  # order on the Imports page

@@ -10,20 +10,53 @@
     bar.firstElementChild.style.width = percent + "%";
   }
 
-  function tooLarge(input) {
+  // Why each chosen file cannot be imported, as the server checks it: [{name, reason}].
+  function badFiles(input) {
     var maxZip = Number(input.dataset.maxZip), maxFile = Number(input.dataset.maxFile);
+    var accepted = input.accept.split(",").filter(Boolean);
+    var several = input.files.length > 1, bad = [];
+    for (var i = 0; i < input.files.length; i++) {
+      var file = input.files[i], name = file.name.toLowerCase(), reason = "";
+      var isZip = /\.zip$/.test(name), limit = isZip ? maxZip : maxFile;
+      if (!accepted.some(function (ending) { return name.slice(-ending.length) === ending; })) {
+        reason = "not an accepted file type (accepted: " + accepted.join(", ") + ")";
+      } else if (several && isZip) {
+        reason = "a zip is imported on its own, not together with other files";
+      } else if (file.size > limit) {
+        reason = "the file is " + file.size + " bytes, over the limit of " + limit + " bytes";
+      } else if (file.size === 0) {
+        reason = "the file is empty";
+      }
+      if (reason) { bad.push({name: file.name, reason: reason}); }
+    }
+    return bad;
+  }
+
+  function listed(bad) {
+    return bad.map(function (file) { return file.name + ": " + file.reason; }).join("; ");
+  }
+
+  // What stops the upload ("" when nothing does) and which files the import will refuse by name while it
+  // imports the others (an importer that keeps the good files of several).
+  function check(input) {
     var maxCount = Number(input.dataset.maxCount);
     if (input.files.length > maxCount) {
-      return "Too many files in one upload (at most " + maxCount + "): put them in a zip and import the zip.";
+      return {problem: "Too many files in one upload (at most " + maxCount + "): put them in a zip and import the zip.",
+              skipped: []};
     }
-    for (var i = 0; i < input.files.length; i++) {
-      var file = input.files[i];
-      var limit = /\.zip$/i.test(file.name) ? maxZip : maxFile;
-      if (file.size > limit) {
-        return file.name + ": the file is " + file.size + " bytes, over the limit of " + limit + " bytes";
-      }
+    var bad = badFiles(input);
+    var keepsGood = input.dataset.keepsGood === "true" && input.files.length > 1;
+    if (!bad.length || (keepsGood && bad.length < input.files.length)) {
+      return {problem: "", skipped: bad};
     }
-    return "";
+    if (bad.length === 1) { return {problem: listed(bad), skipped: []}; }
+    return {problem: "Nothing was imported, no file can be: " + listed(bad), skipped: []};
+  }
+
+  function show(form, state) {
+    form.querySelector("[data-import-error]").textContent = state.problem;
+    form.querySelector("[data-import-skipped]").textContent = state.skipped.length
+      ? "Skipped (each named in the report), the others imported: " + listed(state.skipped) : "";
   }
 
   function upload(form, event) {
@@ -33,10 +66,10 @@
     var bar = box.querySelector("[role=progressbar]");
     var text = box.querySelector("[data-import-upload-text]");
     var button = form.querySelector("button[type=submit]");
-    var problem = tooLarge(input);
+    var state = check(input);
     event.preventDefault();
-    error.textContent = problem;
-    if (problem) { input.focus(); return; }
+    show(form, state);
+    if (state.problem) { input.focus(); return; }
     var request = new XMLHttpRequest();
     request.open("POST", form.action);
     request.setRequestHeader("X-Requested-With", "XMLHttpRequest");
@@ -72,6 +105,8 @@
   }
 
   document.querySelectorAll("form[data-import-form]").forEach(function (form) {
+    var input = form.querySelector("input[type=file]");
+    input.addEventListener("change", function () { show(form, check(input)); });
     form.addEventListener("submit", function (event) { upload(form, event); });
   });
 

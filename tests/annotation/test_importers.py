@@ -48,17 +48,18 @@ def test_one_image_file_and_a_second_import_of_it(tmp_path):
 def test_a_file_that_is_not_a_zip_nor_an_image_is_refused_by_name(tmp_path):
     junk = tmp_path / "junk.png"
     junk.write_bytes(b"hello")
-    report = get_importer("images").run(junk, {}, Steps())
-    assert report["refused"] == [{"name": "junk.png", "reason": "not an image (or not a format Pillow can read)"}]
+    with pytest.raises(ImportProblems) as refused:
+        get_importer("images").run(junk, {}, Steps())
+    assert refused.value.problems == [("junk.png", "not an image (or not a format Pillow can read)")]
     assert not ImageSet.objects.exists()
 
 
-def test_a_zip_whose_every_file_is_refused_makes_no_collection(tmp_path):
+def test_a_zip_whose_every_file_is_refused_fails_naming_each_and_makes_no_collection(tmp_path):
     source = write_zip(tmp_path / "holiday.zip", {"a.jpg": b"not a picture", "b.png": image_bytes()[:40]})
-    report = get_importer("images").run(source, {"set": "holiday", "tags": "trip"}, Steps())
-    assert report["counts"] == {"imported": 0, "already known": 0, "refused": 2}
-    assert report["notes"] == ["No image was imported: no collection was made or changed"]
-    assert "image_set" not in report
+    with pytest.raises(ImportProblems) as refused:
+        get_importer("images").run(source, {"set": "holiday", "tags": "trip"}, Steps())
+    assert [name for name, _reason in refused.value.problems] == ["a.jpg", "b.png"]
+    assert all(reason for _name, reason in refused.value.problems)
     assert not ImageSet.objects.exists() and not Image.objects.exists()
 
 

@@ -152,3 +152,52 @@ def test_a_file_over_the_limit_is_refused_before_it_is_sent(browser, live_server
     expect(page.get_by_label("Image files or a zip")).to_be_focused()
     assert posts == [] and ImportJob.objects.count() == 0
     page.context.close()
+
+
+def test_several_files_with_bad_ones_import_the_good_and_name_each_bad(browser, live_server, tmp_path):
+    files = {"kitchen.jpg": jpeg((200, 40, 40)), "street.png": b"", "notes.txt": b"shopping list",
+             "broken.jpg": b"\xff\xd8 garbage, no picture"}
+    buffer = io.BytesIO()
+    PILImage.new("RGB", (64, 48), (40, 40, 200)).save(buffer, "PNG")
+    files["street.png"] = buffer.getvalue()
+    paths = []
+    for file_name, data in files.items():
+        (tmp_path / file_name).write_bytes(data)
+        paths.append(str(tmp_path / file_name))
+    page = console_page(browser, live_server.url, LAPTOP)
+    page.goto("/imports/")
+    page.get_by_label("Image files or a zip").set_input_files(paths)
+    expect(page.get_by_role("status").filter(has_text="notes.txt")).to_have_text(
+        "Skipped (each named in the report), the others imported: "
+        "notes.txt: not an accepted file type (accepted: .jpg, .jpeg, .png, .webp, .zip)")
+    page.get_by_role("button", name="Import images").click()
+    page.wait_for_url("**/imports/*/")
+    expect(page.get_by_text("2 imported, 0 already known, 2 refused")).to_be_visible()
+    refused = page.get_by_role("table", name="Refused (2)")
+    expect(refused).to_contain_text("notes.txt")
+    expect(refused).to_contain_text("broken.jpg")
+    expect(refused).to_contain_text("not an image (or not a format Pillow can read)")
+    imported = page.get_by_role("table", name="Imported (2)")
+    expect(imported).to_contain_text("kitchen.jpg")
+    expect(imported).to_contain_text("street.png")
+    shot(page, tmp_path, "import-several-files-laptop")
+    assert sorted(Image.objects.values_list("original_name", flat=True)) == ["kitchen.jpg", "street.png"]
+    page.context.close()
+
+
+def test_several_files_all_bad_are_refused_in_the_page_naming_each(browser, live_server, tmp_path):
+    page = console_page(browser, live_server.url, LAPTOP)
+    page.goto("/imports/")
+    posts: list[str] = []
+    page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+    (tmp_path / "notes.txt").write_text("shopping list")
+    (tmp_path / "song.mp3").write_bytes(b"ID3 music")
+    page.get_by_label("Image files or a zip").set_input_files([str(tmp_path / "notes.txt"),
+                                                               str(tmp_path / "song.mp3")])
+    page.get_by_role("button", name="Import images").click()
+    accepted = "(accepted: .jpg, .jpeg, .png, .webp, .zip)"
+    expect(page.get_by_role("alert").filter(has_text="notes.txt")).to_have_text(
+        f"Nothing was imported, no file can be: notes.txt: not an accepted file type {accepted}; "
+        f"song.mp3: not an accepted file type {accepted}")
+    assert posts == [] and ImportJob.objects.count() == 0
+    page.context.close()

@@ -1,7 +1,8 @@
 """Import jobs: a researcher's upload is stored first, then read by a background job through its importer.
 
-`request_import` checks the upload (importer, file type, size, options) before storing anything, stores the
-file (default storage: local disk or S3), creates the job and hands it to a Celery task once committed.
+`request_import` checks the upload (importer, file type, size, options) before storing anything (several files for
+an importer that keeps the good ones: refused only when every file is bad, else the importer names each bad one),
+stores the file (default storage: local disk or S3), creates the job and hands it to a Celery task once committed.
 `run_import` copies the stored file to a local temporary file, runs the importer with a progress callback
 (written to the job at most a few times a second) and stores the report; a re-run (a killed worker's job
 redelivered) starts over from the stored file."""
@@ -16,6 +17,7 @@ from contextlib import closing
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from django.conf import settings
 from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
@@ -68,25 +70,46 @@ def _upload_name(upload: UploadedFile) -> str:
     return name[:255]
 
 
+def _upload_problem(importer: Importer, name: str, upload: UploadedFile, several: bool) -> str | None:
+    """Why one upload cannot be imported as it is, or None."""
+    if not importer.accepts(name):
+        return f"not an accepted file type (accepted: {', '.join(importer.extensions)})"
+    if several and name.lower().endswith(".zip"):
+        return "a zip is imported on its own, not together with other files"
+    limit = importer.max_bytes(name)
+    if upload.size is None or upload.size > limit:
+        return f"the file is {upload.size} bytes, over the limit of {limit} bytes"
+    if upload.size == 0:
+        return "the file is empty"
+    return None
+
+
 def check_uploads(importer: Importer, uploads: list[UploadedFile]) -> list[tuple[str, UploadedFile]]:
-    """Each upload's name, once every one has an accepted type and size; else ImportRefused naming the file."""
+    """Each upload's name, once every one has an accepted type and size; else ImportRefused naming each bad file.
+
+    Several files for an importer that keeps the good ones (`Importer.keeps_good`): every file is kept, the bad ones
+    too, and the importer refuses each bad one by name with its reason as it does a zip's entries; the upload is
+    refused (naming every file) only when none of its files can be imported."""
     if not uploads:
         raise ImportRefused("choose a file to import")
-    if len(uploads) > 1 and not importer.multiple:
+    several = len(uploads) > 1
+    if several and not importer.multiple:
         raise ImportRefused(f"the {importer.label} import takes one file")
-    named = []
+    named, problems = [], []
     for upload in uploads:
         name = _upload_name(upload)
-        if not importer.accepts(name):
-            raise ImportRefused(f"{name}: not an accepted file type (accepted: {', '.join(importer.extensions)})")
-        if len(uploads) > 1 and name.lower().endswith(".zip"):
-            raise ImportRefused(f"{name}: a zip is imported on its own, not together with other files")
-        limit = importer.max_bytes(name)
-        if upload.size is None or upload.size > limit:
-            raise ImportRefused(f"{name}: the file is {upload.size} bytes, over the limit of {limit} bytes")
-        if upload.size == 0:
-            raise ImportRefused(f"{name}: the file is empty")
+        problem = _upload_problem(importer, name, upload, several)
+        if problem is not None:
+            problems.append(f"{name}: {problem}")
         named.append((name, upload))
+    if problems and (not (several and importer.keeps_good) or len(problems) == len(named)):
+        raise ImportRefused(problems[0] if len(problems) == 1 else
+                            f"nothing was imported, no file can be: {'; '.join(problems)}")
+    if several:
+        total = sum(upload.size or 0 for _name, upload in named)
+        if total > settings.IMPORT_MAX_TOTAL_BYTES:
+            raise ImportRefused(f"the {len(named)} files are {total} bytes together, over the limit of "
+                                f"{settings.IMPORT_MAX_TOTAL_BYTES} bytes")
     return named
 
 

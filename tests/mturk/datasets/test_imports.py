@@ -62,11 +62,69 @@ def test_several_files_are_packed_into_one_zip_keeping_both_of_two_same_names(re
     assert sorted(row["name"] for row in job.report["imported"]) == ["x-2.png", "x.png", "y.jpg"]
 
 
+def mixed_files() -> list[SimpleUploadedFile]:
+    """Two real images, a text file and a damaged JPEG, as a researcher chooses them on the Imports page."""
+    return [upload("kitchen.jpg", image_bytes("JPEG")), upload("notes.txt", b"shopping list"),
+            upload("street.png", image_bytes()), upload("broken.jpg", b"\xff\xd8garbage bytes")]
+
+
+def test_several_files_with_bad_ones_import_the_good_and_name_each_bad_with_its_reason(
+        media_root, researcher, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        job = request_import("images", mixed_files(), user=researcher)
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE and job.original_name == "4 files"
+    assert sorted(row["name"] for row in job.report["imported"]) == ["kitchen.jpg", "street.png"]
+    assert sorted(Image.objects.values_list("original_name", flat=True)) == ["kitchen.jpg", "street.png"]
+    reasons = {row["name"]: row["reason"] for row in job.report["refused"]}
+    assert reasons == {"broken.jpg": "not an image (or not a format Pillow can read)",
+                       "notes.txt": "not an image (or not a format Pillow can read)"}
+    assert job.report["counts"] == {"imported": 2, "already known": 0, "refused": 2}
+
+
+def test_several_files_all_bad_by_their_bytes_fail_the_job_naming_each(researcher,
+                                                                       django_capture_on_commit_callbacks):
+    files = [upload("notes.txt", b"shopping list"), upload("broken.jpg", b"\xff\xd8garbage bytes")]
+    with django_capture_on_commit_callbacks(execute=True):
+        job = request_import("images", files, user=researcher)
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.FAILED and "nothing was imported" in job.error
+    assert sorted(row["name"] for row in job.report["refused"]) == ["broken.jpg", "notes.txt"]
+    assert all(row["reason"] for row in job.report["refused"])
+    assert not Image.objects.exists()
+
+
+def test_several_files_all_of_a_wrong_type_or_size_are_refused_naming_each_and_store_nothing(media_root, settings):
+    settings.IMAGE_MAX_BYTES = 100
+    files = [upload("notes.txt", b"shopping list"), upload("big.png", image_bytes(size=(200, 200))),
+             upload("empty.jpg", b"")]
+    with pytest.raises(ImportRefused) as refused:
+        request_import("images", files)
+    message = str(refused.value)
+    assert "notes.txt: not an accepted file type" in message
+    assert "big.png: the file is" in message and "over the limit of 100 bytes" in message
+    assert "empty.jpg: the file is empty" in message
+    assert ImportJob.objects.count() == 0 and stored(media_root) == []
+
+
+def test_a_file_over_the_size_limit_among_good_ones_is_refused_by_name_in_the_report(
+        settings, django_capture_on_commit_callbacks):
+    settings.IMAGE_MAX_BYTES = 2000
+    files = [upload("small.png", image_bytes()), upload("big.jpg", image_bytes("JPEG", size=(400, 400)))]
+    assert files[0].size <= 2000 < files[1].size
+    with django_capture_on_commit_callbacks(execute=True):
+        job = request_import("images", files)
+    job.refresh_from_db()
+    assert [row["name"] for row in job.report["imported"]] == ["small.png"]
+    assert job.report["refused"] == [{"name": "big.jpg", "reason": "file is over the limit of 2000 bytes"}]
+
+
 @pytest.mark.parametrize(("importer", "files", "message"), [
     ("images", [("notes.txt", b"hello")], "not an accepted file type"),
     ("albums", [("a.jpg", b"x")], "not an accepted file type"),
     ("images", [], "choose a file"),
-    ("images", [("a.zip", b"PK"), ("b.png", b"x")], "imported on its own"),
+    ("coco", [("a.zip", b"PK"), ("b.json", b"x")], "imported on its own"),
+    ("coco", [("a.json", b"x"), ("b.txt", b"y")], "b.txt: not an accepted file type"),
     ("concepts", [("a.tsv", b"x"), ("b.tsv", b"y")], "takes one file"),
     ("images", [("empty.png", b"")], "empty"),
     ("nonsense", [("a.png", b"x")], "unknown importer"),

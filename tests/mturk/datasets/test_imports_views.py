@@ -86,6 +86,34 @@ def test_too_many_files_are_refused_with_advice(researcher_client, media_root, s
     assert ImportJob.objects.count() == 0 and no_stored_imports(media_root)
 
 
+def test_several_chosen_files_import_the_good_ones_and_the_job_page_names_each_bad_one(
+        researcher_client, django_capture_on_commit_callbacks):
+    files = [SimpleUploadedFile("kitchen.jpg", image_bytes("JPEG")), SimpleUploadedFile("street.png", image_bytes()),
+             SimpleUploadedFile("notes.txt", b"shopping list"), SimpleUploadedFile("broken.jpg", b"\xff\xd8garbage")]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_client.post("/imports/", {"importer": "images", "files": files}, **XHR)
+    assert response.status_code == 201
+    job = ImportJob.objects.get()
+    status = researcher_client.get(response.json()["status"]).json()
+    assert (status["status"], status["imported"], status["refused"]) == ("done", 2, 2)
+    page = researcher_client.get(response.json()["page"]).content.decode()
+    assert "2 imported, 0 already known, 2 refused" in page
+    for name in ("kitchen.jpg", "street.png", "notes.txt", "broken.jpg"):
+        assert f'<td class="import-name">{name}</td>' in page
+    assert page.count("not an image (or not a format Pillow can read)") == 2
+    assert job.status == ImportJob.Status.DONE
+
+
+def test_several_chosen_files_all_bad_are_refused_naming_each(researcher_client, media_root):
+    files = [SimpleUploadedFile("notes.txt", b"shopping list"), SimpleUploadedFile("song.mp3", b"ID3 music")]
+    response = researcher_client.post("/imports/", {"importer": "images", "files": files}, **XHR)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert "nothing was imported" in error
+    assert "notes.txt: not an accepted file type" in error and "song.mp3: not an accepted file type" in error
+    assert ImportJob.objects.count() == 0 and no_stored_imports(media_root)
+
+
 def test_an_upload_from_the_script_gets_the_job_addresses(researcher_client, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         response = researcher_client.post("/imports/", {"importer": "images",
