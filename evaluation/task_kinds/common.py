@@ -10,6 +10,7 @@ from string import ascii_uppercase
 from typing import Any
 
 from annotation.models import Image
+from mturk.measures import GOLD_PASS_MARK, get_quality
 from mturk.models import HIT, Assignment, GoldItem
 
 from ..aspects import ASPECTS, DEFAULT_ASPECTS, check_aspects
@@ -140,16 +141,40 @@ def attention_outputs(output_ids: set[int]) -> set[int]:
                .values_list("pk", flat=True))
 
 
+GONE_OUTPUT = {"text": "(output gone)", "system": "?", "role": "", "role_label": ""}
+
+
 def review_outputs(output_ids: set[int]) -> dict[int, dict[str, Any]]:
-    """Per output id: its text, system name and role, for the researcher's review (one query)."""
+    """Per output id: its text, system name and role (value and wording), for the researcher's review: the review
+    page names the systems the judges never saw (one query)."""
     rows = SystemOutput.objects.filter(pk__in=output_ids).values_list("pk", "text", "system__name", "system__role")
-    return {pk: {"text": text, "system": name, "role": role} for pk, text, name, role in rows}
+    roles = dict(EvaluatedSystem.Role.choices)
+    return {pk: {"text": text, "system": name, "role": role, "role_label": roles.get(role, role)}
+            for pk, text, name, role in rows}
 
 
-def review_items(item_ids: set[int]) -> dict[int, dict[str, Any]]:
-    """Per evaluation item id: its name and image ids (one query)."""
-    rows = EvaluationItem.objects.filter(pk__in=item_ids).values_list("pk", "name", "images")
-    return {pk: {"name": name, "images": images or []} for pk, name, images in rows}
+def review_item_names(item_ids: set[int]) -> dict[int, str]:
+    """Per evaluation item id: its name (one query)."""
+    return dict(EvaluationItem.objects.filter(pk__in=item_ids).values_list("pk", "name"))
+
+
+def review_item(assignment: Assignment, names: dict[int, str], payloads: dict[int, dict[str, Any]],
+                output_kind: str) -> dict[str, Any]:
+    """What the review card shows of the item judged: its name and its picture or photo sequence, as the judge saw
+    them (the HIT's page payload)."""
+    return {"item": names.get(assignment.hit.items.get("item"), "?"),
+            "images": payloads.get(assignment.hit_id, {}).get("images", []),
+            "story": output_kind == OutputKind.STORY}
+
+
+def attention_check(task_kind: str, assignment: Assignment) -> dict[str, Any] | None:
+    """An attention check's result on a review card (None when the HIT is not one): the gold score stored when the
+    answer was submitted, whether it passes, and how such an answer is scored."""
+    if assignment.hit.gold_item_id is None:
+        return None
+    score = assignment.gold_score
+    return {"score": score, "passed": None if score is None else score >= GOLD_PASS_MARK,
+            "rule": get_quality(task_kind).gold_scoring}
 
 
 def gold_answers(assignments: list[Assignment]) -> dict[int, dict[str, Any]]:

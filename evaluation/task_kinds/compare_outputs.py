@@ -13,7 +13,6 @@ from typing import Any
 
 from rest_framework import serializers
 
-from annotation.review_data import review_images
 from mturk.models import Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, register
 
@@ -82,12 +81,14 @@ class CompareOutputs(OutputJudging):
 
     def review_context(self, campaign: Campaign, assignments: list[Assignment],
                        payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
-        """Per assignment: the item's images, the two outputs (place, system, text) and each question's choice;
-        for an attention check, which output is known to be better. Four queries."""
+        """Per assignment: the item's picture or photos as the judge saw them (`payloads`), the two outputs on the
+        sides shown (place, text, system and role), each question's choice, and for an attention check the output
+        known to be better and the check's result. Three queries (item names, outputs, known answers; the last
+        only when the page has attention checks)."""
         options = self.options(campaign)
-        items = common.review_items({a.hit.items.get("item") for a in assignments})
+        labels = options["labels"]
+        names = common.review_item_names({a.hit.items.get("item") for a in assignments})
         outputs = common.review_outputs({o for a in assignments for o in a.hit.items.get("outputs", [])})
-        images = review_images(pk for item in items.values() for pk in item["images"])
         known_answers = common.gold_answers(assignments)
         context = {}
         for a in assignments:
@@ -95,17 +96,16 @@ class CompareOutputs(OutputJudging):
             preferences = preferences if isinstance(preferences, dict) else {}
             known = known_answers.get(a.hit.gold_item_id or 0, {})
             shown = a.hit.items.get("outputs", [])
-            labels = options["labels"]
-            rows = [{"label": labels[index], **outputs.get(pk, {"text": "(output gone)", "system": "?", "role": ""}),
-                     "known": known.get("better") == pk} for index, pk in enumerate(shown[:2])]
+            rows = [{"label": labels[index], **outputs.get(pk, common.GONE_OUTPUT), "known": known.get("better") == pk}
+                    for index, pk in enumerate(shown[:2])]
             choices = []
             for question in options["questions"]:
                 value = preferences.get(question["name"])
                 choices.append((question["comparison"], "About the same" if value == TIE else
                                 labels[value] if value in (0, 1) else "(no answer)"))
-            item = items.get(a.hit.items.get("item"), {"name": "?", "images": []})
-            context[a.pk] = {"item": item["name"], "images": [images[pk] for pk in item["images"] if pk in images],
-                             "outputs": rows, "choices": choices, "summary": self.summary(a.answer)}
+            context[a.pk] = {**common.review_item(a, names, payloads, options["output_kind"]), "outputs": rows,
+                             "choices": choices, "check": common.attention_check(self.name, a),
+                             "summary": self.summary(a.answer)}
         return context
 
     def on_approved(self, assignment: Assignment) -> None:

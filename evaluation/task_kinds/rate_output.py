@@ -13,7 +13,6 @@ from typing import Any
 
 from rest_framework import serializers
 
-from annotation.review_data import review_images
 from mturk.models import Assignment, Campaign
 from mturk.task_kinds import StrictSerializer, TaskDefaults, register
 
@@ -89,12 +88,13 @@ class RateOutput(OutputJudging):
 
     def review_context(self, campaign: Campaign, assignments: list[Assignment],
                        payloads: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
-        """Per assignment: the item's images, and each output (its place, system, text) with its ratings; for an
-        attention check, the known high and low outputs. Four queries (items, outputs, images, known answers)."""
+        """Per assignment: the item's picture or photos as the judge saw them (`payloads`), each output in the order
+        shown (its place, text, system and role) with its rating on every question, and for an attention check
+        the outputs known to be better and worse and the check's result. Three queries (item names, outputs,
+        known answers; the last only when the page has attention checks)."""
         options = self.options(campaign)
-        items = common.review_items({a.hit.items.get("item") for a in assignments})
+        names = common.review_item_names({a.hit.items.get("item") for a in assignments})
         outputs = common.review_outputs({o for a in assignments for o in a.hit.items.get("outputs", [])})
-        images = review_images(pk for item in items.values() for pk in item["images"])
         known_answers = common.gold_answers(assignments)
         context = {}
         for a in assignments:
@@ -105,14 +105,13 @@ class RateOutput(OutputJudging):
                 given = ratings[index] if isinstance(ratings, list) and index < len(ratings) else {}
                 rows.append({
                     "label": common.output_label(options["output_kind"], index),
-                    **outputs.get(pk, {"text": "(output gone)", "system": "?", "role": ""}),
+                    **outputs.get(pk, common.GONE_OUTPUT),
                     "ratings": [(q["question"], given.get(q["name"]) if isinstance(given, dict) else None,
                                  len(q["scale"])) for q in options["questions"]],
                     "known": "high" if pk in known.get("high", []) else "low" if pk in known.get("low", []) else "",
                 })
-            item = items.get(a.hit.items.get("item"), {"name": "?", "images": []})
-            context[a.pk] = {"item": item["name"], "images": [images[pk] for pk in item["images"] if pk in images],
-                             "outputs": rows, "summary": self.summary(a.answer)}
+            context[a.pk] = {**common.review_item(a, names, payloads, options["output_kind"]), "outputs": rows,
+                             "check": common.attention_check(self.name, a), "summary": self.summary(a.answer)}
         return context
 
     def on_approved(self, assignment: Assignment) -> None:

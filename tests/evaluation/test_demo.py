@@ -142,3 +142,8 @@ def test_the_console_page_of_the_demo_evaluation_loads_for_the_demo_researcher(d
         assert row is not None and row.group(1).startswith(" <em") and "(simulated)" in row.group(1)
         assert "<td>Completed</td>" in row.group(1) and "Launched" not in row.group(1)
     assert json.loads(exports.analysis_json(rating))["simulated"] is True
+    for evaluation in HumanEvaluation.objects.all():  # the review of the judges' answers, attention checks included
+        gold = Assignment.objects.filter(hit__campaign=evaluation.campaign, hit__gold_item__isnull=False).first()
+        assert gold is not None, evaluation.name
+        review = client.get(reverse("campaign-review", args=[evaluation.campaign.pk]) + f"?assignment={gold.pk}")
+        assert review.status_code == 200 and '<span class="flag">Attention check</span>' in review.content.decode()
